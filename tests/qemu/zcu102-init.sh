@@ -1,0 +1,142 @@
+#!/bin/sh
+# /init of the TEST-ONLY initramfs that scripts/qemu-zcu102 boots on QEMU's
+# xlnx-zcu102 machine. It loads the macb module (and its dependencies),
+# brings eth0 (gem3) up, runs the zynq-net applier from the generated plan
+# (apply, status --json, apply again), dumps what the real driver reports
+# and powers off.
+#
+# Every result goes to /dev/kmsg (works before the UART console is up and
+# keeps each line atomic among kernel messages) framed by markers that
+# scripts/qemu-zcu102 parses:
+#   ZNQ>>> NAME            a section starts
+#   ZNQ| NAME| TEXT        one line of its output
+#   ZNQ+ NAME| TEXT        continuation of the previous line (long lines)
+#   ZNQ<<< NAME rc=N       the section ends; N is the command's exit code
+#   ZNQ:DONE uptime=S      everything was written
+# The kernel command line needs printk.devkmsg=on (no rate limit).
+
+/bin/busybox mkdir -p /proc /sys /dev /tmp /run /sbin /usr/bin /usr/sbin
+/bin/busybox mount -t proc proc /proc
+/bin/busybox mount -t sysfs sysfs /sys
+/bin/busybox mount -t devtmpfs devtmpfs /dev 2>/dev/null
+# Busybox applets go to /bbin, last in PATH: the real ethtool, ip and tc
+# (and dash as /bin/sh) must win.
+/bin/busybox mkdir -p /bbin
+/bin/busybox --install -s /bbin
+export PATH=/usr/sbin:/usr/bin:/sbin:/bin:/bbin
+
+kmsg() {
+    printf '%s\n' "$1" >/dev/kmsg
+}
+
+# section NAME CMD [ARG...]: run CMD, copy its stdout+stderr to kmsg.
+section() {
+    name=$1
+    shift
+    kmsg "ZNQ>>> $name"
+    "$@" >/tmp/section.out 2>&1
+    rc=$?
+    while IFS= read -r line || [ -n "$line" ]; do
+        # kmsg records are limited to ~1 KiB: split long lines.
+        if [ "${#line}" -le 600 ]; then
+            kmsg "ZNQ| $name| $line"
+        else
+            first=1
+            printf '%s\n' "$line" | fold -w 600 | while IFS= read -r chunk; do
+                if [ "$first" = 1 ]; then
+                    kmsg "ZNQ| $name| $chunk"
+                    first=0
+                else
+                    kmsg "ZNQ+ $name| $chunk"
+                fi
+            done
+        fi
+    done </tmp/section.out
+    kmsg "ZNQ<<< $name rc=$rc"
+    return "$rc"
+}
+
+# queues IFACE: every per-queue sysfs file the plan may touch, and the IRQs.
+queues() {
+    for q in /sys/class/net/"$1"/queues/*; do
+        for f in rps_cpus rps_flow_cnt xps_cpus; do
+            [ -r "$q/$f" ] && printf '%s/%s %s\n' "${q##*/}" "$f" "$(cat "$q/$f" 2>&1)"
+        done
+    done
+}
+
+irqs() {
+    # IRQs whose action names mention IFACE or its device (macb names
+    # them after the netdev; list every line so nothing is guessed).
+    grep -E "$1|ethernet" /proc/interrupts | while read -r n _; do
+        n=${n%:}
+        printf 'irq %s smp_affinity %s effective_affinity %s effective_affinity_list %s\n' \
+            "$n" "$(cat /proc/irq/"$n"/smp_affinity 2>&1)" \
+            "$(cat /proc/irq/"$n"/effective_affinity 2>&1)" \
+            "$(cat /proc/irq/"$n"/effective_affinity_list 2>&1)"
+    done
+}
+
+sysctls() {
+    # KEY VALUE of every sysctl step of the plan, read back.
+    [ -r "$PLAN" ] || return 0
+    grep '^sysctl ' "$PLAN" | while read -r _ key _; do
+        p=/proc/sys/$(printf '%s' "$key" | tr . /)
+        printf '%s %s\n' "$key" "$(cat "$p" 2>&1 | tr '\t\n' '  ')"
+    done
+}
+
+PLAN=/etc/zynq-net/zynq-net.plan
+APPLY=/usr/sbin/zynq-net-apply
+IFACE=eth0
+
+kmsg "ZNQ:START uptime=$(cut -d' ' -f1 /proc/uptime)"
+section cmdline cat /proc/cmdline
+section cpus cat /sys/devices/system/cpu/online
+section tools sh -c 'for t in sh ip tc ethtool; do printf "%s -> %s\n" "$t" "$(command -v "$t")"; done; ip -V; ethtool --version' 
+
+# Modules in dependency order (scripts/qemu-zcu102 wrote the list).
+section modules sh -c 'while read -r m; do insmod "/lib/modules/$m" || echo "insmod $m failed"; done </lib/modules/load.order; cat /proc/modules'
+
+i=0
+while [ ! -e /sys/class/net/$IFACE ] && [ $i -lt 100 ]; do
+    sleep 0.1
+    i=$((i + 1))
+done
+section netdevs sh -c 'ls /sys/class/net; for d in /sys/class/net/*; do printf "%s driver=%s queues=%s\n" "${d##*/}" "$(basename "$(readlink "$d/device/driver" 2>/dev/null)" 2>/dev/null)" "$(ls "$d/queues" | tr "\n" " ")"; done'
+
+ip link set lo up
+ip link set "$IFACE" up
+section link-up sh -c "sleep 1; ip -d link show $IFACE; ethtool $IFACE"
+
+section before-ethtool-g ethtool -g "$IFACE"
+section before-queues queues "$IFACE"
+
+if [ -x "$APPLY" ] && [ -r "$PLAN" ]; then
+    section plan cat "$PLAN"
+    section apply1 "$APPLY" apply "$PLAN"
+    section status-json "$APPLY" status --json "$PLAN"
+    section apply2 "$APPLY" apply "$PLAN"
+    section status2-json "$APPLY" status --json "$PLAN"
+else
+    kmsg "ZNQ:NOTE no applier/plan in the initramfs: only the driver state is dumped"
+fi
+
+# Some traffic through gem3 so /proc/interrupts shows where its IRQ lands.
+ip addr add 10.0.2.15/24 dev "$IFACE" 2>/dev/null
+section ping ping -c 3 -W 2 10.0.2.2
+
+section interrupts cat /proc/interrupts
+section irqs irqs "$IFACE"
+section ethtool-g ethtool -g "$IFACE"
+section ethtool-k ethtool -k "$IFACE"
+section ethtool-c ethtool -c "$IFACE"
+section ethtool-l ethtool -l "$IFACE"
+section queues queues "$IFACE"
+section sysctls sysctls
+section tc tc qdisc show dev "$IFACE"
+section dmesg-net sh -c "dmesg | grep -v ZNQ | grep -iE 'macb|$IFACE|ff0e0000|phylink|fixed'"
+
+kmsg "ZNQ:DONE uptime=$(cut -d' ' -f1 /proc/uptime)"
+sync
+poweroff -f
