@@ -1,0 +1,129 @@
+# zynq-net-kernel.bbclass: put the board's kernel config fragment (and, where
+# the kernel builds the DTB, its device-tree fragment) into a kernel recipe,
+# and check the result.
+#
+# Inherited by the kernel bbappends of meta-zynq-net (linux-yocto,
+# linux-xlnx, linux-qoriq). Does nothing when ZYNQ_NET_BOARD is empty.
+#
+# Fragments come from the zynq-net-fragments recipe's sysroot
+# (${datadir}/zynq-net/{kernel,dt}): that recipe stages only the dt/ and
+# kernel/ outputs of `zynq-net gen`, so a tuning-only change of the board
+# leaves its sysroot output unchanged and, with hash equivalence, the kernel
+# is not rebuilt.
+#
+# Mechanisms, chosen by what the kernel recipe inherits:
+#   kernel-yocto (linux-yocto, linux-xlnx): the generated zynq-net.scc is a
+#     KERNEL_FEATURES entry found in the kmeta folder zynq-net-kmeta; the
+#     kernel config audit is raised so a dropped symbol fails the build.
+#   DELTA_KERNEL_DEFCONFIG (meta-freescale's linux-qoriq): the fragments are
+#     concatenated, in .scc order, into ${WORKDIR}/zynq-net.cfg and appended
+#     to DELTA_KERNEL_DEFCONFIG (merged by do_merge_delta_config).
+# In both cases do_zynq_net_kconfig_verify runs `zynq-net kconfig verify` on
+# the final .config after do_configure.
+
+ZYNQ_NET_SKIP_WITHOUT_BOARD = "0"
+inherit zynq-net
+
+ZYNQ_NET_KCONF_AUDIT ?= "1"
+ZYNQ_NET_KCONF_AUDIT[doc] = "kernel-yocto kernels: '1' sets KCONF_AUDIT_LEVEL = 2 and KMETA_AUDIT_WERROR = 1, so any fragment symbol that does not reach the final .config fails do_kernel_configcheck (the vendor recipes set the audit to 0). '0' keeps the recipe's audit; zynq-net kconfig verify still checks the board's own symbols."
+
+ZYNQ_NET_KERNEL_DTBS ?= ""
+ZYNQ_NET_KERNEL_DTBS[doc] = "KERNEL_DEVICETREE entries (e.g. fsl/p1020rdb-pd.dtb) whose in-tree DTS gets '#include \"zynq-net.dtsi\"' and whose built DTB is checked with zynq-net dtb verify. Empty when the DTB comes from another recipe (meta-xilinx device-tree) or from QEMU."
+
+ZYNQ_NET_STAGED = "${RECIPE_SYSROOT}${datadir}/zynq-net"
+
+python __anonymous() {
+    if not d.getVar('ZYNQ_NET_BOARD'):
+        return
+    frag_dep = ' zynq-net-fragments:do_populate_sysroot zynq-net-tools-native:do_populate_sysroot'
+    d.appendVar('DEPENDS', ' zynq-net-fragments')
+    fastpath = d.getVar('ZYNQ_NET_FASTPATH')
+
+    if bb.data.inherits_class('kernel-yocto', d):
+        d.prependVar('FILESEXTRAPATHS', d.getVar('ZYNQ_NET_LAYERDIR') + '/files:')
+        d.appendVar('SRC_URI', ' file://zynq-net-kmeta;type=kmeta;destsuffix=zynq-net-kmeta')
+        d.appendVar('KERNEL_FEATURES', ' zynq-net.scc')
+        if fastpath == 'flowtable':
+            d.appendVar('KERNEL_FEATURES', ' zynq-net-flowtable.scc')
+        d.appendVarFlag('do_kernel_metadata', 'depends', frag_dep)
+        d.appendVarFlag('do_kernel_metadata', 'prefuncs', ' zynq_net_stage_kmeta')
+        if d.getVar('ZYNQ_NET_KCONF_AUDIT') == '1':
+            d.setVar('KCONF_AUDIT_LEVEL', '2')
+            d.setVar('KMETA_AUDIT_WERROR', '1')
+    elif d.getVar('DELTA_KERNEL_DEFCONFIG') is not None:
+        d.appendVar('DELTA_KERNEL_DEFCONFIG', ' zynq-net.cfg')
+        d.appendVarFlag('do_merge_delta_config', 'depends', frag_dep)
+        d.appendVarFlag('do_merge_delta_config', 'prefuncs', ' zynq_net_write_delta_cfg')
+        d.appendVarFlag('do_merge_delta_config', 'file-checksums',
+                        ' ${ZYNQ_NET_LAYERDIR}/files/zynq-net-kmeta/zynq-net-flowtable.cfg:True')
+    else:
+        bb.fatal("zynq-net-kernel: %s is neither a kernel-yocto recipe nor uses "
+                 "DELTA_KERNEL_DEFCONFIG; zynq-net does not know how to add a config "
+                 "fragment to it (set ZYNQ_NET_BOARD = \"\" to build it untouched)" % d.getVar('PN'))
+
+    bb.build.addtask('do_zynq_net_kconfig_verify', 'do_compile', 'do_configure', d)
+
+    if d.getVar('ZYNQ_NET_KERNEL_DTBS'):
+        d.appendVarFlag('do_patch', 'depends', frag_dep)
+        d.appendVarFlag('do_patch', 'postfuncs', ' zynq_net_patch_dts')
+        bb.build.addtask('do_zynq_net_dtb_verify', 'do_install', 'do_compile', d)
+}
+
+# kernel-yocto: fill the kmeta folder (unpacked from the layer's
+# files/zynq-net-kmeta) with the generated zynq-net.scc and its .cfg files.
+zynq_net_stage_kmeta() {
+    install -d ${WORKDIR}/zynq-net-kmeta
+    cp ${ZYNQ_NET_STAGED}/kernel/* ${WORKDIR}/zynq-net-kmeta/
+}
+
+# DELTA_KERNEL_DEFCONFIG kernels: one fragment, in the order of the .scc.
+zynq_net_write_delta_cfg() {
+    out=${WORKDIR}/zynq-net.cfg
+    : > $out
+    for cfg in $(sed -n 's/^[[:space:]]*kconf[[:space:]]\{1,\}[a-z-]\{1,\}[[:space:]]\{1,\}//p' ${ZYNQ_NET_STAGED}/kernel/zynq-net.scc); do
+        cat ${ZYNQ_NET_STAGED}/kernel/$cfg >> $out
+    done
+    if [ "${ZYNQ_NET_FASTPATH}" = "flowtable" ]; then
+        cat ${ZYNQ_NET_LAYERDIR}/files/zynq-net-kmeta/zynq-net-flowtable.cfg >> $out
+    fi
+    if ! grep -q '^CONFIG_' $out; then
+        bbfatal "zynq-net: no kconf fragment listed in ${ZYNQ_NET_STAGED}/kernel/zynq-net.scc"
+    fi
+}
+
+do_zynq_net_kconfig_verify() {
+    zynq_net_kconfig_verify ${B}/.config
+    if [ "${ZYNQ_NET_FASTPATH}" = "flowtable" ]; then
+        for sym in $(sed -n 's/^\(CONFIG_[A-Z0-9_]*\)=[ym]$/\1/p' ${ZYNQ_NET_LAYERDIR}/files/zynq-net-kmeta/zynq-net-flowtable.cfg); do
+            grep -q "^$sym=[ym]$" ${B}/.config || \
+                bbfatal "zynq-net: fast path 'flowtable' needs $sym, which is not set in ${B}/.config"
+        done
+    fi
+}
+do_zynq_net_kconfig_verify[file-checksums] += "${ZYNQ_NET_LAYERDIR}/files/zynq-net-kmeta/zynq-net-flowtable.cfg:True"
+
+# Kernels that build the board DTB in-tree: include the generated dtsi at
+# the end of each DTS named in ZYNQ_NET_KERNEL_DTBS (idempotent).
+zynq_net_patch_dts() {
+    for dtb in ${ZYNQ_NET_KERNEL_DTBS}; do
+        dts=${S}/arch/${ARCH}/boot/dts/${dtb%.dtb}.dts
+        [ -f "$dts" ] || bbfatal "zynq-net: $dts (from ZYNQ_NET_KERNEL_DTBS '$dtb') not found in the kernel tree"
+        cp ${ZYNQ_NET_STAGED}/dt/zynq-net.dtsi $(dirname $dts)/zynq-net.dtsi
+        grep -q '^#include "zynq-net.dtsi"' $dts || \
+            printf '\n/* added by meta-zynq-net */\n#include "zynq-net.dtsi"\n' >> $dts
+    done
+}
+
+do_zynq_net_dtb_verify() {
+    for dtb in ${ZYNQ_NET_KERNEL_DTBS}; do
+        found=""
+        for f in ${B}/arch/${ARCH}/boot/dts/$dtb ${B}/arch/${ARCH}/boot/$(basename $dtb); do
+            if [ -f "$f" ]; then
+                found=$f
+                break
+            fi
+        done
+        [ -n "$found" ] || bbfatal "zynq-net: built DTB $dtb not found under ${B}/arch/${ARCH}/boot"
+        zynq_net_dtb_verify $found
+    done
+}

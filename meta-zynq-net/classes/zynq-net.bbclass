@@ -1,0 +1,120 @@
+# zynq-net.bbclass: run the zynq-net generator on the board description.
+#
+# A recipe that inherits this class gets:
+#   - a dependency on zynq-net-tools-native (the `zynq-net` CLI);
+#   - zynq_net_gen: `zynq-net gen ${ZYNQ_NET_BOARD} -o ${ZYNQ_NET_GEN_DIR}`
+#     (layout: docs/artifacts.md of the zynq-net repository);
+#   - zynq_net_dtb_verify FILE / zynq_net_kconfig_verify FILE: the checks of
+#     a built DTB and a final kernel .config against the board;
+#   - the board file in the task checksums, so editing it reruns the tasks.
+#
+# A vendor uses their own board by setting one variable, e.g. in local.conf:
+#     ZYNQ_NET_BOARD = "/path/to/my-board.yml"
+# and disables zynq-net for a machine with ZYNQ_NET_BOARD = "".
+
+ZYNQ_NET_BOARDS_DIR ?= "${ZYNQ_NET_LAYERDIR}/boards"
+ZYNQ_NET_BOARDS_DIR[doc] = "Folder of the reference board descriptions shipped with meta-zynq-net."
+
+# MACHINE:board pairs used when ZYNQ_NET_BOARD is not set.
+ZYNQ_NET_DEFAULT_BOARDS ?= "zcu102-zynqmp:zcu102 zynqmp-zcu102-sdt-full:zcu102 p1020rdb:p1020rdb qemuarm64:qemuarm64"
+ZYNQ_NET_DEFAULT_BOARDS[doc] = "Space-separated MACHINE:BOARD pairs: the default ZYNQ_NET_BOARD is ${ZYNQ_NET_BOARDS_DIR}/BOARD.yml for the current MACHINE (when that file exists)."
+
+def zynq_net_default_board(d):
+    import os
+    machine = d.getVar('MACHINE') or ''
+    for pair in (d.getVar('ZYNQ_NET_DEFAULT_BOARDS') or '').split():
+        mach, _, board = pair.partition(':')
+        if mach == machine and board:
+            path = os.path.join(d.getVar('ZYNQ_NET_BOARDS_DIR'), board + '.yml')
+            return path if os.path.exists(path) else ''
+    return ''
+
+ZYNQ_NET_BOARD ??= "${@zynq_net_default_board(d)}"
+ZYNQ_NET_BOARD[doc] = "Absolute path of the board description (YAML) that zynq-net generates the kernel config and device-tree fragments and the boot-time tuning from. Default: the reference board for MACHINE from ZYNQ_NET_DEFAULT_BOARDS. Empty: zynq-net is off for this machine."
+
+ZYNQ_NET_FASTPATH ??= "flowtable"
+ZYNQ_NET_FASTPATH[doc] = "Forwarding fast path: 'flowtable' (nftables flowtable, NF_FLOW_TABLE/NFT_FLOW_OFFLOAD, current kernels), 'none', or 'asf' (legacy Freescale ASF: needs a QorIQ SDK kernel with CONFIG_AS_FASTPATH and a layer providing the asf recipe; see README)."
+
+ZYNQ_NET_ASF_KERNELS ?= "linux-qoriq-sdk"
+ZYNQ_NET_ASF_KERNELS[doc] = "Kernel recipes known to carry CONFIG_AS_FASTPATH (QorIQ SDK kernels); ZYNQ_NET_FASTPATH = 'asf' is refused with any other virtual/kernel provider."
+
+ZYNQ_NET_GEN_DIR ?= "${WORKDIR}/zynq-net-gen"
+ZYNQ_NET_GEN_DIR[doc] = "Output folder of `zynq-net gen` inside the recipe's work directory."
+
+# Recipes whose whole purpose is the generated output skip themselves when
+# no board is configured; kernel and device-tree appends set this to "0" and
+# simply stay untouched.
+ZYNQ_NET_SKIP_WITHOUT_BOARD ?= "1"
+
+DEPENDS += "${@'zynq-net-tools-native' if d.getVar('ZYNQ_NET_BOARD') else ''}"
+
+def zynq_net_check_fastpath(d):
+    """Refuse the legacy ASF fast path unless its pieces are present."""
+    import glob, os
+    mode = d.getVar('ZYNQ_NET_FASTPATH') or 'none'
+    if mode not in ('flowtable', 'none', 'asf'):
+        bb.fatal("ZYNQ_NET_FASTPATH = \"%s\": expected flowtable, none or asf" % mode)
+    if mode != 'asf':
+        return
+    kernel = d.getVar('PREFERRED_PROVIDER_virtual/kernel') or ''
+    if kernel not in (d.getVar('ZYNQ_NET_ASF_KERNELS') or '').split():
+        bb.fatal("ZYNQ_NET_FASTPATH = \"asf\" needs a QorIQ SDK kernel with CONFIG_AS_FASTPATH "
+                 "(one of ZYNQ_NET_ASF_KERNELS: %s), but virtual/kernel is \"%s\". ASF left "
+                 "meta-freescale in 2018 and current kernels have no CONFIG_AS_FASTPATH: use "
+                 "ZYNQ_NET_FASTPATH = \"flowtable\" (nftables flowtable) instead."
+                 % (d.getVar('ZYNQ_NET_ASF_KERNELS'), kernel))
+    found = False
+    for pattern in (d.getVar('BBFILES') or '').split():
+        for path in glob.glob(pattern):
+            if os.path.basename(path).split('_')[0].split('.')[0] == 'asf':
+                found = True
+                break
+        if found:
+            break
+    if not found:
+        bb.fatal("ZYNQ_NET_FASTPATH = \"asf\" needs the ASF kernel modules recipe (asf_*.bb "
+                 "from the QorIQ SDK layers), and no layer in BBLAYERS provides it. Add the "
+                 "SDK layer or use ZYNQ_NET_FASTPATH = \"flowtable\".")
+
+python __anonymous() {
+    import os
+    board = d.getVar('ZYNQ_NET_BOARD')
+    if not board:
+        if d.getVar('ZYNQ_NET_SKIP_WITHOUT_BOARD') == '1':
+            raise bb.parse.SkipRecipe("ZYNQ_NET_BOARD is empty: no zynq-net board for MACHINE "
+                                      "'%s' (set ZYNQ_NET_BOARD or ZYNQ_NET_DEFAULT_BOARDS)"
+                                      % d.getVar('MACHINE'))
+        return
+    if not os.path.isabs(board) or not os.path.isfile(board):
+        bb.fatal("ZYNQ_NET_BOARD = \"%s\": not an existing board file (give an absolute path "
+                 "to the board YAML)" % board)
+    zynq_net_check_fastpath(d)
+    # The board is an input of every task that runs the generator.
+    for task in ('do_compile', 'do_zynq_net_kconfig_verify', 'do_zynq_net_dtb_verify'):
+        d.appendVarFlag(task, 'file-checksums', ' %s:True' % board)
+}
+
+# Runs the generator into ${ZYNQ_NET_GEN_DIR} (replaced as a whole).
+zynq_net_gen() {
+    rm -rf "${ZYNQ_NET_GEN_DIR}"
+    bbnote "zynq-net gen ${ZYNQ_NET_BOARD} -o ${ZYNQ_NET_GEN_DIR}"
+    zynq-net gen "${ZYNQ_NET_BOARD}" -o "${ZYNQ_NET_GEN_DIR}"
+}
+
+# zynq_net_kconfig_verify PATH/.config: the final kernel config must hold
+# every symbol the board asked for (exit 1 lists the missing ones).
+zynq_net_kconfig_verify() {
+    bbnote "zynq-net kconfig verify ${ZYNQ_NET_BOARD} --config $1"
+    if ! zynq-net kconfig verify "${ZYNQ_NET_BOARD}" --config "$1"; then
+        bbfatal "zynq-net: the kernel configuration $1 lacks symbols required by ${ZYNQ_NET_BOARD} (see the list above); a dependency is probably off in the base defconfig"
+    fi
+}
+
+# zynq_net_dtb_verify FILE.dtb: the built DTB must carry every node and
+# property the board asked for.
+zynq_net_dtb_verify() {
+    bbnote "zynq-net dtb verify ${ZYNQ_NET_BOARD} $1"
+    if ! zynq-net dtb verify "${ZYNQ_NET_BOARD}" "$1"; then
+        bbfatal "zynq-net: $1 does not carry the device-tree changes of ${ZYNQ_NET_BOARD} (see above)"
+    fi
+}

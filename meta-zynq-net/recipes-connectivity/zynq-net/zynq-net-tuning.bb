@@ -1,0 +1,53 @@
+SUMMARY = "zynq-net boot-time network tuning of the board"
+DESCRIPTION = "The tuning plan generated from ZYNQ_NET_BOARD, the zynq-net-apply \
+applier that executes it at boot (sysvinit script and systemd unit) and the \
+board's sysctl.d settings. `zynq-net-apply status` reports what is applied."
+HOMEPAGE = "https://github.com/zynq-net/zynq-net"
+SECTION = "net"
+
+LICENSE = "MIT"
+LIC_FILES_CHKSUM = "file://${COMMON_LICENSE_DIR}/MIT;md5=0835ade698e0bcf8506ecda2f7b4f302"
+
+SRC_URI = "file://run-ptest"
+
+S = "${WORKDIR}"
+
+inherit zynq-net update-rc.d systemd ptest
+
+# The plan depends on the board, which depends on the machine.
+PACKAGE_ARCH = "${MACHINE_ARCH}"
+
+do_configure[noexec] = "1"
+
+do_compile() {
+    zynq_net_gen
+}
+
+# Install paths: docs/artifacts.md of the zynq-net repository.
+do_install() {
+    install -D -m 0644 ${ZYNQ_NET_GEN_DIR}/tuning/zynq-net.plan ${D}${sysconfdir}/zynq-net/zynq-net.plan
+    install -D -m 0755 ${ZYNQ_NET_GEN_DIR}/tuning/zynq-net-apply ${D}${sbindir}/zynq-net-apply
+    install -D -m 0644 ${ZYNQ_NET_GEN_DIR}/tuning/99-zynq-net.conf ${D}${sysconfdir}/sysctl.d/99-zynq-net.conf
+    if ${@bb.utils.contains('DISTRO_FEATURES', 'sysvinit', 'true', 'false', d)}; then
+        install -D -m 0755 ${ZYNQ_NET_GEN_DIR}/tuning/zynq-net.init ${D}${sysconfdir}/init.d/zynq-net
+    fi
+    if ${@bb.utils.contains('DISTRO_FEATURES', 'systemd', 'true', 'false', d)}; then
+        install -D -m 0644 ${ZYNQ_NET_GEN_DIR}/tuning/zynq-net.service ${D}${systemd_system_unitdir}/zynq-net.service
+    fi
+}
+
+do_install_ptest() {
+    install -m 0644 ${ZYNQ_NET_GEN_DIR}/manifest.json ${D}${PTEST_PATH}/manifest.json
+}
+
+INITSCRIPT_NAME = "zynq-net"
+# After networking (S 01), before the usual services.
+INITSCRIPT_PARAMS = "start 45 2 3 4 5 ."
+
+SYSTEMD_SERVICE:${PN} = "zynq-net.service"
+
+FILES:${PN} += "${sysconfdir}/zynq-net ${sysconfdir}/sysctl.d"
+CONFFILES:${PN} = "${sysconfdir}/zynq-net/zynq-net.plan ${sysconfdir}/sysctl.d/99-zynq-net.conf"
+
+# The applier is POSIX sh calling ip, ethtool and tc.
+RDEPENDS:${PN} = "ethtool iproute2-ip iproute2-tc"

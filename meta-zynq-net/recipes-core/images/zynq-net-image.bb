@@ -1,0 +1,21 @@
+SUMMARY = "zynq-net lab image: the board's tuning applied at boot plus the network test tools"
+DESCRIPTION = "core-image-minimal plus packagegroup-zynq-net, an SSH server \
+for the lab host and the test tools (ptest, oeqa testimage)."
+HOMEPAGE = "https://github.com/zynq-net/zynq-net"
+
+LICENSE = "MIT"
+
+inherit core-image
+
+IMAGE_FEATURES += "ssh-server-dropbear"
+
+IMAGE_INSTALL = " \
+    packagegroup-core-boot \
+    packagegroup-zynq-net \
+    ${@bb.utils.contains('DISTRO_FEATURES', 'ptest', 'zynq-net-tuning-ptest ptest-runner', '', d)} \
+    ${CORE_IMAGE_EXTRA_INSTALL} \
+"
+
+# `bitbake zynq-net-image -c testimage` (QEMU, kas/qemuarm64.yml) runs the
+# zynq_net oeqa case of meta-zynq-net/lib/oeqa/runtime/cases/.
+TEST_SUITES ?= "ping ssh zynq_net"

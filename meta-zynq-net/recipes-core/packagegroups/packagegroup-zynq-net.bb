@@ -1,0 +1,27 @@
+SUMMARY = "zynq-net: board tuning, fast path and the network test tools"
+DESCRIPTION = "The boot-time tuning of the board, the forwarding fast path \
+chosen by ZYNQ_NET_FASTPATH, and what a throughput lab needs on the target: \
+ethtool, iproute2 tc, nftables, iperf3 and the zynq-net CLI (benchmark \
+helpers: zynq-net bench)."
+HOMEPAGE = "https://github.com/zynq-net/zynq-net"
+
+# The tuning and the fast path depend on the machine's board.
+PACKAGE_ARCH = "${MACHINE_ARCH}"
+
+# zynq-net.bbclass: skips this group when the machine has no board, and
+# stops the build with a clear message when the legacy ASF fast path is
+# asked for without the QorIQ SDK kernel and the asf recipe.
+inherit packagegroup zynq-net
+
+ZYNQ_NET_FASTPATH_PACKAGES = "${@{'flowtable': 'zynq-net-flowtable', 'asf': 'asf', 'none': ''}.get(d.getVar('ZYNQ_NET_FASTPATH'), '')}"
+
+RDEPENDS:${PN} = " \
+    zynq-net-tuning \
+    zynq-net-tools \
+    ${ZYNQ_NET_FASTPATH_PACKAGES} \
+    ethtool \
+    iproute2 \
+    iproute2-tc \
+    nftables \
+    iperf3 \
+"
