@@ -15,7 +15,7 @@
 #   ZNQ:DONE uptime=S      everything was written
 # The kernel command line needs printk.devkmsg=on (no rate limit).
 
-/bin/busybox mkdir -p /proc /sys /dev /tmp /run /sbin /usr/bin /usr/sbin
+/bin/busybox mkdir -p /proc /sys /dev /tmp /run /sbin /usr/bin /usr/sbin /var/lib /var/log
 /bin/busybox mount -t proc proc /proc
 /bin/busybox mount -t sysfs sysfs /sys
 /bin/busybox mount -t devtmpfs devtmpfs /dev 2>/dev/null
@@ -82,7 +82,7 @@ sysctls() {
     [ -r "$PLAN" ] || return 0
     grep '^sysctl ' "$PLAN" | while read -r _ key _; do
         p=/proc/sys/$(printf '%s' "$key" | tr . /)
-        printf '%s %s\n' "$key" "$(cat "$p" 2>&1 | tr '\t\n' '  ')"
+        printf '%s %s\n' "$key" "$(tr '\t\n' '  ' <"$p" 2>&1)"
     done
 }
 
@@ -114,18 +114,19 @@ section before-queues queues "$IFACE"
 
 if [ -x "$APPLY" ] && [ -r "$PLAN" ]; then
     section plan cat "$PLAN"
-    section apply1 "$APPLY" apply "$PLAN"
+    section apply1 "$APPLY" apply --json "$PLAN"
     section status-json "$APPLY" status --json "$PLAN"
-    section apply2 "$APPLY" apply "$PLAN"
+    section apply2 "$APPLY" apply --json "$PLAN"
     section status2-json "$APPLY" status --json "$PLAN"
 else
     kmsg "ZNQ:NOTE no applier/plan in the initramfs: only the driver state is dumped"
 fi
 
-# Some traffic through gem3 so /proc/interrupts shows where its IRQ lands.
+# Some traffic through gem3 so /proc/interrupts shows where its IRQ lands
+# after the plan moved it (compare the two snapshots).
+section interrupts-before-ping cat /proc/interrupts
 ip addr add 10.0.2.15/24 dev "$IFACE" 2>/dev/null
-section ping ping -c 3 -W 2 10.0.2.2
-
+section ping ping -c 5 -i 0.2 -W 2 10.0.2.2
 section interrupts cat /proc/interrupts
 section irqs irqs "$IFACE"
 section ethtool-g ethtool -g "$IFACE"
@@ -135,6 +136,17 @@ section ethtool-l ethtool -l "$IFACE"
 section queues queues "$IFACE"
 section sysctls sysctls
 section tc tc qdisc show dev "$IFACE"
+# Optional second plan (scripts/qemu-zcu102 --extra-plan): a variant the
+# test uses for what the board itself does not exercise (e.g. a ring size
+# macb must round).
+EXTRA=/etc/zynq-net/extra.plan
+if [ -x "$APPLY" ] && [ -r "$EXTRA" ]; then
+    section extra-plan cat "$EXTRA"
+    section extra-apply "$APPLY" apply --json "$EXTRA"
+    section extra-status-json "$APPLY" status --json "$EXTRA"
+    section extra-ethtool-g ethtool -g "$IFACE"
+fi
+
 section dmesg-net sh -c "dmesg | grep -v ZNQ | grep -iE 'macb|$IFACE|ff0e0000|phylink|fixed'"
 
 kmsg "ZNQ:DONE uptime=$(cut -d' ' -f1 /proc/uptime)"

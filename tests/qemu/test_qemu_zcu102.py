@@ -1,0 +1,340 @@
+"""The generated zcu102 tuning applied to the real macb driver under QEMU.
+
+scripts/qemu-zcu102 boots Debian's arm64 kernel on QEMU's xlnx-zcu102
+machine (four Cortex-A53, GIC-400, Cadence GEMs; eth0 = gem3) with a
+TEST-ONLY DTB (tests/qemu/zcu102-qemu-adapt.dtsi) and an initramfs holding
+the generated plan and applier (tests/qemu/zcu102-init.sh runs them). One
+boot serves every test in this module; the guest's results arrive as
+sections (see the script's header) and are checked here against the plan.
+
+Driver facts checked (drivers/net/ethernet/cadence/macb_main.c, 6.12):
+- macb_set_ringparam(): rx 64..8192, tx 64..4096, roundup_pow_of_two().
+- no get/set_coalesce in macb_ethtool_ops: `ethtool -C` is EOPNOTSUPP.
+- every queue requests the same IRQ line (both `interrupts` entries of
+  gem3 are GIC SPI 63), named after the netdev ("eth0, eth0").
+- the GIC-400 delivers an SPI to one CPU: the first online CPU of the mask
+  (gic_set_affinity(), drivers/irqchip/irq-gic.c), read back from
+  /proc/irq/N/effective_affinity.
+"""
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+import re
+import shutil
+import subprocess
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent.parent
+SCRIPT = ROOT / "scripts" / "qemu-zcu102"
+IFACE = "eth0"
+ONLINE = 0xF  # -smp 4
+# Hard limit of the QEMU run itself (the boot takes ~10 s under TCG).
+BOOT_TIMEOUT = int(os.environ.get("ZYNQ_NET_QEMU_TIMEOUT", "120"))
+# Whole script, including a first download of ~100 MB into the cache.
+SCRIPT_TIMEOUT = BOOT_TIMEOUT + 600
+
+# The variant plan: what the board's plan may not exercise. rx 1000 must be
+# rounded to 1024; coalescing must be reported unsupported; ptp_1588 does
+# not exist on macb; BBR is a module the emulated kernel does not have in
+# its initramfs (a kernel feature it lacks): reported, and the next step
+# still runs.
+VARIANT = """\
+zynq-net-plan 1
+# scripts/qemu-zcu102 --extra-plan: test variant, not a board
+board zcu102-qemu-variant
+wait eth0 5
+rings eth0 rx 1000
+coalesce eth0 rx-usecs 64
+ptp eth0 off
+sysctl net.ipv4.tcp_congestion_control bbr
+sysctl net.core.netdev_budget 600
+"""
+
+
+# --------------------------------------------------------------- helpers
+def parse_plan(path: pathlib.Path) -> list[list[str]]:
+    """Steps of a plan (docs/plan-format.md) as lists of fields."""
+    steps = []
+    for line in path.read_text().splitlines():
+        line = line.strip()
+        if not line or line.startswith("#") or line.startswith("zynq-net-plan "):
+            continue
+        steps.append(line.split(" "))
+    return steps
+
+
+def mask_int(mask: str) -> int:
+    """Kernel bitmap text (comma-separated 32-bit groups) to an int."""
+    return int(mask.replace(",", ""), 16)
+
+
+def lowest_cpu(mask: int) -> int:
+    return (mask & -mask).bit_length() - 1
+
+
+def macb_ring(param: str, value: int) -> int:
+    """What macb_set_ringparam() keeps for a requested size."""
+    lo, hi = 64, (8192 if param == "rx" else 4096)
+    value = min(max(value, lo), hi)
+    return 1 << (value - 1).bit_length()
+
+
+class Run:
+    """The results of one boot (the --out directory of scripts/qemu-zcu102)."""
+
+    def __init__(self, out: pathlib.Path, proc: subprocess.CompletedProcess,
+                 plan: pathlib.Path | None):
+        self.out = out
+        self.proc = proc
+        self.plan = parse_plan(plan) if plan else []
+        self.env = {}
+        env = out / "result.env"
+        if env.exists():
+            for line in env.read_text().splitlines():
+                k, _, v = line.partition("=")
+                self.env[k] = v
+
+    def context(self) -> str:
+        """Script output and the console tail, for assert messages."""
+        console = self.out / "console.log"
+        tail = ""
+        if console.exists():
+            tail = "\n".join(console.read_text(errors="replace").splitlines()[-60:])
+        return (f"\n--- qemu-zcu102 rc {self.proc.returncode}\n{self.proc.stdout}"
+                f"\n{self.proc.stderr}\n--- console tail ({console})\n{tail}")
+
+    def text(self, name: str) -> str:
+        path = self.out / "sections" / f"{name}.txt"
+        assert path.exists(), f"guest did not report section {name}" + self.context()
+        return path.read_text()
+
+    def rc(self, name: str) -> int:
+        path = self.out / "sections" / f"{name}.rc"
+        assert path.exists(), f"guest did not finish section {name}" + self.context()
+        return int(path.read_text().strip())
+
+    def json(self, name: str) -> dict:
+        raw = self.text(name)
+        try:
+            return json.loads(raw)
+        except json.JSONDecodeError as e:
+            raise AssertionError(f"section {name} is not JSON ({e}):\n{raw}") from e
+
+    def steps(self, verb: str) -> list[list[str]]:
+        return [s for s in self.plan if s[0] == verb]
+
+
+def ethtool_current(text: str) -> dict[str, int]:
+    """'Current hardware settings' of `ethtool -g`."""
+    cur = text.split("Current hardware settings:", 1)[1]
+    out = {}
+    for key in ("RX", "TX"):
+        m = re.search(rf"^{key}:\s+(\d+)\s*$", cur, re.M)
+        if m:
+            out[key.lower()] = int(m.group(1))
+    return out
+
+
+def sysfs_values(text: str) -> dict[str, str]:
+    """'rx-0/rps_cpus e' lines of the queues section."""
+    vals = {}
+    for line in text.splitlines():
+        key, _, val = line.partition(" ")
+        vals[key] = val.strip()
+    return vals
+
+
+def irq_rows(text: str, action: str) -> dict[int, list[int]]:
+    """IRQ number -> per-CPU counts for /proc/interrupts rows naming action."""
+    lines = text.splitlines()
+    ncpu = len(lines[0].split())
+    rows = {}
+    for line in lines[1:]:
+        f = line.split()
+        if not f or not f[0].rstrip(":").isdigit():
+            continue
+        names = " ".join(f[1 + ncpu:])
+        if re.search(rf"(^|[\s,]){re.escape(action)}(,|\s|$)", names):
+            rows[int(f[0].rstrip(":"))] = [int(x) for x in f[1:1 + ncpu]]
+    return rows
+
+
+def results(doc: dict, verb: str) -> list[dict]:
+    return [s for s in doc["steps"] if s["verb"] == verb]
+
+
+# --------------------------------------------------------------- fixture
+def _skip_without_tcg() -> None:
+    qemu = shutil.which("qemu-system-aarch64")
+    if not qemu:
+        pytest.skip("qemu-system-aarch64 missing (Debian qemu-system-arm, "
+                    "scripts/deps/apt.txt)")
+    accel = subprocess.run([qemu, "-accel", "help"], capture_output=True, text=True)
+    if "tcg" not in accel.stdout:
+        pytest.skip(f"{qemu} has no TCG accelerator: {accel.stdout.strip()}")
+
+
+@pytest.fixture(scope="module")
+def run(gen_board, tmp_path_factory) -> Run:
+    _skip_without_tcg()
+    gen = gen_board("zcu102")
+    work = tmp_path_factory.mktemp("qemu-zcu102")
+    variant = work / "variant.plan"
+    variant.write_text(VARIANT)
+    out = work / "out"
+    proc = subprocess.run(
+        [str(SCRIPT), "--gen", str(gen), "--extra-plan", str(variant),
+         "--out", str(out), "--timeout", str(BOOT_TIMEOUT)],
+        capture_output=True, text=True, timeout=SCRIPT_TIMEOUT)
+    r = Run(out, proc, gen / "tuning" / "zynq-net.plan")
+    r.variant = parse_plan(variant)
+    return r
+
+
+# ----------------------------------------------------------------- tests
+def test_boots_to_result_well_under_a_minute(run):
+    assert run.proc.returncode == 0, "guest did not finish" + run.context()
+    assert run.env.get("done") == "1", run.context()
+    secs = float(run.env["boot_seconds"])
+    print(f"boot-to-result {secs:.1f}s (guest uptime {run.env.get('guest_uptime')}s)")
+    assert secs < 60, f"boot-to-result {secs}s" + run.context()
+    netdevs = run.text("netdevs")
+    assert re.search(rf"^{IFACE} driver=macb queues=rx-0 rx-1 tx-0 tx-1", netdevs, re.M), \
+        f"gem3 should be {IFACE} (macb, 2 queues):\n{netdevs}"
+
+
+def test_board_plan_steps_are_in_the_plan(run):
+    """The generated plan covers both GEM queues and the IRQ."""
+    rps = {s[2] for s in run.steps("rps") if s[1] == IFACE}
+    xps = {s[2] for s in run.steps("xps") if s[1] == IFACE}
+    plan = run.text("plan")
+    assert {"rx-0", "rx-1"} <= rps, f"RPS for both GEM RX queues expected:\n{plan}"
+    assert {"tx-0", "tx-1"} <= xps, f"XPS for both GEM TX queues expected:\n{plan}"
+    assert any(s[1] == IFACE for s in run.steps("irq")), f"no irq step for {IFACE}:\n{plan}"
+
+
+def test_rings_applied_and_rounded_like_macb(run):
+    cur = ethtool_current(run.text("ethtool-g"))
+    doc = run.json("apply1")
+    got = {r["target"]: r for r in results(doc, "rings") if r["iface"] == IFACE}
+    for _, iface, param, value in (s for s in run.steps("rings") if s[1] == IFACE):
+        want = macb_ring(param, int(value))
+        assert cur[param] == want, (
+            f"ethtool -g {param}: {cur[param]}, macb keeps {want} for {value}\n"
+            + run.text("ethtool-g"))
+        assert got[param]["result"] in ("applied", "unchanged"), got[param]
+        assert int(got[param]["actual"]) == want, got[param]
+    # The variant asks rx 1000: macb rounds it up to 1024.
+    cur = ethtool_current(run.text("extra-ethtool-g"))
+    assert cur["rx"] == 1024, run.text("extra-ethtool-g")
+    step = [r for r in results(run.json("extra-apply"), "rings") if r["target"] == "rx"][0]
+    assert step["actual"] == "1024", step
+    board_rx = [macb_ring("rx", int(s[3])) for s in run.steps("rings")
+                if s[1] == IFACE and s[2] == "rx"]
+    if board_rx == [1024]:
+        assert step["result"] == "unchanged", step  # the board's plan got there first
+    else:
+        assert step["result"] == "applied", step
+        assert "1024" in step["detail"], f"rounding not reported: {step}"
+
+
+def test_coalescing_reported_unsupported_and_skipped(run):
+    assert run.rc("ethtool-c") != 0, run.text("ethtool-c")
+    assert "not supported" in run.text("ethtool-c"), run.text("ethtool-c")
+    docs = [run.json("extra-apply")]
+    if run.steps("coalesce"):
+        docs.append(run.json("apply1"))
+    for doc in docs:
+        steps = results(doc, "coalesce")
+        assert steps, f"no coalesce step reported in {doc['plan']}"
+        for s in steps:
+            assert s["result"] == "skipped", s
+            assert "unsupported" in s["detail"], s
+
+
+def test_rps_xps_written_for_both_queues(run):
+    vals = sysfs_values(run.text("queues"))
+    for verb, knob in (("rps", "rps_cpus"), ("xps", "xps_cpus")):
+        for _, iface, queue, mask in (s for s in run.steps(verb) if s[1] == IFACE):
+            key = f"{queue}/{knob}"
+            assert key in vals, f"{key} missing:\n{run.text('queues')}"
+            assert mask_int(vals[key]) == mask_int(mask) & ONLINE, \
+                f"{key} = {vals[key]}, plan {mask}"
+    for _, iface, queue, count in (s for s in run.steps("rfs") if s[1] == IFACE):
+        got = int(vals[f"{queue}/rps_flow_cnt"])
+        assert got == 1 << (int(count) - 1).bit_length(), f"{queue} rps_flow_cnt {got}"
+
+
+def test_irq_effective_affinity_on_the_board_cpu(run):
+    irq_steps = [s for s in run.steps("irq") if s[1] == IFACE]
+    assert irq_steps, run.text("plan")
+    _, _, pattern, mask = irq_steps[-1]
+    want_cpu = lowest_cpu(mask_int(mask) & ONLINE)
+    rows = re.findall(r"^irq (\d+) smp_affinity (\S+) effective_affinity (\S+) "
+                      r"effective_affinity_list (\S+)", run.text("irqs"), re.M)
+    eth = irq_rows(run.text("interrupts"), IFACE)
+    assert eth, f"no IRQ named {IFACE}:\n{run.text('interrupts')}"
+    for irq, smp, eff, eff_list in rows:
+        if int(irq) not in eth:
+            continue
+        assert mask_int(smp) == mask_int(mask) & ONLINE, (irq, smp, mask)
+        assert eff_list == str(want_cpu), \
+            f"IRQ {irq} effective on CPU {eff_list}, board asked {mask} -> CPU {want_cpu}"
+    # Traffic after the plan lands only on that CPU.
+    before = irq_rows(run.text("interrupts-before-ping"), IFACE)
+    for irq, counts in eth.items():
+        delta = [a - b for a, b in zip(counts, before.get(irq, [0] * len(counts)))]
+        assert delta[want_cpu] > 0, f"no {IFACE} interrupts on CPU {want_cpu}: {delta}"
+        assert sum(delta) == delta[want_cpu], f"{IFACE} IRQ {irq} spread: {delta}"
+    steps = [r for r in results(run.json("apply1"), "irq") if r["iface"] == IFACE]
+    assert steps and all(r["result"] in ("applied", "unchanged") for r in steps), steps
+
+
+def test_sysctls_applied(run):
+    guest = dict(line.split(" ", 1) for line in run.text("sysctls").splitlines() if line)
+    doc = run.json("apply1")
+    by_key = {r["target"]: r for r in results(doc, "sysctl")}
+    for _, key, value in run.steps("sysctl"):
+        assert guest[key].split() == value.replace(",", " ").split(), \
+            f"{key} = {guest[key]!r}, plan {value}"
+        assert by_key[key]["result"] in ("applied", "unchanged"), by_key[key]
+
+
+def test_exit_code_as_documented(run):
+    """docs/applier.md: 0 all applied/unchanged, 3 some skipped or failed."""
+    for name in ("apply1", "apply2", "status-json", "extra-apply"):
+        doc = run.json(name)
+        rc = run.rc(name)
+        bad = doc["skipped"] + doc["failed"] + doc.get("differs", 0)
+        assert rc == doc["exit"] == (3 if bad else 0), f"{name}: rc {rc}, {doc}"
+    assert run.json("apply1")["failed"] == 0, run.text("apply1")
+
+
+def test_second_run_changes_nothing(run):
+    doc = run.json("apply2")
+    assert doc["applied"] == 0, run.text("apply2")
+    assert doc["failed"] == 0, run.text("apply2")
+    for s in doc["steps"]:
+        assert s["result"] in ("unchanged", "skipped"), s
+    status = run.json("status-json")
+    assert status["differs"] == 0 and status["failed"] == 0, run.text("status-json")
+
+
+def test_missing_kernel_features_reported_not_fatal(run):
+    doc = run.json("extra-apply")
+    by = {(r["verb"], r["target"]): r for r in doc["steps"]}
+    ptp = by[("ptp", "-")] if ("ptp", "-") in by else results(doc, "ptp")[0]
+    assert ptp["result"] == "skipped", ptp
+    bbr = by[("sysctl", "net.ipv4.tcp_congestion_control")]
+    assert bbr["result"] in ("failed", "skipped") and bbr["detail"], bbr
+    assert by[("sysctl", "net.core.netdev_budget")]["result"] in ("applied", "unchanged"), \
+        "the step after the missing feature must still run: " + run.text("extra-apply")
+    assert run.rc("extra-apply") == 3
+    # Host side: what the generated fragments ask that Debian's kernel lacks
+    # (the boot went on regardless) and what the DT adaptation took away.
+    assert (run.out / "kconfig-report.txt").exists()
+    assert (run.out / "dt-report.txt").exists()
+    assert run.env.get("done") == "1"
