@@ -1,3 +1,6 @@
+# nooelint: oelint.bbclass.underscores
+# (kept dashed like oe-core's kernel-yocto and cargo-update-recipe-crates:
+# the name is the documented interface, `inherit zynq-net-kernel`)
 # zynq-net-kernel.bbclass: put the board's kernel config fragment (and, where
 # the kernel builds the DTB, its device-tree fragment) into a kernel recipe,
 # and check the result.
@@ -32,6 +35,8 @@ ZYNQ_NET_KERNEL_DTBS[doc] = "KERNEL_DEVICETREE entries (e.g. fsl/p1020rdb-pd.dtb
 
 ZYNQ_NET_STAGED = "${RECIPE_SYSROOT}${datadir}/zynq-net"
 
+# Anonymous on purpose: nothing changes unless ZYNQ_NET_BOARD is set.
+# nooelint: oelint.task.noanonpython
 python __anonymous() {
     if not d.getVar('ZYNQ_NET_BOARD'):
         return

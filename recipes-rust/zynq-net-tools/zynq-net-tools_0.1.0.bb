@@ -21,12 +21,14 @@ LIC_FILES_CHKSUM = "file://${COMMON_LICENSE_DIR}/MIT;md5=0835ade698e0bcf8506ecda
 # the checked-out tree. Only the workspace files are listed (not tools/ as a
 # whole) so a local tools/target/ build directory is neither checksummed nor
 # copied.
+# nooelint: oelint.vars.fileextrapaths,oelint.vars.outofcontext
 FILESEXTRAPATHS:prepend := "${THISDIR}/../..:"
-SRC_URI = "file://tools/Cargo.toml \
-           file://tools/Cargo.lock \
-           file://tools/crates \
-          "
+# The crate:// list (generated, scripts/update-crates-inc) comes first.
 require ${BPN}-crates.inc
+SRC_URI += "file://tools/Cargo.toml \
+            file://tools/Cargo.lock \
+            file://tools/crates \
+           "
 
 S = "${WORKDIR}/tools"
 

@@ -1,4 +1,4 @@
-SUMMARY = "zynq-net lab image: the board's tuning applied at boot plus the network test tools"
+SUMMARY = "zynq-net lab image: board tuning applied at boot, network test tools"
 DESCRIPTION = "core-image-minimal plus packagegroup-zynq-net, an SSH server \
 for the lab host and the test tools (ptest, oeqa testimage)."
 HOMEPAGE = "https://github.com/zynq-net/zynq-net"
@@ -9,7 +9,7 @@ inherit core-image
 
 IMAGE_FEATURES += "ssh-server-dropbear"
 
-IMAGE_INSTALL = " \
+IMAGE_INSTALL = "\
     packagegroup-core-boot \
     packagegroup-zynq-net \
     ${@bb.utils.contains('DISTRO_FEATURES', 'ptest', 'zynq-net-tuning-ptest ptest-runner', '', d)} \

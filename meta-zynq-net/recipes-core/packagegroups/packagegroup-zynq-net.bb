@@ -15,13 +15,13 @@ inherit packagegroup zynq-net
 
 ZYNQ_NET_FASTPATH_PACKAGES = "${@{'flowtable': 'zynq-net-flowtable', 'asf': 'asf', 'none': ''}.get(d.getVar('ZYNQ_NET_FASTPATH'), '')}"
 
-RDEPENDS:${PN} = " \
-    zynq-net-tuning \
-    zynq-net-tools \
+RDEPENDS:${PN} = "\
     ${ZYNQ_NET_FASTPATH_PACKAGES} \
     ethtool \
+    iperf3 \
     iproute2 \
     iproute2-tc \
     nftables \
-    iperf3 \
+    zynq-net-tools \
+    zynq-net-tuning \
 "

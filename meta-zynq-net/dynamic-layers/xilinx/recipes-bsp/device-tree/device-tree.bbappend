@@ -9,12 +9,14 @@
 ZYNQ_NET_SKIP_WITHOUT_BOARD = "0"
 inherit zynq-net
 
-ZYNQ_NET_DTSI = "${@'zynq-net.dtsi' if d.getVar('ZYNQ_NET_BOARD') else ''}"
-EXTRA_DT_INCLUDE_FILES:append = " ${ZYNQ_NET_DTSI}"
-SRC_URI:remove = "${@'file://zynq-net.dtsi' if d.getVar('ZYNQ_NET_BOARD') else ''}"
-
+# All changes are made only when a board is set, so machines without one
+# keep device-tree's task signatures.
+# Anonymous on purpose: nothing changes unless ZYNQ_NET_BOARD is set.
+# nooelint: oelint.task.noanonpython
 python __anonymous() {
     if d.getVar('ZYNQ_NET_BOARD'):
+        d.appendVar('EXTRA_DT_INCLUDE_FILES', ' zynq-net.dtsi')
+        d.setVar('SRC_URI:remove', 'file://zynq-net.dtsi')
         d.appendVar('DEPENDS', ' zynq-net-fragments')
         d.appendVarFlag('do_configure', 'prefuncs', ' zynq_net_stage_dtsi')
         bb.build.addtask('do_zynq_net_dtb_verify', 'do_install', 'do_compile', d)

@@ -1,3 +1,5 @@
+# nooelint: oelint.var.mandatoryvar.SRC_URI
+# (no SRC_URI: the only input is ZYNQ_NET_BOARD, in the task checksums)
 SUMMARY = "zynq-net kernel config and device-tree fragments of the board"
 DESCRIPTION = "Runs zynq-net gen on ZYNQ_NET_BOARD and stages only the \
 hardware slice (dt/ and kernel/) for the kernel and device-tree recipes, so \
@@ -35,5 +37,5 @@ do_deploy() {
 addtask deploy after do_compile before do_build
 
 # Build-time input only: nothing of it belongs on the target.
-FILES:${PN}-dev = "${datadir}/zynq-net"
+FILES:${PN}-dev += "${datadir}/zynq-net"
 ALLOW_EMPTY:${PN} = "1"
