@@ -1,0 +1,393 @@
+//! clap commands: `zynq-net bench ...` and `zynq-net lab ...`.
+//!
+//! Exit codes: 0 success; 1 the benchmark ran but some trial failed (or
+//! `compare --fail-on-worse` found a regression); 2 usage, input or I/O
+//! error (returned as `Err` to the binary, which prints the cause chain).
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context as _};
+use clap::{Args, Subcommand};
+
+use crate::compare;
+use crate::lab::{self, LabOptions};
+use crate::plan::{Plan, PLAN_FORMAT};
+use crate::report;
+use crate::rfc2544;
+use crate::run::{self, files, Context, RunOptions};
+use crate::spec::{load_spec, Rate};
+use crate::targets::Targets;
+
+/// `zynq-net bench`.
+#[derive(Debug, Subcommand)]
+pub enum BenchCommand {
+    /// Expand the board's bench section into the matrix; print it and save it as JSON.
+    Plan {
+        /// Board YAML (its `bench:` section) or a standalone bench spec.
+        board: PathBuf,
+        /// Write the plan here (JSON).
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+        #[allow(missing_docs)]
+        #[command(flatten)]
+        overrides: Overrides,
+    },
+    /// Run the matrix: iperf3 --json per cell and repeat, per-core CPU load on every end.
+    Run {
+        #[allow(missing_docs)]
+        #[command(flatten)]
+        input: PlanInput,
+        #[allow(missing_docs)]
+        #[command(flatten)]
+        target: TargetArgs,
+        /// Run directory (plan.json, run.json, results.jsonl, raw/).
+        #[arg(short, long)]
+        output: PathBuf,
+        /// Keep the trials already in OUTPUT/results.jsonl; run only the missing ones.
+        #[arg(long)]
+        resume: bool,
+        /// No progress bar and no per-trial lines.
+        #[arg(short, long)]
+        quiet: bool,
+    },
+    /// RFC 2544-style zero-loss throughput search per frame size (UDP).
+    Rfc2544 {
+        #[allow(missing_docs)]
+        #[command(flatten)]
+        input: PlanInput,
+        #[allow(missing_docs)]
+        #[command(flatten)]
+        target: TargetArgs,
+        /// Run directory (rfc2544.json, rfc2544-trials.jsonl).
+        #[arg(short, long)]
+        output: PathBuf,
+        /// Frame sizes (bytes), comma-separated; default: the plan's.
+        #[arg(long, value_delimiter = ',')]
+        frame_sizes: Vec<u32>,
+        /// Line rate (e.g. 1G, 200M): upper search bound and 100% mark.
+        #[arg(long)]
+        line_rate: Option<Rate>,
+        /// Seconds per search trial.
+        #[arg(long)]
+        trial_seconds: Option<f64>,
+        /// Seconds of the confirmation trial.
+        #[arg(long)]
+        confirm_seconds: Option<f64>,
+        /// Maximum search trials per frame size.
+        #[arg(long)]
+        max_trials: Option<u32>,
+        /// Loss counted as zero, percent.
+        #[arg(long)]
+        loss_tolerance: Option<f64>,
+        /// Search resolution, percent.
+        #[arg(long)]
+        resolution: Option<f64>,
+        /// No progress output.
+        #[arg(short, long)]
+        quiet: bool,
+    },
+    /// Compare two run directories (A = baseline, B = candidate).
+    Compare {
+        /// Baseline run directory (or results.jsonl).
+        a: PathBuf,
+        /// Candidate run directory (or results.jsonl).
+        b: PathBuf,
+        /// Write compare.md and compare.json here.
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+        /// Exit 1 when a cell is worse beyond noise.
+        #[arg(long)]
+        fail_on_worse: bool,
+    },
+    /// Write report.md, report.csv, report.json and report.html for a run directory.
+    Report {
+        /// Run directory.
+        dir: PathBuf,
+        /// Output directory (default: the run directory).
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+    },
+}
+
+/// Where the plan comes from.
+#[derive(Debug, Args)]
+pub struct PlanInput {
+    /// plan.json from `bench plan`, or a board YAML / bench spec.
+    #[arg(short, long)]
+    pub plan: PathBuf,
+    #[allow(missing_docs)]
+    #[command(flatten)]
+    pub overrides: Overrides,
+}
+
+/// Quick overrides of the bench section.
+#[derive(Debug, Args, Default)]
+pub struct Overrides {
+    /// Seconds per matrix trial.
+    #[arg(long)]
+    pub duration: Option<f64>,
+    /// Repeats per cell.
+    #[arg(long)]
+    pub repeats: Option<u32>,
+}
+
+/// Where it runs.
+#[derive(Debug, Args)]
+#[group(required = true, multiple = false)]
+pub struct TargetArgs {
+    /// Targets file (client, server, optional DUT; local, netns or ssh).
+    #[arg(short, long)]
+    pub targets: Option<PathBuf>,
+    /// A lab made by `zynq-net lab up` (its name).
+    #[arg(long)]
+    pub lab: Option<String>,
+}
+
+impl TargetArgs {
+    fn load(&self) -> anyhow::Result<Targets> {
+        match (&self.targets, &self.lab) {
+            (Some(p), _) => Ok(Targets::load(p)?),
+            (None, Some(name)) => Ok(lab::state(name).with_context(|| format!("lab `{name}` is not up"))?.targets),
+            (None, None) => bail!("--targets or --lab is required"),
+        }
+    }
+}
+
+fn load_plan(path: &Path, o: &Overrides) -> anyhow::Result<Plan> {
+    let text = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    let is_plan = serde_json::from_str::<serde_json::Value>(&text)
+        .ok()
+        .and_then(|v| v.get("format").and_then(|f| f.as_str().map(|s| s == PLAN_FORMAT)))
+        .unwrap_or(false);
+    let mut plan = if is_plan {
+        Plan::load(path)?
+    } else {
+        let (board, spec) = load_spec(path)?;
+        Plan::from_spec(board, &spec)
+    };
+    if o.duration.is_some() || o.repeats.is_some() {
+        if let Some(d) = o.duration {
+            plan.spec.duration = d;
+        }
+        if let Some(r) = o.repeats {
+            plan.spec.repeats = r;
+        }
+        plan.spec.validate()?;
+        plan = Plan::from_spec(plan.board.clone(), &plan.spec);
+    }
+    Ok(plan)
+}
+
+/// Runs a `bench` command; returns the exit code.
+pub fn run_bench(cmd: BenchCommand) -> anyhow::Result<i32> {
+    match cmd {
+        BenchCommand::Plan { board, output, overrides } => {
+            let plan = load_plan(&board, &overrides)?;
+            print!("{}", plan.to_text());
+            if let Some(o) = output {
+                plan.save(&o)?;
+                eprintln!("plan saved to {}", o.display());
+            }
+            Ok(0)
+        }
+        BenchCommand::Run { input, target, output, resume, quiet } => {
+            let plan = load_plan(&input.plan, &input.overrides)?;
+            let targets = target.load()?;
+            let recs = run::run_plan(&plan, &targets, &output, &RunOptions { resume, quiet })?;
+            let failed = recs.iter().filter(|r| r.error.is_some()).count();
+            let bound = recs.iter().filter(|r| !r.cpu_bound.is_empty()).count();
+            eprintln!(
+                "{} trials in {} ({} failed, {} CPU-bound); `zynq-net bench report {}` for the reports",
+                recs.len(),
+                output.join(files::RESULTS).display(),
+                failed,
+                bound,
+                output.display()
+            );
+            Ok(if failed > 0 { 1 } else { 0 })
+        }
+        BenchCommand::Rfc2544 {
+            input,
+            target,
+            output,
+            frame_sizes,
+            line_rate,
+            trial_seconds,
+            confirm_seconds,
+            max_trials,
+            loss_tolerance,
+            resolution,
+            quiet,
+        } => {
+            let mut plan = load_plan(&input.plan, &input.overrides)?;
+            {
+                let s = &mut plan.spec;
+                if !frame_sizes.is_empty() {
+                    s.frame_sizes = frame_sizes;
+                }
+                if let Some(l) = line_rate {
+                    s.line_rate = l;
+                }
+                let r = &mut s.rfc2544;
+                r.trial_seconds = trial_seconds.unwrap_or(r.trial_seconds);
+                r.confirm_seconds = confirm_seconds.unwrap_or(r.confirm_seconds);
+                r.max_trials = max_trials.unwrap_or(r.max_trials);
+                r.loss_tolerance_percent = loss_tolerance.unwrap_or(r.loss_tolerance_percent);
+                r.resolution_percent = resolution.unwrap_or(r.resolution_percent);
+                s.validate()?;
+            }
+            let targets = target.load()?;
+            std::fs::create_dir_all(&output).with_context(|| format!("creating {}", output.display()))?;
+            let trials_path = output.join(files::RFC2544_TRIALS);
+            if trials_path.exists() {
+                std::fs::remove_file(&trials_path)?;
+            }
+            if !output.join(files::PLAN).exists() {
+                plan.save(&output.join(files::PLAN))?;
+            }
+            let ctx = Context::new(&targets, &plan)?;
+            let s = plan.rfc2544().clone();
+            let est = plan.spec.frame_sizes.len() as f64 * (s.trial_seconds * s.max_trials as f64 / 2.0 + s.confirm_seconds);
+            let pb = run::progress(est, quiet);
+            let mut save_err = None;
+            let res = rfc2544::run(
+                &ctx,
+                &s,
+                plan.spec.line_rate.0,
+                &plan.spec.frame_sizes,
+                |f, t| {
+                    pb.set_message(format!("{f} B trial {}", t.record.repeat));
+                    pb.inc((t.record.wall_seconds * 10.0) as u64);
+                    if let Err(e) = run::append_jsonl(&trials_path, &t.record) {
+                        save_err.get_or_insert(e);
+                    }
+                    t
+                },
+                |fr| {
+                    if !quiet {
+                        pb.println(format!(
+                            "{:>5} B: {:>10.0} frames/s {:>9.1} Mbit/s {:>5.1}% of line rate, {} search trials{}{}",
+                            fr.frame_size,
+                            fr.fps,
+                            fr.frame_bps / 1e6,
+                            fr.line_percent,
+                            fr.search_trials,
+                            if fr.confirmed { "" } else { ", NOT confirmed" },
+                            if fr.sender_limited { ", sender-limited" } else { "" }
+                        ));
+                    }
+                },
+            );
+            pb.finish_and_clear();
+            if let Some(e) = save_err {
+                return Err(e.into());
+            }
+            let p = output.join(files::RFC2544);
+            std::fs::write(&p, serde_json::to_string_pretty(&res)? + "\n").with_context(|| format!("writing {}", p.display()))?;
+            eprintln!("RFC 2544-style result in {}", p.display());
+            Ok(if res.frames.iter().all(|f| f.confirmed) { 0 } else { 1 })
+        }
+        BenchCommand::Compare { a, b, output, fail_on_worse } => {
+            let (ra, xa) = compare::load_run(&a)?;
+            let (rb, xb) = compare::load_run(&b)?;
+            let mut c = compare::compare_records(&a.display().to_string(), &ra, &b.display().to_string(), &rb);
+            if let (Some(xa), Some(xb)) = (&xa, &xb) {
+                compare::compare_rfc2544(&mut c, xa, xb);
+            }
+            let md = compare::to_markdown(&c);
+            print!("{md}");
+            if let Some(o) = output {
+                std::fs::create_dir_all(&o)?;
+                std::fs::write(o.join("compare.md"), &md)?;
+                std::fs::write(o.join("compare.json"), serde_json::to_string_pretty(&c)? + "\n")?;
+            }
+            let worse = c.cells.iter().any(|d| d.verdict == "worse") || c.frames.iter().any(|f| f.verdict == "worse");
+            Ok(if fail_on_worse && worse { 1 } else { 0 })
+        }
+        BenchCommand::Report { dir, output } => {
+            let r = report::load(&dir)?;
+            let out = output.unwrap_or_else(|| dir.clone());
+            for p in report::write_all(&r, &out)? {
+                println!("{}", p.display());
+            }
+            Ok(0)
+        }
+    }
+}
+
+/// `zynq-net lab`.
+#[derive(Debug, Subcommand)]
+pub enum LabCommand {
+    /// Create the namespaces client / router (DUT) / server.
+    Up {
+        /// Lab name (namespace prefix).
+        #[arg(long, default_value = "znlab")]
+        name: String,
+        /// Client subnet 10.201.N.0/24 (the server gets N+1).
+        #[arg(long, default_value_t = 1)]
+        subnet: u8,
+        /// Shape the router's egress to this rate with tbf (e.g. 200M).
+        #[arg(long)]
+        shape: Option<Rate>,
+        /// Forward through an nftables flowtable.
+        #[arg(long)]
+        flowtable: bool,
+        /// Apply this board tuning plan in the router namespace.
+        #[arg(long)]
+        plan: Option<PathBuf>,
+        /// The applier script (default: $ZYNQ_NET_APPLIER, zynq-net-apply on PATH, the source tree's).
+        #[arg(long)]
+        applier: Option<PathBuf>,
+        /// veth queues.
+        #[arg(long, default_value_t = 2)]
+        queues: u32,
+        /// Link MTU.
+        #[arg(long, default_value_t = 1500)]
+        mtu: u32,
+        /// Also write the targets file here.
+        #[arg(long)]
+        targets_out: Option<PathBuf>,
+    },
+    /// Remove the lab (reverting an applied plan first).
+    Down {
+        /// Lab name.
+        #[arg(long, default_value = "znlab")]
+        name: String,
+    },
+    /// Print the lab's state (targets) as JSON.
+    Status {
+        /// Lab name.
+        #[arg(long, default_value = "znlab")]
+        name: String,
+    },
+}
+
+/// Runs a `lab` command; returns the exit code.
+pub fn run_lab(cmd: LabCommand) -> anyhow::Result<i32> {
+    match cmd {
+        LabCommand::Up { name, subnet, shape, flowtable, plan, applier, queues, mtu, targets_out } => {
+            let st = lab::up(&LabOptions { name, subnet, shape: shape.map(|r| r.0), flowtable, plan, applier, queues, mtu })?;
+            if let Some(p) = targets_out {
+                st.targets.save(&p)?;
+            }
+            println!("{}", st.targets.description);
+            println!("state: {}", lab::state_path(&st.options.name).display());
+            if let Some(o) = &st.apply_output {
+                eprint!("{o}");
+            }
+            Ok(0)
+        }
+        LabCommand::Down { name } => {
+            let msgs = lab::down(&name)?;
+            for m in &msgs {
+                eprintln!("lab down: {m}");
+            }
+            Ok(if msgs.is_empty() { 0 } else { 1 })
+        }
+        LabCommand::Status { name } => {
+            let st = lab::state(&name)?;
+            println!("{}", serde_json::to_string_pretty(&st)?);
+            Ok(0)
+        }
+    }
+}

@@ -1,0 +1,249 @@
+//! A vs B: per-cell throughput deltas with a noise estimate from the
+//! repeats of each cell, and per-frame-size RFC 2544 deltas.
+//!
+//! Noise: with `n ≥ 2` repeats on both sides the difference of the means is
+//! compared with twice its standard error, `2·sqrt(sA²/nA + sB²/nB)`
+//! (≈ a 95% interval for a normal spread); a delta inside that is marked
+//! "within noise". With a single repeat on either side there is no
+//! estimate and the delta is marked so.
+
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::BenchError;
+use crate::rfc2544::Rfc2544Result;
+use crate::run::{files, read_jsonl, TrialRecord};
+
+/// Mean, sample standard deviation and count.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Stats {
+    /// Mean.
+    pub mean: f64,
+    /// Sample standard deviation (0 for one value).
+    pub sd: f64,
+    /// Number of values.
+    pub n: usize,
+}
+
+impl Stats {
+    /// Of a list of values.
+    pub fn of(v: &[f64]) -> Stats {
+        let n = v.len();
+        if n == 0 {
+            return Stats { mean: 0.0, sd: 0.0, n: 0 };
+        }
+        let mean = v.iter().sum::<f64>() / n as f64;
+        let sd = if n > 1 {
+            (v.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64).sqrt()
+        } else {
+            0.0
+        };
+        Stats { mean, sd, n }
+    }
+}
+
+/// One compared cell.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CellDelta {
+    /// Cell id.
+    pub cell: String,
+    /// A's throughput (bit/s).
+    pub a: Stats,
+    /// B's throughput (bit/s).
+    pub b: Stats,
+    /// (B - A) / A in percent.
+    pub delta_percent: f64,
+    /// Noise bound in percent of A, when both sides have repeats.
+    pub noise_percent: Option<f64>,
+    /// `better`, `worse`, `within noise`, or `no noise estimate`.
+    pub verdict: String,
+    /// CPU-bound in A / in B.
+    pub cpu_bound: (bool, bool),
+}
+
+/// One compared frame size.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FrameDelta {
+    /// Frame size.
+    pub frame_size: u32,
+    /// A's frames/s.
+    pub a_fps: f64,
+    /// B's frames/s.
+    pub b_fps: f64,
+    /// Delta in percent.
+    pub delta_percent: f64,
+    /// Half the search resolution on each side counts as noise.
+    pub verdict: String,
+}
+
+/// The comparison.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Comparison {
+    /// Format tag.
+    pub format: String,
+    /// Label of A.
+    pub a: String,
+    /// Label of B.
+    pub b: String,
+    /// Matrix cells present in both.
+    pub cells: Vec<CellDelta>,
+    /// Cells only in one side.
+    pub unmatched: Vec<String>,
+    /// RFC 2544 frame sizes present in both.
+    pub frames: Vec<FrameDelta>,
+}
+
+/// Compares two sets of trial records.
+pub fn compare_records(a_label: &str, a: &[TrialRecord], b_label: &str, b: &[TrialRecord]) -> Comparison {
+    let mut ids: Vec<String> = Vec::new();
+    for r in a.iter().chain(b) {
+        if !ids.contains(&r.cell) {
+            ids.push(r.cell.clone());
+        }
+    }
+    let mut cells = Vec::new();
+    let mut unmatched = Vec::new();
+    for id in ids {
+        let pick = |set: &[TrialRecord]| -> (Vec<f64>, bool) {
+            let ok: Vec<&TrialRecord> = set.iter().filter(|r| r.cell == id && r.error.is_none()).collect();
+            (ok.iter().map(|r| r.throughput_bps).collect(), ok.iter().any(|r| !r.cpu_bound.is_empty()))
+        };
+        let (va, ba) = pick(a);
+        let (vb, bb) = pick(b);
+        if va.is_empty() || vb.is_empty() {
+            unmatched.push(id);
+            continue;
+        }
+        let (sa, sb) = (Stats::of(&va), Stats::of(&vb));
+        let delta = if sa.mean > 0.0 { (sb.mean - sa.mean) / sa.mean * 100.0 } else { 0.0 };
+        let noise = if sa.n >= 2 && sb.n >= 2 && sa.mean > 0.0 {
+            Some(2.0 * (sa.sd.powi(2) / sa.n as f64 + sb.sd.powi(2) / sb.n as f64).sqrt() / sa.mean * 100.0)
+        } else {
+            None
+        };
+        let verdict = match noise {
+            None => "no noise estimate (1 repeat)".to_string(),
+            Some(nz) if delta.abs() <= nz => "within noise".to_string(),
+            Some(_) if delta > 0.0 => "better".to_string(),
+            Some(_) => "worse".to_string(),
+        };
+        cells.push(CellDelta { cell: id, a: sa, b: sb, delta_percent: delta, noise_percent: noise, verdict, cpu_bound: (ba, bb) });
+    }
+    Comparison { format: "zynq-net-bench-compare 1".into(), a: a_label.into(), b: b_label.into(), cells, unmatched, frames: Vec::new() }
+}
+
+/// Adds RFC 2544 deltas (noise: the search resolution of both sides).
+pub fn compare_rfc2544(c: &mut Comparison, a: &Rfc2544Result, b: &Rfc2544Result) {
+    let res = a.settings.resolution_percent.max(b.settings.resolution_percent);
+    for fa in &a.frames {
+        if let Some(fb) = b.frames.iter().find(|f| f.frame_size == fa.frame_size) {
+            let delta = if fa.fps > 0.0 { (fb.fps - fa.fps) / fa.fps * 100.0 } else { 0.0 };
+            let verdict = if delta.abs() <= res {
+                "within search resolution".to_string()
+            } else if delta > 0.0 {
+                "better".to_string()
+            } else {
+                "worse".to_string()
+            };
+            c.frames.push(FrameDelta { frame_size: fa.frame_size, a_fps: fa.fps, b_fps: fb.fps, delta_percent: delta, verdict });
+        }
+    }
+}
+
+/// Loads a run directory (or a `results.jsonl` file) and its RFC 2544 result if any.
+pub fn load_run(path: &Path) -> Result<(Vec<TrialRecord>, Option<Rfc2544Result>), BenchError> {
+    let (results, rfc) = if path.is_dir() {
+        (path.join(files::RESULTS), Some(path.join(files::RFC2544)))
+    } else {
+        (path.to_path_buf(), None)
+    };
+    let recs = read_jsonl(&results)?;
+    let rfc = match rfc {
+        Some(p) if p.exists() => {
+            let t = std::fs::read_to_string(&p).map_err(|e| BenchError::io(&p, e))?;
+            Some(serde_json::from_str(&t).map_err(|e| BenchError::Invalid(format!("{}: {e}", p.display())))?)
+        }
+        _ => None,
+    };
+    if recs.is_empty() && rfc.is_none() {
+        return Err(BenchError::Invalid(format!("{}: no results", path.display())));
+    }
+    Ok((recs, rfc))
+}
+
+/// Markdown table of a comparison.
+pub fn to_markdown(c: &Comparison) -> String {
+    let mut s = format!("# zynq-net bench compare\n\nA = `{}`, B = `{}`\n\n", c.a, c.b);
+    if !c.cells.is_empty() {
+        s.push_str("| cell | A Mbit/s (n) | B Mbit/s (n) | delta | noise (±) | verdict |\n|---|---:|---:|---:|---:|---|\n");
+        for d in &c.cells {
+            s.push_str(&format!(
+                "| {} | {:.1} ± {:.1} ({}) | {:.1} ± {:.1} ({}) | {:+.1}% | {} | {}{} |\n",
+                d.cell,
+                d.a.mean / 1e6,
+                d.a.sd / 1e6,
+                d.a.n,
+                d.b.mean / 1e6,
+                d.b.sd / 1e6,
+                d.b.n,
+                d.delta_percent,
+                d.noise_percent.map_or("n/a".to_string(), |n| format!("{n:.1}%")),
+                d.verdict,
+                match d.cpu_bound {
+                    (true, true) => ", CPU-bound in A and B",
+                    (true, false) => ", CPU-bound in A",
+                    (false, true) => ", CPU-bound in B",
+                    _ => "",
+                }
+            ));
+        }
+    }
+    if !c.frames.is_empty() {
+        s.push_str("\n| frame size | A frames/s | B frames/s | delta | verdict |\n|---:|---:|---:|---:|---|\n");
+        for f in &c.frames {
+            s.push_str(&format!("| {} | {:.0} | {:.0} | {:+.1}% | {} |\n", f.frame_size, f.a_fps, f.b_fps, f.delta_percent, f.verdict));
+        }
+    }
+    if !c.unmatched.is_empty() {
+        s.push_str(&format!("\nCells in only one run (or failed): {}\n", c.unmatched.join(", ")));
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rec(cell: &str, bps: f64) -> TrialRecord {
+        TrialRecord {
+            cell: cell.into(),
+            repeat: 0,
+            started: 0.0,
+            wall_seconds: 1.0,
+            command: String::new(),
+            throughput_bps: bps,
+            summary: None,
+            cpu: vec![],
+            cpu_bound: vec![],
+            notes: vec![],
+            error: None,
+        }
+    }
+
+    #[test]
+    fn noise_from_repeats() {
+        let a = vec![rec("x", 100.0), rec("x", 102.0), rec("x", 98.0), rec("y", 100.0), rec("y", 101.0)];
+        let b = vec![rec("x", 101.0), rec("x", 99.0), rec("x", 103.0), rec("y", 150.0), rec("y", 151.0), rec("z", 1.0)];
+        let c = compare_records("a", &a, "b", &b);
+        let x = c.cells.iter().find(|d| d.cell == "x").unwrap();
+        assert_eq!(x.verdict, "within noise");
+        let y = c.cells.iter().find(|d| d.cell == "y").unwrap();
+        assert_eq!(y.verdict, "better");
+        assert!((y.delta_percent - 49.75).abs() < 0.1);
+        assert_eq!(c.unmatched, vec!["z".to_string()]);
+        let one = compare_records("a", &[rec("x", 1.0)], "b", &[rec("x", 2.0)]);
+        assert!(one.cells[0].noise_percent.is_none());
+        assert!(to_markdown(&c).contains("within noise"));
+    }
+}

@@ -1,0 +1,156 @@
+//! Per-core CPU load from `/proc/stat`, the way mpstat computes it.
+//!
+//! `/proc/stat` `cpuN` lines hold cumulative ticks: user nice system idle
+//! iowait irq softirq steal guest guest_nice (proc(5)); guest time is
+//! already included in user. Load over an interval is the difference of two
+//! samples divided by the total ticks of that core.
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::BenchError;
+
+/// Cumulative ticks of one CPU.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Ticks {
+    /// user + nice
+    pub usr: u64,
+    /// system
+    pub sys: u64,
+    /// hardirq
+    pub irq: u64,
+    /// softirq
+    pub softirq: u64,
+    /// idle + iowait
+    pub idle: u64,
+    /// steal
+    pub steal: u64,
+}
+
+impl Ticks {
+    fn total(&self) -> u64 {
+        self.usr + self.sys + self.irq + self.softirq + self.idle + self.steal
+    }
+}
+
+/// One `/proc/stat` sample: per-CPU ticks, indexed by CPU number.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Sample {
+    /// `(cpu number, ticks)` for every `cpuN` line.
+    pub cpus: Vec<(usize, Ticks)>,
+}
+
+/// Parses the text of `/proc/stat`.
+pub fn parse_proc_stat(text: &str) -> Result<Sample, BenchError> {
+    let mut cpus = Vec::new();
+    for line in text.lines() {
+        let mut f = line.split_whitespace();
+        let Some(name) = f.next() else { continue };
+        let Some(num) = name.strip_prefix("cpu") else { continue };
+        if num.is_empty() {
+            continue; // the aggregate line
+        }
+        let n: usize = num
+            .parse()
+            .map_err(|_| BenchError::ProcStat(format!("bad cpu line `{line}`")))?;
+        let v: Vec<u64> = f.map(|x| x.parse::<u64>().unwrap_or(0)).collect();
+        if v.len() < 7 {
+            return Err(BenchError::ProcStat(format!("short cpu line `{line}`")));
+        }
+        let at = |i: usize| v.get(i).copied().unwrap_or(0);
+        cpus.push((
+            n,
+            Ticks {
+                usr: at(0) + at(1),
+                sys: at(2),
+                idle: at(3) + at(4),
+                irq: at(5),
+                softirq: at(6),
+                steal: at(7),
+            },
+        ));
+    }
+    if cpus.is_empty() {
+        return Err(BenchError::ProcStat("no cpuN lines".into()));
+    }
+    Ok(Sample { cpus })
+}
+
+/// Load of one core over an interval, in percent of that core.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CoreLoad {
+    /// CPU number.
+    pub cpu: usize,
+    /// user + nice
+    pub usr: f64,
+    /// system
+    pub sys: f64,
+    /// hardirq
+    pub irq: f64,
+    /// softirq
+    pub softirq: f64,
+    /// idle + iowait
+    pub idle: f64,
+}
+
+impl CoreLoad {
+    /// Busy share: everything but idle.
+    pub fn busy(&self) -> f64 {
+        (100.0 - self.idle).max(0.0)
+    }
+}
+
+/// Per-core load between two samples.
+pub fn load(before: &Sample, after: &Sample) -> Vec<CoreLoad> {
+    let mut out = Vec::new();
+    for (cpu, a) in &after.cpus {
+        let Some((_, b)) = before.cpus.iter().find(|(c, _)| c == cpu) else { continue };
+        let d = Ticks {
+            usr: a.usr.saturating_sub(b.usr),
+            sys: a.sys.saturating_sub(b.sys),
+            irq: a.irq.saturating_sub(b.irq),
+            softirq: a.softirq.saturating_sub(b.softirq),
+            idle: a.idle.saturating_sub(b.idle),
+            steal: a.steal.saturating_sub(b.steal),
+        };
+        let t = d.total();
+        if t == 0 {
+            continue;
+        }
+        let pct = |x: u64| (x as f64) * 100.0 / (t as f64);
+        out.push(CoreLoad {
+            cpu: *cpu,
+            usr: pct(d.usr),
+            sys: pct(d.sys),
+            irq: pct(d.irq),
+            softirq: pct(d.softirq),
+            idle: pct(d.idle),
+        });
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const A: &str = "cpu  10 0 10 100 0 0 0 0 0 0\ncpu0 5 0 5 50 0 0 0 0 0 0\ncpu1 5 0 5 50 0 0 0 0 0 0\nintr 1\n";
+    const B: &str = "cpu  10 0 10 100 0 0 0 0 0 0\ncpu0 15 5 35 65 0 20 20 0 0 0\ncpu1 6 0 6 148 0 0 0 0 0 0\nintr 1\n";
+
+    #[test]
+    fn per_core_load_like_mpstat() {
+        let l = load(&parse_proc_stat(A).unwrap(), &parse_proc_stat(B).unwrap());
+        assert_eq!(l.len(), 2);
+        assert_eq!(l[0].cpu, 0);
+        assert!((l[0].usr - 15.0).abs() < 1e-9);
+        assert!((l[0].sys - 30.0).abs() < 1e-9);
+        assert!((l[0].irq - 20.0).abs() < 1e-9);
+        assert!((l[0].softirq - 20.0).abs() < 1e-9);
+        assert!((l[0].busy() - 85.0).abs() < 1e-9);
+        assert!((l[1].idle - 98.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn rejects_garbage() {
+        assert!(parse_proc_stat("hello\n").is_err());
+    }
+}

@@ -1,0 +1,150 @@
+//! Where commands run: this machine, a network namespace on it, or a host
+//! reached over ssh. Arguments are passed as a vector; for ssh (which hands
+//! one string to the remote shell) every argument is single-quoted, so no
+//! value from a plan or a target file is ever interpreted by a shell.
+
+use std::process::{Child, Command, Output, Stdio};
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::BenchError;
+
+/// A place to run commands.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+pub enum Host {
+    /// This machine.
+    Local,
+    /// A network namespace on this machine (`ip netns exec NAME`).
+    Netns {
+        /// Namespace name.
+        name: String,
+    },
+    /// A remote machine (`ssh [OPTS] DEST -- CMD`), key-based, no prompts.
+    Ssh {
+        /// `user@host` or an ssh config alias.
+        dest: String,
+        /// Extra ssh options (e.g. `["-p", "2222"]`).
+        #[serde(default)]
+        opts: Vec<String>,
+    },
+}
+
+/// Quotes one word for a POSIX shell.
+pub fn shell_quote(s: &str) -> String {
+    if !s.is_empty()
+        && s.chars().all(|c| c.is_ascii_alphanumeric() || "-_./:=,@+%".contains(c))
+    {
+        return s.to_string();
+    }
+    format!("'{}'", s.replace('\'', "'\\''"))
+}
+
+impl Host {
+    /// Same machine (same `/proc/stat`) as `other`?
+    pub fn same_machine(&self, other: &Host) -> bool {
+        match (self, other) {
+            (Host::Ssh { dest: a, .. }, Host::Ssh { dest: b, .. }) => a == b,
+            (Host::Ssh { .. }, _) | (_, Host::Ssh { .. }) => false,
+            _ => true,
+        }
+    }
+
+    /// Short label for reports.
+    pub fn label(&self) -> String {
+        match self {
+            Host::Local => "local".into(),
+            Host::Netns { name } => format!("netns:{name}"),
+            Host::Ssh { dest, .. } => format!("ssh:{dest}"),
+        }
+    }
+
+    /// Builds the process for `argv` on this host.
+    pub fn command(&self, argv: &[String]) -> Command {
+        match self {
+            Host::Local => {
+                let mut c = Command::new(&argv[0]);
+                c.args(&argv[1..]);
+                c
+            }
+            Host::Netns { name } => {
+                let mut c = Command::new("ip");
+                c.args(["netns", "exec", name]).args(argv);
+                c
+            }
+            Host::Ssh { dest, opts } => {
+                let mut c = Command::new("ssh");
+                c.args(["-o", "BatchMode=yes"]).args(opts).arg(dest).arg("--");
+                c.arg(argv.iter().map(|a| shell_quote(a)).collect::<Vec<_>>().join(" "));
+                c
+            }
+        }
+    }
+
+    /// Runs `argv` to completion and returns its output (any exit status).
+    pub fn output(&self, argv: &[String]) -> Result<Output, BenchError> {
+        self.command(argv)
+            .stdin(Stdio::null())
+            .output()
+            .map_err(|e| BenchError::Command { cmd: argv.join(" "), detail: e.to_string() })
+    }
+
+    /// Runs `argv`, fails unless it exits 0, returns stdout.
+    pub fn run(&self, argv: &[String]) -> Result<String, BenchError> {
+        let out = self.output(argv)?;
+        if !out.status.success() {
+            return Err(BenchError::Command {
+                cmd: format!("{} {}", self.label(), argv.join(" ")),
+                detail: format!("{}: {}", out.status, String::from_utf8_lossy(&out.stderr).trim()),
+            });
+        }
+        Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+    }
+
+    /// Starts `argv` in the background with stdout/stderr captured.
+    pub fn spawn(&self, argv: &[String]) -> Result<Child, BenchError> {
+        self.command(argv)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(|e| BenchError::Command { cmd: argv.join(" "), detail: e.to_string() })
+    }
+
+    /// Reads a file on the host (`/proc/stat`, `/proc/interrupts`).
+    pub fn read_file(&self, path: &str) -> Result<String, BenchError> {
+        match self {
+            // /proc/stat and /proc/interrupts are not per network namespace.
+            Host::Local | Host::Netns { .. } => {
+                std::fs::read_to_string(path).map_err(|e| BenchError::io(path, e))
+            }
+            Host::Ssh { .. } => self.run(&["cat".to_string(), path.to_string()]),
+        }
+    }
+}
+
+/// Builds an argv from string slices.
+pub fn argv(parts: &[&str]) -> Vec<String> {
+    parts.iter().map(|s| (*s).to_string()).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quoting() {
+        assert_eq!(shell_quote("10.201.2.2"), "10.201.2.2");
+        assert_eq!(shell_quote("a b"), "'a b'");
+        assert_eq!(shell_quote("x'; rm -rf /"), "'x'\\''; rm -rf /'");
+        assert_eq!(shell_quote(""), "''");
+    }
+
+    #[test]
+    fn ssh_command_is_one_quoted_string() {
+        let h = Host::Ssh { dest: "root@dut".into(), opts: vec![] };
+        let c = h.command(&argv(&["iperf3", "-c", "a;b"]));
+        let args: Vec<String> = c.get_args().map(|a| a.to_string_lossy().into_owned()).collect();
+        assert_eq!(args.last().map(String::as_str), Some("iperf3 -c 'a;b'"));
+    }
+}

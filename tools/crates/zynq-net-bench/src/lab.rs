@@ -1,0 +1,290 @@
+//! A benchmark lab in network namespaces on one machine:
+//!
+//! ```text
+//!  NAME-client            NAME-router (the DUT)             NAME-server
+//!  eth0 10.201.N.2 ──veth── eth0 10.201.N.1 | eth1 10.201.N+1.1 ──veth── eth0 10.201.N+1.2
+//! ```
+//!
+//! The router forwards (net.ipv4.ip_forward in its namespace), optionally
+//! through an nftables flowtable, optionally shaped with tbf to a known rate
+//! on both egress interfaces, optionally tuned by a board plan applied with
+//! the zynq-net applier. All addresses exist only inside the namespaces.
+//! `lab up` writes a targets file for `bench run`/`rfc2544`.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::BenchError;
+use crate::exec::{argv, Host};
+use crate::targets::{Endpoint, Targets, TARGETS_FORMAT};
+
+/// Where lab state files live.
+pub const STATE_DIR: &str = "/run/zynq-net";
+
+/// Options of `lab up`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LabOptions {
+    /// Lab name: namespace prefix (1-12 of `[a-z0-9-]`).
+    pub name: String,
+    /// Third octet of the client subnet (the server subnet is the next one): 10.201.N.0/24.
+    pub subnet: u8,
+    /// Shape both router egress interfaces to this rate with tbf.
+    pub shape: Option<f64>,
+    /// Forward through an nftables flowtable.
+    pub flowtable: bool,
+    /// Board tuning plan applied inside the router namespace.
+    pub plan: Option<PathBuf>,
+    /// The applier (`zynq-net-apply`).
+    pub applier: Option<PathBuf>,
+    /// veth queue count.
+    pub queues: u32,
+    /// MTU of every lab link.
+    pub mtu: u32,
+}
+
+impl Default for LabOptions {
+    fn default() -> Self {
+        LabOptions { name: "znlab".into(), subnet: 1, shape: None, flowtable: false, plan: None, applier: None, queues: 2, mtu: 1500 }
+    }
+}
+
+/// What `lab up` did (saved in the state file).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LabState {
+    /// Options.
+    pub options: LabOptions,
+    /// Targets for the runner.
+    pub targets: Targets,
+    /// Applier used, when a plan was applied.
+    pub applier: Option<PathBuf>,
+    /// Applier output.
+    pub apply_output: Option<String>,
+}
+
+fn valid_name(n: &str) -> bool {
+    !n.is_empty() && n.len() <= 12 && n.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+}
+
+/// Namespace names of a lab.
+pub fn namespaces(name: &str) -> [String; 3] {
+    [format!("{name}-client"), format!("{name}-router"), format!("{name}-server")]
+}
+
+/// State file of a lab.
+pub fn state_path(name: &str) -> PathBuf {
+    Path::new(STATE_DIR).join(format!("lab-{name}.json"))
+}
+
+fn ip(args: &[&str]) -> Result<String, BenchError> {
+    let mut v = vec!["ip"];
+    v.extend_from_slice(args);
+    Host::Local.run(&argv(&v))
+}
+
+fn netns_exists(ns: &str) -> bool {
+    Path::new("/run/netns").join(ns).exists()
+}
+
+/// tbf parameters for `rate` bit/s: a bucket of 1 ms of traffic (at least
+/// 16 KiB so a 9000-byte frame fits) and 2 ms of queue beyond it, so a
+/// one-second trial offered 1% above the rate loses frames.
+pub fn tbf_params(rate_bps: f64, mtu: u32) -> (u64, u64) {
+    let bytes_per_ms = rate_bps / 8.0 / 1000.0;
+    let burst = (bytes_per_ms.ceil() as u64).max(16384).max(2 * (mtu as u64 + 14));
+    let limit = burst + (2.0 * bytes_per_ms).ceil() as u64;
+    (burst, limit)
+}
+
+/// The applier: the option, `$ZYNQ_NET_APPLIER`, `zynq-net-apply` on
+/// PATH, or the source tree's copy.
+pub fn find_applier(opt: Option<&Path>) -> Option<PathBuf> {
+    if let Some(p) = opt {
+        return Some(p.to_path_buf());
+    }
+    if let Some(p) = std::env::var_os("ZYNQ_NET_APPLIER") {
+        return Some(PathBuf::from(p));
+    }
+    if let Some(path) = std::env::var_os("PATH") {
+        for d in std::env::split_paths(&path) {
+            let c = d.join("zynq-net-apply");
+            if c.is_file() {
+                return Some(c);
+            }
+        }
+    }
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../zynq-net-render/assets/zynq-net-apply.sh");
+    src.is_file().then_some(src)
+}
+
+/// Brings a lab up; fails (after tearing down what it made) on any error.
+pub fn up(o: &LabOptions) -> Result<LabState, BenchError> {
+    if !valid_name(&o.name) {
+        return Err(BenchError::Invalid(format!("lab name `{}`: 1-12 characters of [a-z0-9-]", o.name)));
+    }
+    if o.subnet == 255 {
+        return Err(BenchError::Invalid("--subnet must be below 255 (the server uses the next /24)".into()));
+    }
+    let [c, r, s] = namespaces(&o.name);
+    if [&c, &r, &s].iter().any(|n| netns_exists(n)) {
+        return Err(BenchError::Invalid(format!("lab `{}` exists; `zynq-net lab down --name {}` first", o.name, o.name)));
+    }
+    match build(o, &c, &r, &s) {
+        Ok(st) => Ok(st),
+        Err(e) => {
+            let _ = teardown(&o.name);
+            Err(e)
+        }
+    }
+}
+
+fn build(o: &LabOptions, c: &str, r: &str, s: &str) -> Result<LabState, BenchError> {
+    let (n1, n2) = (o.subnet, o.subnet + 1);
+    let q = o.queues.max(1).to_string();
+    let mtu = o.mtu.to_string();
+    for ns in [c, r, s] {
+        ip(&["netns", "add", ns])?;
+        ip(&["-n", ns, "link", "set", "lo", "up"])?;
+    }
+    ip(&["link", "add", "eth0", "netns", c, "numtxqueues", &q, "numrxqueues", &q, "type", "veth", "peer", "name", "eth0", "netns", r, "numtxqueues", &q, "numrxqueues", &q])?;
+    ip(&["link", "add", "eth1", "netns", r, "numtxqueues", &q, "numrxqueues", &q, "type", "veth", "peer", "name", "eth0", "netns", s, "numtxqueues", &q, "numrxqueues", &q])?;
+    let addr = |a: u8, b: u8| format!("10.201.{a}.{b}/24");
+    ip(&["-n", c, "addr", "add", &addr(n1, 2), "dev", "eth0"])?;
+    ip(&["-n", r, "addr", "add", &addr(n1, 1), "dev", "eth0"])?;
+    ip(&["-n", r, "addr", "add", &addr(n2, 1), "dev", "eth1"])?;
+    ip(&["-n", s, "addr", "add", &addr(n2, 2), "dev", "eth0"])?;
+    for (ns, dev) in [(c, "eth0"), (r, "eth0"), (r, "eth1"), (s, "eth0")] {
+        ip(&["-n", ns, "link", "set", "dev", dev, "mtu", &mtu, "up"])?;
+    }
+    ip(&["-n", c, "route", "add", "default", "via", &format!("10.201.{n1}.1")])?;
+    ip(&["-n", s, "route", "add", "default", "via", &format!("10.201.{n2}.1")])?;
+    let router = Host::Netns { name: r.to_string() };
+    router.run(&argv(&["sysctl", "-q", "-w", "net.ipv4.ip_forward=1"]))?;
+    let mut desc = format!("lab `{}`: netns {c} -> {r} (IPv4 forwarding", o.name);
+    if o.flowtable {
+        let rules = "table inet zynq_net_lab {\n  flowtable ft {\n    hook ingress priority 0; devices = { eth0, eth1 };\n  }\n  chain forward {\n    type filter hook forward priority 0; policy accept;\n    meta l4proto { tcp, udp } flow add @ft\n  }\n}\n";
+        let f = std::env::temp_dir().join(format!("zynq-net-lab-{}-{}.nft", o.name, std::process::id()));
+        std::fs::write(&f, rules).map_err(|e| BenchError::io(&f, e))?;
+        let res = router.run(&argv(&["nft", "-f", &f.to_string_lossy()]));
+        let _ = std::fs::remove_file(&f);
+        res?;
+        desc.push_str(", nftables flowtable");
+    }
+    if let Some(rate) = o.shape {
+        let (burst, limit) = tbf_params(rate, o.mtu);
+        for dev in ["eth0", "eth1"] {
+            router.run(&argv(&[
+                "tc", "qdisc", "replace", "dev", dev, "root", "tbf", "rate", &format!("{}bit", rate as u64),
+                "burst", &burst.to_string(), "limit", &limit.to_string(),
+            ]))?;
+        }
+        desc.push_str(&format!(", tbf {} Mbit/s burst {burst} B limit {limit} B", rate / 1e6));
+    }
+    let mut applier_used = None;
+    let mut apply_output = None;
+    if let Some(plan) = &o.plan {
+        let applier = find_applier(o.applier.as_deref()).ok_or_else(|| {
+            BenchError::Invalid("no applier found: pass --applier or set ZYNQ_NET_APPLIER".into())
+        })?;
+        let out = router.output(&argv(&["sh", &applier.to_string_lossy(), "apply", &plan.to_string_lossy()]))?;
+        let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+        // 0: all applied; 3: some steps skipped/failed (reported, not fatal).
+        match out.status.code() {
+            Some(0) | Some(3) => {}
+            _ => {
+                return Err(BenchError::Command {
+                    cmd: format!("{} apply {}", applier.display(), plan.display()),
+                    detail: format!("{}: {}", out.status, text.trim()),
+                })
+            }
+        }
+        desc.push_str(&format!(", tuning plan {}", plan.display()));
+        applier_used = Some(applier);
+        apply_output = Some(text);
+    }
+    desc.push_str(&format!(") -> {s}"));
+    let endpoint = |ns: &str, address: String, ifaces: &[&str]| Endpoint {
+        host: Host::Netns { name: ns.to_string() },
+        address,
+        ifaces: ifaces.iter().map(|s| (*s).to_string()).collect(),
+        irq_pattern: None,
+    };
+    let targets = Targets {
+        format: TARGETS_FORMAT.into(),
+        client: endpoint(c, format!("10.201.{n1}.2"), &["eth0"]),
+        server: endpoint(s, format!("10.201.{n2}.2"), &["eth0"]),
+        dut: Some(endpoint(r, format!("10.201.{n1}.1"), &["eth0", "eth1"])),
+        port: 5201,
+        description: desc,
+    };
+    let st = LabState { options: o.clone(), targets, applier: applier_used, apply_output };
+    std::fs::create_dir_all(STATE_DIR).map_err(|e| BenchError::io(STATE_DIR, e))?;
+    let p = state_path(&o.name);
+    std::fs::write(&p, serde_json::to_string_pretty(&st).unwrap_or_default() + "\n").map_err(|e| BenchError::io(&p, e))?;
+    Ok(st)
+}
+
+/// Loads the state of a running lab.
+pub fn state(name: &str) -> Result<LabState, BenchError> {
+    let p = state_path(name);
+    let t = std::fs::read_to_string(&p).map_err(|e| BenchError::io(&p, e))?;
+    serde_json::from_str(&t).map_err(|e| BenchError::Invalid(format!("{}: {e}", p.display())))
+}
+
+fn teardown(name: &str) -> Vec<String> {
+    let mut msgs = Vec::new();
+    for ns in namespaces(name) {
+        if netns_exists(&ns) {
+            if let Err(e) = ip(&["netns", "del", &ns]) {
+                msgs.push(e.to_string());
+            }
+        }
+    }
+    let _ = std::fs::remove_file(state_path(name));
+    msgs
+}
+
+/// Tears a lab down: reverts an applied plan (global sysctls live outside
+/// the namespaces), deletes the namespaces (and with them the veths).
+pub fn down(name: &str) -> Result<Vec<String>, BenchError> {
+    if !valid_name(name) {
+        return Err(BenchError::Invalid(format!("lab name `{name}`: 1-12 characters of [a-z0-9-]")));
+    }
+    let mut msgs = Vec::new();
+    if let Ok(st) = state(name) {
+        if let (Some(applier), Some(_)) = (&st.applier, &st.options.plan) {
+            let router = Host::Netns { name: namespaces(name)[1].clone() };
+            match router.output(&argv(&["sh", &applier.to_string_lossy(), "revert"])) {
+                Ok(o) if o.status.success() => {}
+                Ok(o) => msgs.push(format!("applier revert: {}: {}", o.status, String::from_utf8_lossy(&o.stderr).trim())),
+                Err(e) => msgs.push(e.to_string()),
+            }
+        }
+    }
+    msgs.extend(teardown(name));
+    Ok(msgs)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tbf_resolves_one_percent_in_one_second() {
+        let rate = 200e6;
+        let (burst, limit) = tbf_params(rate, 1500);
+        assert!(burst >= 16384);
+        // 1% excess over one second must overflow the bucket and queue.
+        assert!((limit as f64) < rate / 8.0 * 0.01, "limit {limit}");
+        let (b9, _) = tbf_params(10e6, 9000);
+        assert!(b9 >= 2 * 9014);
+    }
+
+    #[test]
+    fn names() {
+        assert!(valid_name("znlab"));
+        assert!(!valid_name("a/b"));
+        assert!(!valid_name("waytoolongname1"));
+        assert_eq!(namespaces("x")[1], "x-router");
+    }
+}

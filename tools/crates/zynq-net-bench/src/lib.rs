@@ -1,0 +1,28 @@
+//! zynq-net benchmark runner.
+//!
+//! - [`plan`]: the matrix from a board's `bench` section (protocol ×
+//!   direction × MTU × streams), saved as JSON;
+//! - [`run`]: iperf3 `--json` trials locally, in a network namespace or over
+//!   ssh, per-core `/proc/stat` load on every machine, results appended as
+//!   JSON lines;
+//! - [`rfc2544`]: zero-loss throughput search per frame size;
+//! - [`compare`]: A vs B with repeat-based noise estimates;
+//! - [`report`]: Markdown, CSV, JSON and a self-contained HTML page with SVG plots;
+//! - [`lab`]: client / router (DUT) / server in network namespaces;
+//! - [`cli`]: the clap commands the `zynq-net` binary mounts as `bench` and `lab`.
+
+pub mod cli;
+pub mod compare;
+pub mod cpu;
+pub mod error;
+pub mod exec;
+pub mod iperf;
+pub mod lab;
+pub mod plan;
+pub mod report;
+pub mod rfc2544;
+pub mod run;
+pub mod spec;
+pub mod targets;
+
+pub use error::BenchError;

@@ -1,0 +1,315 @@
+//! RFC 2544-style throughput: for each frame size, the highest offered
+//! frame rate with (configurably) zero loss, found by a binary search of
+//! short trials and checked by one longer confirmation trial.
+//!
+//! Frame arithmetic (RFC 2544 §9.1 and §26, IEEE 802.3): a frame of `F`
+//! bytes (Ethernet header 14 + payload + FCS 4) occupies `F + 20` bytes on
+//! the wire (preamble and SFD 8, inter-frame gap 12), so the line-rate
+//! maximum is `fps = rate / (8 · (F + 20))`. The UDP payload that makes an
+//! `F`-byte frame is `F - 46` (14 + 4 + IPv4 20 + UDP 8).
+
+use serde::{Deserialize, Serialize};
+
+use crate::iperf::{ClientOpts, Direction, Protocol};
+use crate::run::{Context, Trial};
+use crate::spec::Rfc2544Spec;
+
+/// Wire overhead per frame: preamble + SFD (8) and inter-frame gap (12).
+pub const WIRE_OVERHEAD: u32 = 20;
+/// Ethernet header (14) + FCS (4) + IPv4 (20) + UDP (8).
+pub const UDP_FRAME_OVERHEAD: u32 = 46;
+
+/// Line-rate maximum frames per second for frame size `f` at `line_bps`.
+pub fn max_fps(line_bps: f64, f: u32) -> f64 {
+    line_bps / (8.0 * (f + WIRE_OVERHEAD) as f64)
+}
+
+/// Frame bits per second (what RFC 2544 tables call Mb/s: frames × size).
+pub fn frame_bps(fps: f64, f: u32) -> f64 {
+    fps * 8.0 * f as f64
+}
+
+/// Percent of line rate including the 20 bytes of wire overhead per frame.
+pub fn line_percent(fps: f64, f: u32, line_bps: f64) -> f64 {
+    100.0 * fps / max_fps(line_bps, f)
+}
+
+/// UDP payload (`-l`) for an `f`-byte frame.
+pub fn udp_payload(f: u32) -> u32 {
+    f.saturating_sub(UDP_FRAME_OVERHEAD).max(1)
+}
+
+/// One trial of the search.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Step {
+    /// 1-based trial number (search trials; confirmation trials are marked).
+    pub n: u32,
+    /// Confirmation trial?
+    pub confirm: bool,
+    /// Offered frame rate asked from iperf3.
+    pub offered_fps: f64,
+    /// Frame rate iperf3 actually sent.
+    pub sent_fps: f64,
+    /// Frame rate the receiver got.
+    pub received_fps: f64,
+    /// Frames sent.
+    pub sent: u64,
+    /// Frames lost (receiver's count).
+    pub lost: u64,
+    /// Loss percent.
+    pub loss_percent: f64,
+    /// Passed the loss criterion?
+    pub pass: bool,
+    /// Error of the trial, if any.
+    pub error: Option<String>,
+}
+
+/// Result for one frame size.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FrameResult {
+    /// Frame size in bytes.
+    pub frame_size: u32,
+    /// UDP payload used.
+    pub udp_payload: u32,
+    /// Throughput in frames per second (0 if nothing passed).
+    pub fps: f64,
+    /// Throughput in frame bits per second.
+    pub frame_bps: f64,
+    /// UDP payload bits per second at that rate.
+    pub payload_bps: f64,
+    /// Percent of line rate (with 20 B/frame wire overhead).
+    pub line_percent: f64,
+    /// Line-rate maximum frames per second.
+    pub max_fps: f64,
+    /// Search trials used.
+    pub search_trials: u32,
+    /// Did the longer confirmation trial pass at `fps`?
+    pub confirmed: bool,
+    /// The sender could not offer the rate asked (the tester, not the DUT, limited the result).
+    pub sender_limited: bool,
+    /// Highest CPU load seen (any core of any machine) during the confirmation.
+    pub max_core_busy: f64,
+    /// CPU-bound cores during the confirmation (C8).
+    pub cpu_bound: Vec<String>,
+    /// Every trial.
+    pub steps: Vec<Step>,
+}
+
+/// The whole RFC 2544 result.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Rfc2544Result {
+    /// Format tag.
+    pub format: String,
+    /// Line rate used (bit/s).
+    pub line_rate_bps: f64,
+    /// Search settings.
+    pub settings: Rfc2544Spec,
+    /// Per frame size.
+    pub frames: Vec<FrameResult>,
+    /// Deviations from RFC 2544, stated for the report.
+    pub deviations: Vec<String>,
+}
+
+/// The deviations from RFC 2544 this method has.
+pub fn deviations(s: &Rfc2544Spec, server_version: &str) -> Vec<String> {
+    let mut d = vec![
+        format!("RFC 2544-style, not RFC 2544: the tester is iperf3 {server_version} UDP on host network stacks, not a hardware traffic generator; sender timing jitter and host-side drops count as DUT loss."),
+        format!("Trial duration {} s for the search and {} s for the confirmation (RFC 2544 §26.1 asks for at least 60 s).", s.trial_seconds, s.confirm_seconds),
+        "Binary search seeded by the received rate of the first (line-rate) trial; it stops when the pass/fail bracket is narrower than the resolution or the trial budget is spent.".to_string(),
+        "Unidirectional UDP/IPv4 traffic of one flow; no learning frames, no bidirectional or multi-port traffic, no latency or back-to-back measurement.".to_string(),
+        "Frames counted from the receiver's UDP datagram count; a frame size maps to a UDP payload of F - 46 bytes.".to_string(),
+    ];
+    if s.loss_tolerance_percent > 0.0 {
+        d.push(format!("Loss tolerance {}% (RFC 2544 throughput is zero loss).", s.loss_tolerance_percent));
+    }
+    d
+}
+
+fn step_from(trial: &Trial, n: u32, confirm: bool, offered_fps: f64, payload: u32, tol: f64) -> Step {
+    let mut st = Step {
+        n,
+        confirm,
+        offered_fps,
+        sent_fps: 0.0,
+        received_fps: 0.0,
+        sent: 0,
+        lost: 0,
+        loss_percent: 100.0,
+        pass: false,
+        error: trial.record.error.clone(),
+    };
+    if let Some(s) = &trial.record.summary {
+        let f = &s.forward;
+        let secs = if f.seconds > 0.0 { f.seconds } else { 1.0 };
+        st.sent = f.packets_sent.unwrap_or_else(|| f.sent_bytes / payload as u64);
+        st.lost = f.lost_packets.unwrap_or(0);
+        st.sent_fps = st.sent as f64 / secs;
+        st.received_fps = st.sent.saturating_sub(st.lost) as f64 / secs;
+        st.loss_percent = if st.sent > 0 { 100.0 * st.lost as f64 / st.sent as f64 } else { 100.0 };
+        st.pass = st.sent > 0 && st.loss_percent <= tol;
+    }
+    st
+}
+
+/// The search for one frame size; `run_trial(opts, label, n)` executes one trial.
+pub fn search<F>(ctx: &Context, s: &Rfc2544Spec, line_bps: f64, frame: u32, mut run_trial: F) -> FrameResult
+where
+    F: FnMut(&ClientOpts, u32) -> Trial,
+{
+    let payload = udp_payload(frame);
+    let top = max_fps(line_bps, frame);
+    let opts_for = |fps: f64, secs: f64| ClientOpts {
+        server: ctx.targets.server.address.clone(),
+        port: ctx.targets.port,
+        protocol: Protocol::Udp,
+        direction: Direction::Tx,
+        streams: 1,
+        seconds: secs,
+        length: payload,
+        bitrate: Some((fps * 8.0 * payload as f64).round().max(1.0) as u64),
+        mss: None,
+        omit: 0,
+        zerocopy: false,
+    };
+    let mut steps = Vec::new();
+    let mut lo = 0.0_f64; // highest passing rate
+    let mut hi = top; // lowest failing rate (or the top, untested)
+    let mut hi_failed = false;
+    // Receive rate of the latest failing trial: where the DUT saturated.
+    let mut estimate: Option<f64> = None;
+    let mut stepped_up = false;
+    let mut sender_limited = false;
+    let step_up = 1.0 + s.resolution_percent / 100.0;
+    let mut n = 0;
+    let mut probe = top;
+    while n < s.max_trials {
+        n += 1;
+        let t = run_trial(&opts_for(probe, s.trial_seconds), n);
+        let st = step_from(&t, n, false, probe, payload, s.loss_tolerance_percent);
+        if st.pass {
+            // The sender may not manage the asked rate (small frames): the
+            // rate that counts is the one actually offered.
+            let achieved = st.sent_fps.min(probe);
+            lo = lo.max(achieved);
+            if st.sent_fps < probe * 0.98 {
+                sender_limited = true;
+                steps.push(st);
+                break;
+            }
+            if !hi_failed {
+                steps.push(st);
+                break; // line rate without loss
+            }
+        } else {
+            hi = probe.min(hi);
+            hi_failed = true;
+            if st.error.is_none() && st.received_fps > 0.0 {
+                estimate = Some(st.received_fps);
+                stepped_up = false;
+            }
+        }
+        steps.push(st);
+        if hi_failed && (hi - lo) / hi * 100.0 <= s.resolution_percent {
+            break;
+        }
+        // Next probe: just under the measured receive rate when it lies in
+        // the bracket; one resolution step above the last pass when the
+        // estimate says the limit is right there; else the bracket's middle.
+        let mid = (lo + hi) / 2.0;
+        let under = |e: f64| e * (1.0 - s.resolution_percent / 200.0);
+        probe = match estimate {
+            Some(e) if lo > 0.0 && e <= lo * step_up && !stepped_up && lo * step_up < hi => {
+                stepped_up = true;
+                lo * step_up
+            }
+            Some(e) if under(e) > lo && under(e) < hi && !stepped_up => under(e),
+            _ => mid,
+        };
+    }
+    let search_trials = n;
+    // Confirmation at the found rate; step down by the resolution (at most
+    // twice) if it does not hold over the longer trial.
+    let mut confirmed = false;
+    let mut rate = lo;
+    let mut max_busy: f64 = 0.0;
+    let mut cpu_bound = Vec::new();
+    for k in 0..3 {
+        if rate <= 0.0 {
+            break;
+        }
+        let t = run_trial(&opts_for(rate, s.confirm_seconds), search_trials + k + 1);
+        let st = step_from(&t, search_trials + k + 1, true, rate, payload, s.loss_tolerance_percent);
+        max_busy = t.record.cpu.iter().flat_map(|m| m.cores.iter()).map(|c| c.busy()).fold(0.0, f64::max);
+        cpu_bound = t.record.cpu_bound.clone();
+        let pass = st.pass;
+        let sent = st.sent_fps;
+        steps.push(st);
+        if pass {
+            confirmed = true;
+            if sender_limited {
+                rate = rate.min(sent);
+            }
+            break;
+        }
+        rate *= 1.0 - s.resolution_percent / 100.0;
+    }
+    FrameResult {
+        frame_size: frame,
+        udp_payload: payload,
+        fps: rate,
+        frame_bps: frame_bps(rate, frame),
+        payload_bps: rate * 8.0 * payload as f64,
+        line_percent: line_percent(rate, frame, line_bps),
+        max_fps: top,
+        search_trials,
+        confirmed,
+        sender_limited,
+        max_core_busy: max_busy,
+        cpu_bound,
+        steps,
+    }
+}
+
+/// Runs the search for every frame size; `on_trial` gets every trial (to
+/// save it) and `on_frame` every finished frame size.
+pub fn run<F, G>(ctx: &Context, s: &Rfc2544Spec, line_bps: f64, frames: &[u32], mut on_trial: F, mut on_frame: G) -> Rfc2544Result
+where
+    F: FnMut(u32, Trial) -> Trial,
+    G: FnMut(&FrameResult),
+{
+    let mut out = Vec::new();
+    for &f in frames {
+        let label = format!("rfc2544-{f}");
+        let r = search(ctx, s, line_bps, f, |o, n| {
+            let t = crate::run::trial(ctx, o, &label, n);
+            on_trial(f, t)
+        });
+        on_frame(&r);
+        out.push(r);
+    }
+    Rfc2544Result {
+        format: "zynq-net-bench-rfc2544 1".into(),
+        line_rate_bps: line_bps,
+        settings: s.clone(),
+        frames: out,
+        deviations: deviations(s, &ctx.server_version.to_string()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn frame_arithmetic() {
+        // 1 Gbit/s at 64 B: the classic 1,488,095 frames/s.
+        assert!((max_fps(1e9, 64) - 1_488_095.2).abs() < 1.0);
+        // 1518 B: 81,274 frames/s.
+        assert!((max_fps(1e9, 1518) - 81_274.4).abs() < 1.0);
+        assert_eq!(udp_payload(64), 18);
+        assert_eq!(udp_payload(1518), 1472);
+        assert!((line_percent(max_fps(1e9, 512), 512, 1e9) - 100.0).abs() < 1e-9);
+        // frame bits, not wire bits: 64 B at line rate is 761.9 Mbit/s of frames.
+        assert!((frame_bps(max_fps(1e9, 64), 64) / 1e6 - 761.9).abs() < 0.1);
+    }
+}

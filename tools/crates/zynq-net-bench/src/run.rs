@@ -1,0 +1,491 @@
+//! Running trials: one iperf3 client/server pair, per-core CPU load on every
+//! machine involved, the CPU-bound flag (C8), and the matrix runner that
+//! appends one JSON line per trial so an interrupted run keeps its results.
+
+use std::fs::OpenOptions;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::cpu::{self, CoreLoad};
+use crate::error::BenchError;
+use crate::exec::{argv, Host};
+use crate::iperf::{self, ClientOpts, Summary, Version};
+use crate::plan::{choose_cpus, irq_cpus_from_interrupts, Cell, Plan};
+use crate::targets::{Endpoint, Targets};
+
+/// File names inside a run directory.
+pub mod files {
+    /// The plan the run executed.
+    pub const PLAN: &str = "plan.json";
+    /// Run metadata (versions, pinning, targets).
+    pub const RUN: &str = "run.json";
+    /// One JSON line per matrix trial.
+    pub const RESULTS: &str = "results.jsonl";
+    /// RFC 2544 summary.
+    pub const RFC2544: &str = "rfc2544.json";
+    /// One JSON line per RFC 2544 trial.
+    pub const RFC2544_TRIALS: &str = "rfc2544-trials.jsonl";
+    /// Raw iperf3 JSON per trial.
+    pub const RAW_DIR: &str = "raw";
+}
+
+/// CPU load of one machine over a trial.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MachineLoad {
+    /// Which end(s) this machine is (`client`, `server`, `dut`, or
+    /// `client+server+dut` when they share one machine as in the lab).
+    pub role: String,
+    /// Per-core load.
+    pub cores: Vec<CoreLoad>,
+}
+
+/// One trial's record (a line of `results.jsonl`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TrialRecord {
+    /// Cell id (or `rfc2544-F` for search trials).
+    pub cell: String,
+    /// Repeat index (trial index for RFC 2544).
+    pub repeat: u32,
+    /// Unix time the trial started.
+    pub started: f64,
+    /// Wall time of the whole trial including process start-up.
+    pub wall_seconds: f64,
+    /// The client command line as run.
+    pub command: String,
+    /// Received throughput (bit/s), both directions for `--bidir`.
+    pub throughput_bps: f64,
+    /// Parsed iperf3 result.
+    pub summary: Option<Summary>,
+    /// Per-core load on every machine.
+    pub cpu: Vec<MachineLoad>,
+    /// Cores at or above the CPU-bound threshold (`client cpu1 97%`).
+    pub cpu_bound: Vec<String>,
+    /// Notes (pinning decisions, single-threaded iperf3, ...).
+    pub notes: Vec<String>,
+    /// Error, when the trial failed.
+    pub error: Option<String>,
+}
+
+/// Everything a trial needs, resolved once per run.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Context {
+    /// The targets.
+    pub targets: Targets,
+    /// iperf3 version on the client end.
+    pub client_version: Version,
+    /// iperf3 version on the server end.
+    pub server_version: Version,
+    /// taskset list for the client (empty: not pinned).
+    pub client_cpus: Vec<usize>,
+    /// taskset list for the server.
+    pub server_cpus: Vec<usize>,
+    /// Machines sampled for CPU load: role label and host.
+    pub machines: Vec<(String, Host)>,
+    /// CPU-bound threshold, percent busy.
+    pub cpu_bound_percent: f64,
+    /// Notes for every trial.
+    pub notes: Vec<String>,
+}
+
+fn detect_version(h: &Host) -> Result<Version, BenchError> {
+    let out = h.output(&argv(&["iperf3", "--version"]))?;
+    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    Version::parse(&text).ok_or_else(|| BenchError::Iperf(format!("{}: cannot tell the iperf3 version from `{}`", h.label(), text.trim())))
+}
+
+fn online_cpus(h: &Host) -> Result<Vec<usize>, BenchError> {
+    Ok(cpu::parse_proc_stat(&h.read_file("/proc/stat")?)?.cpus.iter().map(|(c, _)| *c).collect())
+}
+
+fn irq_cpus(e: &Endpoint, configured: &[usize]) -> Result<Vec<usize>, BenchError> {
+    let mut v = configured.to_vec();
+    if let Some(p) = &e.irq_pattern {
+        for c in irq_cpus_from_interrupts(&e.host.read_file("/proc/interrupts")?, p) {
+            if !v.contains(&c) {
+                v.push(c);
+            }
+        }
+    }
+    Ok(v)
+}
+
+impl Context {
+    /// Probes both ends: iperf3 versions, online CPUs, IRQ CPUs; decides pinning.
+    pub fn new(targets: &Targets, plan: &Plan) -> Result<Context, BenchError> {
+        let spec = &plan.spec;
+        let client_version = detect_version(&targets.client.host)?;
+        let server_version = detect_version(&targets.server.host)?;
+        let mut notes = Vec::new();
+        let mut pick = |end: &Endpoint, configured: &[usize], irq_conf: &[usize], name: &str| -> Result<Vec<usize>, BenchError> {
+            let irq = irq_cpus(end, irq_conf)?;
+            let online = online_cpus(&end.host)?;
+            let (cpus, warn) = choose_cpus(configured, &irq, &online);
+            if let Some(w) = warn {
+                notes.push(format!("{name}: {w}"));
+            } else if !irq.is_empty() {
+                notes.push(format!("{name}: NIC IRQ on CPU {irq:?}, iperf3 pinned to {cpus:?} with taskset"));
+            }
+            Ok(cpus)
+        };
+        let client_cpus = pick(&targets.client, &spec.cpus.client, &spec.irq_cpus.client, "client")?;
+        let server_cpus = pick(&targets.server, &spec.cpus.server, &spec.irq_cpus.server, "server")?;
+        let mut machines: Vec<(String, Host)> = Vec::new();
+        let ends = [("client", &targets.client), ("server", &targets.server)]
+            .into_iter()
+            .chain(targets.dut.as_ref().map(|d| ("dut", d)));
+        for (role, e) in ends {
+            if let Some(m) = machines.iter_mut().find(|(_, h)| h.same_machine(&e.host)) {
+                m.0.push('+');
+                m.0.push_str(role);
+            } else {
+                machines.push((role.to_string(), e.host.clone()));
+            }
+        }
+        Ok(Context {
+            targets: targets.clone(),
+            client_version,
+            server_version,
+            client_cpus,
+            server_cpus,
+            machines,
+            cpu_bound_percent: spec.cpu_bound_percent,
+            notes,
+        })
+    }
+}
+
+fn cpu_list(c: &[usize]) -> String {
+    c.iter().map(usize::to_string).collect::<Vec<_>>().join(",")
+}
+
+/// Prefixes `taskset -c LIST` when `cpus` is not empty. iperf3's own `-A`
+/// is never used: from 3.16 it pins every stream thread to one CPU.
+pub fn pinned(cpus: &[usize], cmd: Vec<String>) -> Vec<String> {
+    if cpus.is_empty() {
+        return cmd;
+    }
+    let mut v = argv(&["taskset", "-c"]);
+    v.push(cpu_list(cpus));
+    v.extend(cmd);
+    v
+}
+
+fn sample_all(ctx: &Context) -> Vec<Option<cpu::Sample>> {
+    ctx.machines
+        .iter()
+        .map(|(_, h)| h.read_file("/proc/stat").ok().and_then(|t| cpu::parse_proc_stat(&t).ok()))
+        .collect()
+}
+
+fn now_unix() -> f64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_secs_f64()).unwrap_or(0.0)
+}
+
+/// The outcome of one trial, with the raw iperf3 JSON.
+#[derive(Debug, Clone)]
+pub struct Trial {
+    /// The record.
+    pub record: TrialRecord,
+    /// Raw iperf3 client JSON (when it produced any).
+    pub raw: Option<Value>,
+}
+
+/// Runs one iperf3 trial: a one-off server on the server end, the client
+/// (retried while the server is not listening yet), CPU samples around it.
+pub fn trial(ctx: &Context, opts: &ClientOpts, cell: &str, repeat: u32) -> Trial {
+    let started = now_unix();
+    let t0 = Instant::now();
+    let mut notes = ctx.notes.clone();
+    if opts.streams > 1 && !ctx.client_version.multithreaded() {
+        notes.push(format!(
+            "iperf3 {} (< 3.16) is single-threaded: the {} streams share one CPU",
+            ctx.client_version, opts.streams
+        ));
+    }
+    // The server is bounded in time so that nothing is left behind on a
+    // remote end if this process dies.
+    let limit = (opts.seconds + opts.omit as f64 + 30.0).ceil() as u64;
+    let mut server_cmd = argv(&["timeout", &limit.to_string(), "iperf3", "-s", "-1", "-p"]);
+    server_cmd.push(opts.port.to_string());
+    let server_cmd = pinned(&ctx.server_cpus, server_cmd);
+    let client_cmd = {
+        let mut c = vec!["iperf3".to_string()];
+        c.extend(opts.args(ctx.client_version));
+        pinned(&ctx.client_cpus, c)
+    };
+    let command = client_cmd.join(" ");
+    let mut record = TrialRecord {
+        cell: cell.to_string(),
+        repeat,
+        started,
+        wall_seconds: 0.0,
+        command,
+        throughput_bps: 0.0,
+        summary: None,
+        cpu: Vec::new(),
+        cpu_bound: Vec::new(),
+        notes,
+        error: None,
+    };
+    let mut server = match ctx.targets.server.host.command(&server_cmd)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+    {
+        Ok(s) => s,
+        Err(e) => {
+            record.error = Some(format!("cannot start iperf3 server: {e}"));
+            return Trial { record, raw: None };
+        }
+    };
+    let mut before = None;
+    let mut output = None;
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let mut delay = Duration::from_millis(5);
+    loop {
+        before = before.or_else(|| Some(sample_all(ctx)));
+        match ctx.targets.client.host.output(&client_cmd) {
+            Ok(o) => {
+                let text = String::from_utf8_lossy(&o.stdout).into_owned();
+                let refused = text.contains("unable to connect") || text.contains("Connection refused");
+                if refused && Instant::now() < deadline {
+                    std::thread::sleep(delay);
+                    delay = (delay * 2).min(Duration::from_millis(100));
+                    before = None;
+                    continue;
+                }
+                output = Some((o, text));
+            }
+            Err(e) => record.error = Some(e.to_string()),
+        }
+        break;
+    }
+    let after = sample_all(ctx);
+    // The one-off server exits after its test; do not wait long for it.
+    let wait_until = Instant::now() + Duration::from_secs(3);
+    loop {
+        match server.try_wait() {
+            Ok(Some(_)) => break,
+            Ok(None) if Instant::now() < wait_until => std::thread::sleep(Duration::from_millis(5)),
+            _ => {
+                let _ = server.kill();
+                let _ = server.wait();
+                break;
+            }
+        }
+    }
+    if let Some(before) = before {
+        for (((role, _), b), a) in ctx.machines.iter().zip(before).zip(after) {
+            if let (Some(b), Some(a)) = (b, a) {
+                let cores = cpu::load(&b, &a);
+                for c in &cores {
+                    if c.busy() >= ctx.cpu_bound_percent {
+                        record.cpu_bound.push(format!("{role} cpu{} {:.0}%", c.cpu, c.busy()));
+                    }
+                }
+                record.cpu.push(MachineLoad { role: role.clone(), cores });
+            }
+        }
+    }
+    let mut raw = None;
+    if let Some((o, text)) = output {
+        match serde_json::from_str::<Value>(&text) {
+            Ok(v) => {
+                match iperf::parse_value(&v) {
+                    Ok(s) => {
+                        record.throughput_bps = s.total_received_bps();
+                        record.summary = Some(s);
+                    }
+                    Err(e) => record.error = Some(e.to_string()),
+                }
+                raw = Some(v);
+            }
+            Err(_) => {
+                record.error = Some(format!(
+                    "iperf3 client exited {} without JSON: {}",
+                    o.status,
+                    String::from_utf8_lossy(&o.stderr).trim()
+                ))
+            }
+        }
+    }
+    record.wall_seconds = t0.elapsed().as_secs_f64();
+    Trial { record, raw }
+}
+
+/// Builds the iperf3 client options of a matrix cell.
+pub fn cell_opts(ctx: &Context, cell: &Cell, emulate_mtu: bool, zerocopy: bool) -> ClientOpts {
+    ClientOpts {
+        server: ctx.targets.server.address.clone(),
+        port: ctx.targets.port,
+        protocol: cell.protocol,
+        direction: cell.direction,
+        streams: cell.streams,
+        seconds: cell.seconds,
+        length: cell.length,
+        bitrate: cell.bitrate,
+        mss: if emulate_mtu { cell.mss } else { None },
+        omit: cell.omit,
+        zerocopy,
+    }
+}
+
+/// Sets the MTU of every listed interface on every end; returns whether
+/// links were reconfigured (otherwise the MTU is emulated by `-M`/`-l`).
+pub fn set_mtu(targets: &Targets, mtu: u32) -> Result<bool, BenchError> {
+    let mut any = false;
+    for e in [&targets.client, &targets.server].into_iter().chain(targets.dut.as_ref()) {
+        for i in &e.ifaces {
+            e.host.run(&argv(&["ip", "link", "set", "dev", i, "mtu", &mtu.to_string()]))?;
+            any = true;
+        }
+    }
+    Ok(any)
+}
+
+/// Appends one JSON line and flushes it to disk.
+pub fn append_jsonl<T: Serialize>(path: &Path, value: &T) -> Result<(), BenchError> {
+    let mut f = OpenOptions::new().create(true).append(true).open(path).map_err(|e| BenchError::io(path, e))?;
+    let mut line = serde_json::to_string(value).map_err(|e| BenchError::Invalid(e.to_string()))?;
+    line.push('\n');
+    f.write_all(line.as_bytes()).map_err(|e| BenchError::io(path, e))?;
+    f.sync_data().map_err(|e| BenchError::io(path, e))
+}
+
+/// Reads a JSON-lines file; a torn last line (interrupted write) is ignored.
+pub fn read_jsonl<T: for<'de> Deserialize<'de>>(path: &Path) -> Result<Vec<T>, BenchError> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(BenchError::io(path, e)),
+    };
+    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+    let mut out = Vec::new();
+    for (i, l) in lines.iter().enumerate() {
+        match serde_json::from_str(l) {
+            Ok(v) => out.push(v),
+            Err(_) if i + 1 == lines.len() => {}
+            Err(e) => return Err(BenchError::Invalid(format!("{}:{}: {e}", path.display(), i + 1))),
+        }
+    }
+    Ok(out)
+}
+
+/// Options of [`run_plan`].
+#[derive(Debug, Clone, Default)]
+pub struct RunOptions {
+    /// Keep trials already in `results.jsonl` and run only the missing ones.
+    pub resume: bool,
+    /// No progress bar.
+    pub quiet: bool,
+}
+
+/// A progress bar over nominal trial seconds, with ETA, on stderr.
+pub fn progress(total_seconds: f64, quiet: bool) -> indicatif::ProgressBar {
+    let pb = if quiet {
+        indicatif::ProgressBar::hidden()
+    } else {
+        indicatif::ProgressBar::new((total_seconds * 10.0).ceil() as u64)
+    };
+    if let Ok(style) = indicatif::ProgressStyle::with_template(
+        "{spinner} [{elapsed_precise}] {bar:30} {percent:>3}% ETA {eta} {msg}",
+    ) {
+        pb.set_style(style);
+    }
+    pb
+}
+
+/// Runs the matrix of `plan` against `targets`, appending to `out/results.jsonl`.
+pub fn run_plan(plan: &Plan, targets: &Targets, out: &Path, opts: &RunOptions) -> Result<Vec<TrialRecord>, BenchError> {
+    std::fs::create_dir_all(out.join(files::RAW_DIR)).map_err(|e| BenchError::io(out, e))?;
+    let results_path = out.join(files::RESULTS);
+    let mut done: Vec<TrialRecord> = if opts.resume {
+        read_jsonl(&results_path)?
+    } else {
+        if results_path.exists() {
+            std::fs::remove_file(&results_path).map_err(|e| BenchError::io(&results_path, e))?;
+        }
+        Vec::new()
+    };
+    plan.save(&out.join(files::PLAN))?;
+    let ctx = Context::new(targets, plan)?;
+    let run_meta = serde_json::json!({
+        "format": "zynq-net-bench-run 1",
+        "tool": concat!("zynq-net ", env!("CARGO_PKG_VERSION")),
+        "started": now_unix(),
+        "context": ctx,
+    });
+    std::fs::write(out.join(files::RUN), serde_json::to_string_pretty(&run_meta).unwrap_or_default() + "\n")
+        .map_err(|e| BenchError::io(out.join(files::RUN), e))?;
+    let pb = progress(plan.nominal_seconds(), opts.quiet);
+    let mut current_mtu = None;
+    let mut links_set = false;
+    for cell in &plan.cells {
+        for rep in 0..cell.repeats {
+            let nominal = ((cell.seconds + cell.omit as f64) * 10.0).ceil() as u64;
+            if done.iter().any(|r| r.cell == cell.id && r.repeat == rep && r.error.is_none()) {
+                pb.inc(nominal);
+                continue;
+            }
+            if current_mtu != Some(cell.mtu) {
+                links_set = set_mtu(targets, cell.mtu)?;
+                current_mtu = Some(cell.mtu);
+            }
+            pb.set_message(format!("{} #{}", cell.id, rep + 1));
+            let t = trial(&ctx, &cell_opts(&ctx, cell, !links_set, plan.spec.zerocopy), &cell.id, rep);
+            if let Some(raw) = &t.raw {
+                let p: PathBuf = out.join(files::RAW_DIR).join(format!("{}-r{}.json", cell.id, rep));
+                std::fs::write(&p, serde_json::to_string_pretty(raw).unwrap_or_default())
+                    .map_err(|e| BenchError::io(&p, e))?;
+            }
+            append_jsonl(&results_path, &t.record)?;
+            if opts.quiet {
+                // keep quiet
+            } else if let Some(e) = &t.record.error {
+                pb.println(format!("{} #{}: FAILED: {e}", cell.id, rep + 1));
+            } else {
+                pb.println(format!(
+                    "{} #{}: {:.1} Mbit/s{}",
+                    cell.id,
+                    rep + 1,
+                    t.record.throughput_bps / 1e6,
+                    if t.record.cpu_bound.is_empty() { String::new() } else { format!(" CPU-bound ({})", t.record.cpu_bound.join(", ")) }
+                ));
+            }
+            done.retain(|r| !(r.cell == cell.id && r.repeat == rep));
+            done.push(t.record);
+            pb.inc(nominal);
+        }
+    }
+    pb.finish_and_clear();
+    Ok(done)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn taskset_not_dash_a() {
+        let v = pinned(&[1, 3], argv(&["iperf3", "-c", "x", "-P", "4"]));
+        assert_eq!(v[..3], argv(&["taskset", "-c", "1,3"])[..]);
+        assert!(!v.iter().any(|a| a == "-A"));
+        assert_eq!(pinned(&[], argv(&["iperf3"])), argv(&["iperf3"]));
+    }
+
+    #[test]
+    fn jsonl_survives_a_torn_last_line() {
+        let d = std::env::temp_dir().join(format!("znb-jsonl-{}", std::process::id()));
+        std::fs::create_dir_all(&d).unwrap();
+        let p = d.join("r.jsonl");
+        std::fs::write(&p, "{\"a\":1}\n{\"a\":2}\n{\"a\":").unwrap();
+        let v: Vec<Value> = read_jsonl(&p).unwrap();
+        assert_eq!(v.len(), 2);
+        std::fs::remove_dir_all(&d).unwrap();
+    }
+}
