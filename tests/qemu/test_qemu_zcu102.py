@@ -178,7 +178,7 @@ def _skip_without_tcg() -> None:
 
 
 @pytest.fixture(scope="module")
-def run(gen_board, tmp_path_factory) -> Run:
+def run(gen_board, zynq_net, tmp_path_factory) -> Run:
     _skip_without_tcg()
     gen = gen_board("zcu102")
     work = tmp_path_factory.mktemp("qemu-zcu102")
@@ -187,7 +187,8 @@ def run(gen_board, tmp_path_factory) -> Run:
     out = work / "out"
     proc = subprocess.run(
         [str(SCRIPT), "--gen", str(gen), "--extra-plan", str(variant),
-         "--out", str(out), "--timeout", str(BOOT_TIMEOUT)],
+         "--out", str(out), "--timeout", str(BOOT_TIMEOUT),
+         "--zynq-net", str(zynq_net)],
         capture_output=True, text=True, timeout=SCRIPT_TIMEOUT)
     r = Run(out, proc, gen / "tuning" / "zynq-net.plan")
     r.variant = parse_plan(variant)
