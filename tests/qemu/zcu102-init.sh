@@ -107,7 +107,7 @@ section netdevs sh -c 'ls /sys/class/net; for d in /sys/class/net/*; do printf "
 
 ip link set lo up
 ip link set "$IFACE" up
-section link-up sh -c "sleep 1; ip -d link show $IFACE; ethtool $IFACE"
+section link-up sh -c "sleep 0.5; ip -d link show $IFACE; ethtool $IFACE"
 
 section before-ethtool-g ethtool -g "$IFACE"
 section before-queues queues "$IFACE"
@@ -145,6 +145,8 @@ if [ -x "$APPLY" ] && [ -r "$EXTRA" ]; then
     section extra-apply "$APPLY" apply --json "$EXTRA"
     section extra-status-json "$APPLY" status --json "$EXTRA"
     section extra-ethtool-g ethtool -g "$IFACE"
+    # macb reopens the device on -G: the board's RPS/XPS/IRQ must survive.
+    [ -r "$PLAN" ] && section after-extra-status-json "$APPLY" status --json "$PLAN"
 fi
 
 section dmesg-net sh -c "dmesg | grep -v ZNQ | grep -iE 'macb|$IFACE|ff0e0000|phylink|fixed'"
