@@ -51,6 +51,7 @@ ZYNQ_NET_GEN_DIR[doc] = "Output folder of `zynq-net gen` inside the recipe's wor
 # board is set, so a machine without a board keeps the task signatures of
 # the recipes this layer appends to.
 ZYNQ_NET_SKIP_WITHOUT_BOARD ?= "1"
+ZYNQ_NET_SKIP_WITHOUT_BOARD[doc] = "'1': a recipe inheriting zynq-net is skipped when ZYNQ_NET_BOARD is empty; '0' (kernel and device-tree appends): it is left unchanged."
 
 def zynq_net_check_fastpath(d):
     """Refuse the legacy ASF fast path unless its pieces are present."""
