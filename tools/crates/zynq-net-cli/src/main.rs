@@ -1,0 +1,163 @@
+//! `zynq-net`: the command-line front end. Thin: parsing arguments, calling
+//! the library crates, printing, and mapping results to exit codes.
+//!
+//! Exit codes (docs/cli.md): 0 success; 1 invalid board or verification
+//! mismatch; 2 usage or I/O error.
+
+mod verify;
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+use zynq_net_model::{load_board, LoadError, LoadedBoard};
+
+/// Exit code: success.
+const EXIT_OK: u8 = 0;
+/// Exit code: the board is invalid, or a verification found mismatches.
+const EXIT_INVALID: u8 = 1;
+/// Exit code: usage or I/O error.
+const EXIT_USAGE: u8 = 2;
+
+#[derive(Parser)]
+#[command(name = "zynq-net", version, about = "Network-tuned embedded Linux images from one board description")]
+struct Cli {
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Check a board file; print every problem with file:line:col.
+    Check {
+        /// Board description (YAML, format v1).
+        board: PathBuf,
+    },
+    /// Generate every artifact of a board into a directory (atomically).
+    Gen {
+        /// Board description (YAML, format v1).
+        board: PathBuf,
+        /// Output directory (created or replaced as a whole).
+        #[arg(short, long)]
+        out: PathBuf,
+    },
+    /// Print the JSON Schema of the board format.
+    Schema,
+    /// Kernel config checks.
+    Kconfig {
+        #[command(subcommand)]
+        cmd: KconfigCmd,
+    },
+    /// Device-tree blob checks.
+    Dtb {
+        #[command(subcommand)]
+        cmd: DtbCmd,
+    },
+}
+
+#[derive(Subcommand)]
+enum KconfigCmd {
+    /// Compare a final kernel .config with what the board requires.
+    Verify {
+        /// Board description.
+        board: PathBuf,
+        /// The kernel's final .config.
+        #[arg(long)]
+        config: PathBuf,
+    },
+}
+
+#[derive(Subcommand)]
+enum DtbCmd {
+    /// Confirm a compiled DTB carries every node and property the board asked for.
+    Verify {
+        /// Board description.
+        board: PathBuf,
+        /// Compiled device tree blob.
+        dtb: PathBuf,
+    },
+}
+
+fn load(path: &Path) -> Result<LoadedBoard, ExitCode> {
+    match load_board(path) {
+        Ok(b) => {
+            if !b.warnings.is_empty() {
+                eprint!("{}", b.warning_diagnostics().render());
+            }
+            Ok(b)
+        }
+        Err(LoadError::Invalid(d)) => {
+            eprint!("{}", d.render());
+            Err(ExitCode::from(EXIT_INVALID))
+        }
+        Err(e @ LoadError::Io { .. }) => {
+            eprintln!("zynq-net: {e}");
+            Err(ExitCode::from(EXIT_USAGE))
+        }
+    }
+}
+
+fn input_name(path: &Path) -> String {
+    path.file_name().map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned())
+}
+
+fn gen(board: &Path, out: &Path) -> ExitCode {
+    let loaded = match load(board) {
+        Ok(b) => b,
+        Err(c) => return c,
+    };
+    let input = input_name(board);
+    let artifacts = match zynq_net_render::render_all(&loaded.board, &input) {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("zynq-net: internal error: {e}");
+            return ExitCode::from(EXIT_USAGE);
+        }
+    };
+    let manifest = zynq_net_render::manifest::manifest_json(&artifacts, &input, &loaded.board.board.name);
+    let mut files: Vec<(String, Vec<u8>, bool)> = artifacts.iter().map(|a| (a.path.clone(), a.contents.clone(), a.executable)).collect();
+    files.push(("manifest.json".into(), manifest.into_bytes(), false));
+    match zynq_net_render::write::write_atomic(out, &files) {
+        Ok(()) => {
+            println!("{}: wrote {} artifacts to {}", board.display(), artifacts.len(), out.display());
+            ExitCode::from(EXIT_OK)
+        }
+        Err(e) => {
+            eprintln!("zynq-net: {e} (nothing was written)");
+            ExitCode::from(EXIT_USAGE)
+        }
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            let code = if e.use_stderr() { EXIT_USAGE } else { EXIT_OK };
+            let _ = e.print();
+            return ExitCode::from(code);
+        }
+    };
+    match cli.cmd {
+        Cmd::Check { board } => match load(&board) {
+            Ok(b) => {
+                println!("{}: ok ({} interfaces, {} warning(s))", board.display(), b.board.interfaces.len(), b.warnings.len());
+                ExitCode::from(EXIT_OK)
+            }
+            Err(c) => c,
+        },
+        Cmd::Gen { board, out } => gen(&board, &out),
+        Cmd::Schema => {
+            print!("{}", zynq_net_model::schema::schema_json());
+            ExitCode::from(EXIT_OK)
+        }
+        Cmd::Kconfig { cmd: KconfigCmd::Verify { board, config } } => match load(&board) {
+            Ok(b) => verify::kconfig(&b, &config),
+            Err(c) => c,
+        },
+        Cmd::Dtb { cmd: DtbCmd::Verify { board, dtb } } => match load(&board) {
+            Ok(b) => verify::dtb(&b, &dtb),
+            Err(c) => c,
+        },
+    }
+}

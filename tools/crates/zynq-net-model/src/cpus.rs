@@ -1,0 +1,163 @@
+//! CPU lists (`"0-3,6"`) and kernel CPU bitmaps (`"0000000f,ffffffff"`).
+//!
+//! Source: Documentation/networking/scaling.rst and lib/bitmap.c
+//! (`bitmap_parse`, `%*pb`): `rps_cpus`, `xps_cpus` and `smp_affinity` take
+//! a hex bitmap written as comma-separated 32-bit groups, most significant
+//! group first. We always zero-pad every group to 8 digits (case C1: never
+//! one wide hex word, never an empty group).
+
+use std::collections::BTreeSet;
+use std::fmt;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// A CPU list as written in a board file: an integer (`2`) or a list string
+/// (`"0-3,6"`, ranges inclusive). Parsed and range-checked by validation.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum CpuList {
+    /// A single CPU number.
+    One(u32),
+    /// A list of CPU numbers and inclusive ranges, comma-separated.
+    List(#[schemars(regex(pattern = r"^[0-9]+(-[0-9]+)?(,[0-9]+(-[0-9]+)?)*$"))] String),
+}
+
+/// Why a CPU list string is not valid.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CpuListError {
+    /// Not of the form `N`, `N-M`, comma-separated.
+    #[error("`{0}` is not a CPU list (expected numbers and ranges like \"0-3,6\")")]
+    Syntax(String),
+    /// A range whose end is below its start.
+    #[error("range `{0}` ends before it starts")]
+    Reversed(String),
+    /// An empty list.
+    #[error("the CPU list is empty")]
+    Empty,
+}
+
+impl CpuList {
+    /// The set of CPU numbers in the list.
+    ///
+    /// # Errors
+    /// [`CpuListError`] for malformed text, reversed ranges or an empty list.
+    pub fn cpus(&self) -> Result<BTreeSet<u32>, CpuListError> {
+        match self {
+            CpuList::One(n) => Ok(BTreeSet::from([*n])),
+            CpuList::List(s) => parse_cpu_list(s),
+        }
+    }
+}
+
+impl fmt::Display for CpuList {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CpuList::One(n) => write!(f, "{n}"),
+            CpuList::List(s) => f.write_str(s),
+        }
+    }
+}
+
+/// Parses `"0-3,6"` into `{0,1,2,3,6}`.
+///
+/// # Errors
+/// [`CpuListError`] for malformed text, reversed ranges or an empty list.
+pub fn parse_cpu_list(s: &str) -> Result<BTreeSet<u32>, CpuListError> {
+    let mut out = BTreeSet::new();
+    if s.trim().is_empty() {
+        return Err(CpuListError::Empty);
+    }
+    for part in s.split(',') {
+        let part = part.trim();
+        let (a, b) = match part.split_once('-') {
+            Some((a, b)) => (a, b),
+            None => (part, part),
+        };
+        let a: u32 = a.parse().map_err(|_| CpuListError::Syntax(s.to_string()))?;
+        let b: u32 = b.parse().map_err(|_| CpuListError::Syntax(s.to_string()))?;
+        if b < a {
+            return Err(CpuListError::Reversed(part.to_string()));
+        }
+        if b - a > 65536 {
+            return Err(CpuListError::Syntax(s.to_string()));
+        }
+        out.extend(a..=b);
+    }
+    Ok(out)
+}
+
+/// Formats a CPU set as a kernel bitmap for a machine with `nr_cpus` CPUs:
+/// `ceil(nr_cpus/32)` comma-separated, zero-padded 32-bit hex groups, most
+/// significant first. CPUs must be below `nr_cpus` (checked by validation;
+/// higher ones widen the bitmap so nothing is lost).
+///
+/// `kernel_bitmap(&{0..=35}, 48) == "0000000f,ffffffff"` (case C1).
+pub fn kernel_bitmap(cpus: &BTreeSet<u32>, nr_cpus: u32) -> String {
+    let top = cpus.iter().next_back().map_or(0, |c| c + 1);
+    let bits = nr_cpus.max(top).max(1);
+    let groups = bits.div_ceil(32) as usize;
+    let mut words = vec![0u32; groups];
+    for &c in cpus {
+        words[(c / 32) as usize] |= 1 << (c % 32);
+    }
+    words
+        .iter()
+        .rev()
+        .map(|w| format!("{w:08x}"))
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+/// Formats a CPU set back as a compact list (`0-3,6`).
+pub fn format_cpu_list(cpus: &BTreeSet<u32>) -> String {
+    let mut parts = Vec::new();
+    let mut it = cpus.iter().copied().peekable();
+    while let Some(start) = it.next() {
+        let mut end = start;
+        while it.peek() == Some(&(end + 1)) {
+            end += 1;
+            it.next();
+        }
+        parts.push(if start == end { start.to_string() } else { format!("{start}-{end}") });
+    }
+    parts.join(",")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn c1_48_cpus_mask_is_grouped_and_padded() {
+        let cpus = parse_cpu_list("0-35").unwrap();
+        assert_eq!(kernel_bitmap(&cpus, 48), "0000000f,ffffffff");
+    }
+
+    #[test]
+    fn small_machines_use_one_padded_group() {
+        assert_eq!(kernel_bitmap(&parse_cpu_list("1").unwrap(), 4), "00000002");
+        assert_eq!(kernel_bitmap(&parse_cpu_list("0-3").unwrap(), 4), "0000000f");
+    }
+
+    #[test]
+    fn exact_group_boundaries() {
+        assert_eq!(kernel_bitmap(&parse_cpu_list("32").unwrap(), 64), "00000001,00000000");
+        assert_eq!(kernel_bitmap(&parse_cpu_list("31").unwrap(), 32), "80000000");
+        assert_eq!(kernel_bitmap(&parse_cpu_list("0,63").unwrap(), 64), "80000000,00000001");
+    }
+
+    #[test]
+    fn lists_parse_and_format_round_trip() {
+        let s = parse_cpu_list("0-2,4,6-7").unwrap();
+        assert_eq!(s.iter().copied().collect::<Vec<_>>(), vec![0, 1, 2, 4, 6, 7]);
+        assert_eq!(format_cpu_list(&s), "0-2,4,6-7");
+    }
+
+    #[test]
+    fn bad_lists_are_rejected() {
+        assert!(matches!(parse_cpu_list("3-1"), Err(CpuListError::Reversed(_))));
+        assert!(matches!(parse_cpu_list("a"), Err(CpuListError::Syntax(_))));
+        assert!(matches!(parse_cpu_list(""), Err(CpuListError::Empty)));
+    }
+}

@@ -1,0 +1,181 @@
+//! What each Ethernet driver accepts, from its `ethtool_ops` and probe code
+//! in Debian's linux-source-6.12. Every limit names the file it comes from.
+
+use crate::model::{Driver, Soc};
+
+/// Limits of one ring direction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RingLimit {
+    /// Smallest accepted size.
+    pub min: u32,
+    /// Largest accepted size.
+    pub max: u32,
+    /// The driver rejects sizes that are not a power of two.
+    pub pow2_required: bool,
+    /// The driver rounds sizes up to a power of two.
+    pub pow2_rounded: bool,
+}
+
+/// Coalescing parameter limits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CoalesceParam {
+    /// ethtool's name of the parameter.
+    pub name: &'static str,
+    /// Largest accepted value.
+    pub max: u32,
+}
+
+/// What a driver supports.
+#[derive(Debug, Clone, Copy)]
+pub struct DriverCaps {
+    /// Source file the facts come from.
+    pub source: &'static str,
+    /// RX ring limits; `None` = `ethtool -G` unsupported.
+    pub rx_ring: Option<RingLimit>,
+    /// TX ring limits; `None` = `ethtool -G` unsupported.
+    pub tx_ring: Option<RingLimit>,
+    /// Accepted `ethtool -C` parameters (empty = `-C` unsupported).
+    pub coalesce: &'static [CoalesceParam],
+    /// Largest MTU.
+    pub max_mtu: u32,
+    /// Largest number of TX queues.
+    pub max_tx_queues: u32,
+    /// Supports a dedicated zero-copy RX queue (netdev queue API + header split).
+    pub zero_copy_rx: bool,
+}
+
+const fn ring(min: u32, max: u32, pow2_required: bool, pow2_rounded: bool) -> Option<RingLimit> {
+    Some(RingLimit { min, max, pow2_required, pow2_rounded })
+}
+
+const GIANFAR_COAL: &[CoalesceParam] = &[
+    CoalesceParam { name: "rx-usecs", max: 0xffff },
+    CoalesceParam { name: "rx-frames", max: 0xff },
+    CoalesceParam { name: "tx-usecs", max: 0xffff },
+    CoalesceParam { name: "tx-frames", max: 0xff },
+];
+const AXIENET_COAL: &[CoalesceParam] = &[
+    CoalesceParam { name: "rx-usecs", max: 0xffff },
+    CoalesceParam { name: "rx-frames", max: 0xff },
+    CoalesceParam { name: "tx-usecs", max: 0xffff },
+    CoalesceParam { name: "tx-frames", max: 0xff },
+];
+const MLX5_COAL: &[CoalesceParam] = &[
+    CoalesceParam { name: "rx-usecs", max: 4095 },
+    CoalesceParam { name: "rx-frames", max: 65535 },
+    CoalesceParam { name: "tx-usecs", max: 4095 },
+    CoalesceParam { name: "tx-frames", max: 65535 },
+    CoalesceParam { name: "adaptive-rx", max: 1 },
+    CoalesceParam { name: "adaptive-tx", max: 1 },
+];
+const VIRTIO_COAL: &[CoalesceParam] = &[
+    CoalesceParam { name: "rx-usecs", max: u32::MAX },
+    CoalesceParam { name: "rx-frames", max: u32::MAX },
+    CoalesceParam { name: "tx-usecs", max: u32::MAX },
+    CoalesceParam { name: "tx-frames", max: u32::MAX },
+];
+
+/// Capabilities of `driver` on `soc`.
+pub fn caps(driver: Driver, soc: Soc) -> DriverCaps {
+    match driver {
+        // macb_main.c: macb_set_ringparam clamps rx to 64..8192 (MIN/MAX_RX_RING_SIZE),
+        // tx to 64..4096, then roundup_pow_of_two() and reopens the device; no
+        // set_coalesce; max_mtu = jumbo_max_len - ETH_HLEN - ETH_FCS_LEN
+        // (zynqmp_config: 10240 -> 10222), 1536 - 18 = 1518 without jumbo (Zynq-7000).
+        Driver::Macb => DriverCaps {
+            source: "drivers/net/ethernet/cadence/macb_main.c",
+            rx_ring: ring(64, 8192, false, true),
+            tx_ring: ring(64, 4096, false, true),
+            coalesce: &[],
+            max_mtu: if soc == Soc::Zynq7000 { 1518 } else { 10222 },
+            max_tx_queues: 8,
+            zero_copy_rx: false,
+        },
+        // gianfar_ethtool.c: gfar_sringparam rejects > GFAR_{RX,TX}_MAX_RING_SIZE (256)
+        // and non-powers of two; gfar_scoalesce: usecs <= 0xffff, frames <= 0xff.
+        // gianfar.c: max_mtu = GFAR_JUMBO_FRAME_SIZE (9600) - ETH_HLEN = 9586;
+        // one TX queue per queue-group (P1020 eTSEC: 2 groups).
+        Driver::Gianfar => DriverCaps {
+            source: "drivers/net/ethernet/freescale/gianfar_ethtool.c",
+            rx_ring: ring(1, 256, true, false),
+            tx_ring: ring(1, 256, true, false),
+            coalesce: GIANFAR_COAL,
+            max_mtu: 9586,
+            max_tx_queues: if soc == Soc::QoriqP1020 { 2 } else { 8 },
+            zero_copy_rx: false,
+        },
+        // xilinx_axienet_main.c: RX_BD_NUM_MAX = TX_BD_NUM_MAX = 4096,
+        // TX_BD_NUM_MIN = MAX_SKB_FRAGS + 1 (18); coalesce frames <= 255;
+        // max_mtu = XAE_JUMBO_MTU (9000) with jumbo frames in the IP.
+        Driver::Axienet => DriverCaps {
+            source: "drivers/net/ethernet/xilinx/xilinx_axienet_main.c",
+            rx_ring: ring(64, 4096, false, false),
+            tx_ring: ring(18, 4096, false, false),
+            coalesce: AXIENET_COAL,
+            max_mtu: 9000,
+            max_tx_queues: 1,
+            zero_copy_rx: false,
+        },
+        // linux-xlnx xilinx_axienet_mcdma.c: same limits, one queue per MCDMA channel
+        // (at most 16); -G/-C only while the interface is down.
+        Driver::XxvMcdma => DriverCaps {
+            source: "linux-xlnx drivers/net/ethernet/xilinx/xilinx_axienet_mcdma.c",
+            rx_ring: ring(64, 4096, false, false),
+            tx_ring: ring(18, 4096, false, false),
+            coalesce: AXIENET_COAL,
+            max_mtu: 9000,
+            max_tx_queues: 16,
+            zero_copy_rx: false,
+        },
+        // mlx5/core/en.h: MLX5E_PARAMS_{MINIMUM,MAXIMUM}_LOG_{SQ,RQ}_SIZE: 64..8192,
+        // rounded up to a power of two; en_ethtool.c coalescing; queue API for zcrx.
+        Driver::Mlx5 => DriverCaps {
+            source: "drivers/net/ethernet/mellanox/mlx5/core/en_ethtool.c",
+            rx_ring: ring(64, 8192, false, true),
+            tx_ring: ring(64, 8192, false, true),
+            coalesce: MLX5_COAL,
+            max_mtu: 9978,
+            max_tx_queues: 1024,
+            zero_copy_rx: true,
+        },
+        // virtio_net.c: ring resize up to the device's maximum; coalescing with
+        // VIRTIO_NET_F_NOTF_COAL only.
+        Driver::VirtioNet => DriverCaps {
+            source: "drivers/net/virtio_net.c",
+            rx_ring: ring(1, 32768, false, false),
+            tx_ring: ring(1, 32768, false, false),
+            coalesce: VIRTIO_COAL,
+            max_mtu: 65535,
+            max_tx_queues: 1024,
+            zero_copy_rx: false,
+        },
+        // veth.c: no set_ringparam, no set_coalesce; max_mtu = ETH_MAX_MTU.
+        Driver::Veth => DriverCaps {
+            source: "drivers/net/veth.c",
+            rx_ring: None,
+            tx_ring: None,
+            coalesce: &[],
+            max_mtu: 65535,
+            max_tx_queues: 4096,
+            zero_copy_rx: false,
+        },
+    }
+}
+
+/// `phy-mode` values of Documentation/devicetree/bindings/net/ethernet-controller.yaml (6.12).
+pub const PHY_MODES: &[&str] = &[
+    "internal", "mii", "gmii", "sgmii", "psgmii", "qsgmii", "qusgmii", "tbi", "rev-mii", "rmii", "rev-rmii",
+    "moca", "rgmii", "rgmii-id", "rgmii-rxid", "rgmii-txid", "rtbi", "smii", "xgmii", "trgmii", "1000base-x",
+    "2500base-x", "5gbase-r", "rxaui", "xaui", "10gbase-kr", "10gbase-r", "25gbase-r", "usxgmii", "10g-qxgmii",
+];
+
+/// `phy-mode` values the AXI Ethernet binding allows
+/// (Documentation/devicetree/bindings/net/xlnx,axi-ethernet.yaml, 6.12).
+pub const AXIENET_PHY_MODES: &[&str] = &["mii", "gmii", "rgmii", "sgmii", "1000base-x"];
+
+/// `ethtool -K` feature names accepted without a warning.
+pub const KNOWN_OFFLOADS: &[&str] = &[
+    "rx", "tx", "sg", "tso", "gso", "gro", "lro", "rxvlan", "txvlan", "ntuple", "rxhash", "rx-gro-hw",
+    "rx-gro-list", "rx-udp-gro-forwarding", "tx-nocache-copy", "hw-tc-offload", "rx-all", "rx-fcs",
+    "tx-udp-segmentation", "highdma", "loopback",
+];

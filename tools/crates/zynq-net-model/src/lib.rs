@@ -1,0 +1,100 @@
+//! zynq-net board model: the typed board description, span-preserving YAML
+//! loading, the derived JSON Schema, and every validation rule.
+//!
+//! Flow: `load_board` parses YAML with positions ([`yaml`]), validates the
+//! document against the JSON Schema derived from [`model::Board`]
+//! ([`schema`]), deserializes it, then runs the semantic rules
+//! ([`validate`]). All problems come back at once as [`Diagnostics`].
+
+pub mod bench;
+pub mod cpus;
+pub mod diag;
+pub mod drivers;
+pub mod model;
+pub mod schema;
+pub mod validate;
+pub mod yaml;
+
+use std::path::{Path, PathBuf};
+
+pub use diag::{Diagnostic, Diagnostics, Pos, Severity};
+pub use model::Board;
+pub use yaml::SourceMap;
+
+/// A board that loaded without errors, with its warnings.
+#[derive(Debug, Clone)]
+pub struct LoadedBoard {
+    /// The validated board.
+    pub board: Board,
+    /// The file it came from.
+    pub file: PathBuf,
+    /// The file's text.
+    pub source: String,
+    /// Warnings (already located).
+    pub warnings: Vec<Diagnostic>,
+}
+
+impl LoadedBoard {
+    /// Warnings as a [`Diagnostics`] set, for rendering.
+    pub fn warning_diagnostics(&self) -> Diagnostics {
+        Diagnostics { file: self.file.clone(), source: self.source.clone(), items: self.warnings.clone() }
+    }
+}
+
+/// Loads and validates a board from text; `file` is used in messages.
+///
+/// # Errors
+/// [`Diagnostics`] with every error and warning found, sorted by position.
+pub fn load_board_str(file: &Path, text: &str) -> Result<LoadedBoard, Diagnostics> {
+    let fail = |items: Vec<Diagnostic>| {
+        let mut items = items;
+        items.sort_by(|a, b| (a.pos, a.severity).cmp(&(b.pos, b.severity)));
+        Diagnostics { file: file.to_path_buf(), source: text.to_string(), items }
+    };
+    let (value, map) = yaml::load(text).map_err(fail)?;
+    if let Some(v) = value.get("version").and_then(serde_json::Value::as_u64) {
+        if v != u64::from(model::FORMAT_VERSION) {
+            let d = map.locate(Diagnostic::error("/version", format!("board format version {v} is not supported by this zynq-net (reads version {})", model::FORMAT_VERSION))
+                .hint("see docs/board-format.md, section Changelog, for migration"));
+            return Err(fail(vec![d]));
+        }
+    }
+    let structural = schema::validate_structure(&value, &map);
+    if !structural.is_empty() {
+        return Err(fail(structural));
+    }
+    let board: Board = serde_json::from_value(value)
+        .map_err(|e| fail(vec![map.locate(Diagnostic::error("", format!("internal error: schema-valid board did not deserialize: {e}")))]))?;
+    let items: Vec<Diagnostic> = validate::validate(&board).into_iter().map(|d| map.locate(d)).collect();
+    if items.iter().any(Diagnostic::is_error) {
+        return Err(fail(items));
+    }
+    let mut warnings = items;
+    warnings.sort_by_key(|d| d.pos);
+    Ok(LoadedBoard { board, file: file.to_path_buf(), source: text.to_string(), warnings })
+}
+
+/// Error reading a board file.
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    /// The file could not be read.
+    #[error("cannot read {}: {source}", path.display())]
+    Io {
+        /// The path.
+        path: PathBuf,
+        /// The cause.
+        source: std::io::Error,
+    },
+    /// The file has errors.
+    #[error("{0}")]
+    Invalid(Diagnostics),
+}
+
+/// Reads and validates a board file.
+///
+/// # Errors
+/// [`LoadError::Io`] when unreadable, [`LoadError::Invalid`] with all diagnostics.
+pub fn load_board(path: &Path) -> Result<LoadedBoard, LoadError> {
+    let text = std::fs::read_to_string(path).map_err(|source| LoadError::Io { path: path.to_path_buf(), source })?;
+    load_board_str(path, &text).map_err(LoadError::Invalid)
+}

@@ -1,0 +1,201 @@
+//! The JSON Schema of the board format, derived from the model, and
+//! structural validation of a loaded document against it.
+
+use serde_json::Value;
+
+use crate::diag::Diagnostic;
+use crate::model::Board;
+use crate::yaml::{escape_segment, SourceMap};
+
+/// Keys renamed or commonly mistyped, with the key to use instead.
+const RENAMED_KEYS: &[(&str, &str)] = &[
+    ("rps_flow_cnt", "rfs_flow_cnt"),
+    ("irqs", "irq_affinity"),
+    ("smp_affinity", "irq_affinity"),
+    ("ring", "rings"),
+    ("coalescing", "coalesce"),
+    ("offload", "offloads"),
+    ("features", "offloads"),
+    ("phy-mode", "phy_mode"),
+    ("local-mac-address", "mac"),
+    ("mac_address", "mac"),
+    ("rps_sock_flow_entries", "rfs_sock_flow_entries"),
+    ("nf_conntrack_max", "conntrack_max"),
+    ("num_queues", "queues"),
+];
+
+/// The JSON Schema (draft 2020-12) of board format v1, pretty-printed.
+pub fn schema_json() -> String {
+    let mut s = serde_json::to_string_pretty(&schema_value()).unwrap_or_default();
+    s.push('\n');
+    s
+}
+
+/// The JSON Schema as a value.
+pub fn schema_value() -> Value {
+    serde_json::to_value(schemars::schema_for!(Board)).unwrap_or(Value::Null)
+}
+
+/// Validates `doc` against the board schema; returns every violation,
+/// located with `map`.
+pub fn validate_structure(doc: &Value, map: &SourceMap) -> Vec<Diagnostic> {
+    let schema = schema_value();
+    let validator = match jsonschema::validator_for(&schema) {
+        Ok(v) => v,
+        Err(e) => return vec![Diagnostic::error("", format!("internal error: board schema does not compile: {e}"))],
+    };
+    let mut out = Vec::new();
+    for err in validator.iter_errors(doc) {
+        let ptr = err.instance_path.as_str().to_string();
+        let expected = describe(&schema, &ptr);
+        match &err.kind {
+            jsonschema::error::ValidationErrorKind::AdditionalProperties { unexpected } => {
+                for key in unexpected {
+                    let child = format!("{ptr}/{}", escape_segment(key));
+                    let allowed = allowed_keys(&schema, &ptr);
+                    let hint = match RENAMED_KEYS.iter().find(|(old, _)| old == key) {
+                        Some((_, new)) if allowed.iter().any(|a| a == new) => format!("`{key}` is spelled `{new}` in board format v1"),
+                        _ => match closest(key, &allowed) {
+                            Some(c) => format!("did you mean `{c}`? allowed here: {}", allowed.join(", ")),
+                            None => format!("allowed here: {}", allowed.join(", ")),
+                        },
+                    };
+                    out.push(Diagnostic { pos: map.key_pos(&child), ..Diagnostic::error(child, format!("unknown key `{key}`")).hint(hint) });
+                }
+            }
+            jsonschema::error::ValidationErrorKind::Required { property } => {
+                let name = property.as_str().unwrap_or("?").to_string();
+                let child = format!("{ptr}/{}", escape_segment(&name));
+                let what = describe(&schema, &child);
+                let d = Diagnostic::error(ptr.clone(), format!("missing required key `{name}`"));
+                let d = match what { Some(w) => d.hint(format!("add `{name}:` ({w})")), None => d.hint(format!("add `{name}:`")) };
+                out.push(map.locate(d));
+            }
+            _ => {
+                let choices = enum_choices(&schema, &ptr);
+                let got = short(&err.instance);
+                let message = if !choices.is_empty() {
+                    format!("{got} is not one of {}", choices.join(", "))
+                } else {
+                    format!("{got}: {}", plain_message(&err.to_string()))
+                };
+                let d = Diagnostic::error(ptr.clone(), message);
+                let d = match expected { Some(w) => d.hint(format!("expected: {w}")), None => d };
+                out.push(map.locate(d));
+            }
+        }
+    }
+    out
+}
+
+fn plain_message(m: &str) -> String {
+    if m.contains("is not valid under any of the schemas") || m.contains("oneOf") || m.contains("anyOf") {
+        "not a valid value here".to_string()
+    } else {
+        m.to_string()
+    }
+}
+
+fn short(v: &Value) -> String {
+    let s = v.to_string();
+    if s.len() > 60 {
+        format!("{}...", &s[..57])
+    } else {
+        s
+    }
+}
+
+/// Follows `$ref`s to the subschema describing the instance at `pointer`.
+fn subschema<'a>(root: &'a Value, pointer: &str) -> Option<&'a Value> {
+    let mut cur = resolve(root, root);
+    for seg in pointer.split('/').skip(1) {
+        let seg = seg.replace("~1", "/").replace("~0", "~");
+        let next = if let Some(p) = cur.get("properties").and_then(|p| p.get(&seg)) {
+            Some(p)
+        } else if let Some(items) = cur.get("items") {
+            seg.parse::<usize>().ok().map(|_| items)
+        } else {
+            cur.get("additionalProperties").filter(|a| a.is_object())
+        };
+        cur = resolve(root, unwrap_option(root, next?));
+    }
+    Some(cur)
+}
+
+fn unwrap_option<'a>(root: &'a Value, s: &'a Value) -> &'a Value {
+    // `Option<T>` is rendered as anyOf [T, null]; use T.
+    if let Some(any) = s.get("anyOf").and_then(Value::as_array) {
+        if let Some(t) = any.iter().find(|a| a.get("type") != Some(&Value::String("null".into()))) {
+            return resolve(root, t);
+        }
+    }
+    s
+}
+
+fn resolve<'a>(root: &'a Value, s: &'a Value) -> &'a Value {
+    let mut cur = s;
+    for _ in 0..8 {
+        match cur.get("$ref").and_then(Value::as_str) {
+            Some(r) => match r.strip_prefix("#") {
+                Some(p) => match root.pointer(p) {
+                    Some(t) => cur = t,
+                    None => return cur,
+                },
+                None => return cur,
+            },
+            None => return cur,
+        }
+    }
+    cur
+}
+
+fn describe(root: &Value, pointer: &str) -> Option<String> {
+    let s = subschema(root, pointer)?;
+    s.get("description").and_then(Value::as_str).map(|d| d.lines().next().unwrap_or(d).to_string())
+}
+
+fn enum_choices(root: &Value, pointer: &str) -> Vec<String> {
+    let Some(s) = subschema(root, pointer) else { return Vec::new() };
+    if let Some(e) = s.get("enum").and_then(Value::as_array) {
+        return e.iter().map(|v| v.to_string()).collect();
+    }
+    if let Some(one) = s.get("oneOf").and_then(Value::as_array) {
+        let consts: Vec<String> = one.iter().filter_map(|o| o.get("const").or_else(|| o.get("enum").and_then(|e| e.get(0)))).map(|v| v.to_string()).collect();
+        if consts.len() == one.len() {
+            return consts;
+        }
+    }
+    Vec::new()
+}
+
+fn allowed_keys(root: &Value, pointer: &str) -> Vec<String> {
+    subschema(root, pointer)
+        .and_then(|s| s.get("properties"))
+        .and_then(Value::as_object)
+        .map(|p| p.keys().cloned().collect())
+        .unwrap_or_default()
+}
+
+/// Closest allowed key by edit distance (at most 3 edits).
+fn closest(key: &str, allowed: &[String]) -> Option<String> {
+    allowed
+        .iter()
+        .map(|a| (levenshtein(key, a), a))
+        .filter(|(d, _)| *d <= 3)
+        .min()
+        .map(|(_, a)| a.clone())
+}
+
+fn levenshtein(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = vec![i + 1];
+        for (j, cb) in b.iter().enumerate() {
+            let cost = usize::from(ca != *cb);
+            cur.push((prev[j] + cost).min(prev[j + 1] + 1).min(cur[j] + 1));
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}

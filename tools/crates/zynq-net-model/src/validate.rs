@@ -1,0 +1,491 @@
+//! Semantic validation: the rules a schema cannot express (CPU ranges,
+//! per-driver ring/coalescing/MTU limits, queue mappings, MAC addresses,
+//! interface names, kernel-flavour constraints, DT binding styles).
+//! Every rule reports at the JSON pointer of the offending value; see
+//! docs/board-format.md for the list and the field cases they come from.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::net::Ipv4Addr;
+
+use crate::cpus::CpuList;
+use crate::diag::Diagnostic;
+use crate::drivers::{self, caps, RingLimit};
+use crate::model::*;
+
+/// Characters allowed in an interface name. Linux allows more (anything but
+/// `/`, `:`, whitespace; 1-15 bytes, net/core/dev.c `dev_valid_name`); we also
+/// refuse shell metacharacters because names end up in generated shell.
+pub fn valid_iface_name(name: &str) -> bool {
+    (1..=15).contains(&name.len())
+        && name != "."
+        && name != ".."
+        && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-' || b == b'.')
+}
+
+/// Parses `xx:xx:xx:xx:xx:xx`.
+pub fn parse_mac(s: &str) -> Option<[u8; 6]> {
+    let parts: Vec<&str> = s.split(':').collect();
+    if parts.len() != 6 {
+        return None;
+    }
+    let mut out = [0u8; 6];
+    for (o, p) in out.iter_mut().zip(parts) {
+        if p.len() != 2 {
+            return None;
+        }
+        *o = u8::from_str_radix(p, 16).ok()?;
+    }
+    Some(out)
+}
+
+/// Parses `a.b.c.d` or `a.b.c.d/len`.
+pub fn parse_ipv4_prefix(s: &str) -> Option<(Ipv4Addr, u8)> {
+    let (a, len) = match s.split_once('/') {
+        Some((a, l)) => (a, l.parse::<u8>().ok().filter(|l| *l <= 32)?),
+        None => (s, 32),
+    };
+    Some((a.parse().ok()?, len))
+}
+
+struct V<'a> {
+    b: &'a Board,
+    out: Vec<Diagnostic>,
+}
+
+/// Runs every semantic rule; returns errors and warnings (unlocated: the
+/// caller fills positions from the source map).
+pub fn validate(board: &Board) -> Vec<Diagnostic> {
+    let mut v = V { b: board, out: Vec::new() };
+    v.interfaces();
+    v.system();
+    v.fastpath();
+    v.bench();
+    v.out
+}
+
+impl V<'_> {
+    fn err(&mut self, ptr: String, msg: String, hint: &str) {
+        self.out.push(Diagnostic::error(ptr, msg).hint(hint));
+    }
+    fn warn(&mut self, ptr: String, msg: String, hint: &str) {
+        self.out.push(Diagnostic::warning(ptr, msg).hint(hint));
+    }
+
+    /// Checks a CPU list against the board's CPU count (case C1/C2).
+    fn cpus(&mut self, ptr: String, list: &CpuList) -> Option<BTreeSet<u32>> {
+        let n = self.b.board.cpus;
+        match list.cpus() {
+            Err(e) => {
+                self.err(ptr, e.to_string(), "write CPU numbers and ranges, e.g. \"0-3\" or \"1,3\"");
+                None
+            }
+            Ok(set) => {
+                let bad: Vec<String> = set.iter().filter(|c| **c >= n).map(u32::to_string).collect();
+                if bad.is_empty() {
+                    Some(set)
+                } else {
+                    self.err(
+                        ptr,
+                        format!("CPU {} outside the board's {n} CPUs (0-{})", bad.join(", "), n - 1),
+                        "use CPUs below board.cpus, or raise board.cpus if the SoC has more",
+                    );
+                    None
+                }
+            }
+        }
+    }
+
+    fn interfaces(&mut self) {
+        let b = self.b;
+        let mut names: BTreeMap<&str, usize> = BTreeMap::new();
+        let mut macs: BTreeMap<[u8; 6], usize> = BTreeMap::new();
+        let mut labels: BTreeMap<&str, usize> = BTreeMap::new();
+        for (i, ifc) in b.interfaces.iter().enumerate() {
+            let p = format!("/interfaces/{i}");
+            if !valid_iface_name(&ifc.name) {
+                self.err(
+                    format!("{p}/name"),
+                    format!("interface name `{}` is not 1-15 characters of letters, digits, `_`, `-`, `.`", ifc.name),
+                    "Linux refuses `/`, `:` and whitespace (dev_valid_name); shell metacharacters are refused too because names reach generated shell",
+                );
+            }
+            if let Some(j) = names.insert(&ifc.name, i) {
+                self.err(format!("{p}/name"), format!("interface `{}` is already described at /interfaces/{j}", ifc.name), "each interface appears once");
+            }
+            let c = caps(ifc.driver, b.board.soc);
+            self.mtu(&p, ifc, &c);
+            self.rings(&p, ifc, &c);
+            self.coalesce(&p, ifc, &c);
+            self.offloads(&p, ifc);
+            self.queues(&p, ifc, &c);
+            self.steering(&p, ifc);
+            self.irqs(&p, ifc);
+            self.qdisc(&p, ifc);
+            self.zcrx(&p, ifc, &c);
+            if ifc.ptp == Some(OnOff::On) {
+                self.warn(format!("{p}/ptp"), "`ptp: on` does nothing; only `off` disables timestamping".into(), "remove the key to leave PTP as the driver sets it");
+            }
+            if let Some(dt) = &ifc.dt {
+                if let Some(mac) = &dt.mac {
+                    self.mac(&format!("{p}/dt/mac"), mac, &mut macs, i);
+                }
+                if let Some(j) = labels.insert(&dt.label, i) {
+                    self.err(format!("{p}/dt/label"), format!("DT label `{}` is already used by /interfaces/{j}", dt.label), "each port has its own node");
+                }
+                self.dt(&p, ifc, dt);
+            }
+        }
+    }
+
+    fn mac(&mut self, ptr: &str, mac: &str, seen: &mut BTreeMap<[u8; 6], usize>, i: usize) {
+        let Some(m) = parse_mac(mac) else {
+            self.err(ptr.into(), format!("`{mac}` is not a MAC address"), "write six hex octets: \"00:0a:35:00:22:01\"");
+            return;
+        };
+        if m == [0; 6] {
+            self.err(ptr.into(), "MAC address is all zeros".into(), "use the address assigned to the board (or a locally administered one: 02:xx:...)");
+        } else if m == [0xff; 6] {
+            self.err(ptr.into(), "MAC address is the broadcast address".into(), "use a unicast address");
+        } else if m[0] & 1 == 1 {
+            self.err(ptr.into(), format!("`{mac}` is a multicast address (bit 0 of the first octet set)"), "use a unicast address: the first octet must be even (e.g. 02:... for locally administered)");
+        }
+        if let Some(j) = seen.insert(m, i) {
+            self.err(ptr.into(), format!("MAC address `{mac}` is also used by /interfaces/{j}"), "every port needs its own MAC address");
+        }
+    }
+
+    fn mtu(&mut self, p: &str, ifc: &Interface, c: &drivers::DriverCaps) {
+        if let Some(mtu) = ifc.mtu {
+            if mtu < 68 {
+                self.err(format!("{p}/mtu"), format!("MTU {mtu} is below the IPv4 minimum of 68"), "use 1500 or a jumbo size the driver supports");
+            } else if mtu > c.max_mtu {
+                self.err(
+                    format!("{p}/mtu"),
+                    format!("MTU {mtu} exceeds {} for {:?} on {:?} ({})", c.max_mtu, ifc.driver, self.b.board.soc, c.source),
+                    &format!("use at most {}", c.max_mtu),
+                );
+            }
+        }
+    }
+
+    fn ring(&mut self, ptr: String, dir: &str, v: u32, lim: Option<RingLimit>, ifc: &Interface, src: &str) {
+        let Some(l) = lim else {
+            self.err(ptr, format!("{:?} does not support `ethtool -G` ({src})", ifc.driver), "remove `rings`");
+            return;
+        };
+        if v < l.min || v > l.max {
+            self.err(ptr, format!("{dir} ring {v} outside {}..{} for {:?} ({src})", l.min, l.max, ifc.driver), &format!("use a size between {} and {}", l.min, l.max));
+        } else if l.pow2_required && !v.is_power_of_two() {
+            let lo = 1u32 << (31 - v.leading_zeros());
+            let hi = v.next_power_of_two().min(l.max);
+            self.err(ptr, format!("{dir} ring {v} is not a power of two; {:?} refuses it ({src})", ifc.driver), &format!("use {lo} or {hi}"));
+        } else if l.pow2_rounded && !v.is_power_of_two() {
+            self.warn(
+                ptr,
+                format!("{:?} rounds the {dir} ring {v} up to {} ({src})", ifc.driver, v.next_power_of_two()),
+                &format!("write {} to say what you get; rings are applied before IRQ and RPS steps because the driver reopens the device", v.next_power_of_two()),
+            );
+        }
+    }
+
+    fn rings(&mut self, p: &str, ifc: &Interface, c: &drivers::DriverCaps) {
+        if let Some(r) = &ifc.rings {
+            if let Some(v) = r.rx {
+                self.ring(format!("{p}/rings/rx"), "rx", v, c.rx_ring, ifc, c.source);
+            }
+            if let Some(v) = r.tx {
+                self.ring(format!("{p}/rings/tx"), "tx", v, c.tx_ring, ifc, c.source);
+            }
+        }
+    }
+
+    fn coalesce(&mut self, p: &str, ifc: &Interface, c: &drivers::DriverCaps) {
+        if ifc.coalesce.is_empty() {
+            return;
+        }
+        if c.coalesce.is_empty() {
+            self.err(format!("{p}/coalesce"), format!("{:?} has no interrupt coalescing (`ethtool -C` unsupported, {})", ifc.driver, c.source), "remove `coalesce`");
+            return;
+        }
+        for (k, v) in &ifc.coalesce {
+            let ptr = format!("{p}/coalesce/{k}");
+            match c.coalesce.iter().find(|cp| cp.name == k) {
+                None => {
+                    let names: Vec<&str> = c.coalesce.iter().map(|cp| cp.name).collect();
+                    self.err(ptr, format!("{:?} does not support coalescing parameter `{k}`", ifc.driver), &format!("supported: {}", names.join(", ")));
+                }
+                Some(cp) if *v > cp.max => {
+                    self.err(ptr, format!("{k} {v} exceeds {} for {:?} ({})", cp.max, ifc.driver, c.source), &format!("use at most {}", cp.max));
+                }
+                Some(_) => {}
+            }
+        }
+        if ifc.driver == Driver::Gianfar {
+            for dir in ["rx", "tx"] {
+                let u = ifc.coalesce.get(&format!("{dir}-usecs")).copied();
+                let f = ifc.coalesce.get(&format!("{dir}-frames")).copied();
+                if matches!((u, f), (Some(0), Some(x)) | (Some(x), Some(0)) if x > 0) || u.is_some() != f.is_some() {
+                    self.warn(format!("{p}/coalesce"), format!("gianfar enables {dir} coalescing only when both {dir}-usecs and {dir}-frames are non-zero (gianfar_ethtool.c)"), &format!("set both {dir}-usecs and {dir}-frames"));
+                }
+            }
+        }
+    }
+
+    fn offloads(&mut self, p: &str, ifc: &Interface) {
+        for k in ifc.offloads.keys() {
+            let ptr = format!("{p}/offloads/{k}");
+            if !k.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-') || k.is_empty() {
+                self.err(ptr, format!("`{k}` is not an ethtool feature name"), "use ethtool -k names: gro, tso, gso, lro, rx-gro-hw, ...");
+            } else if !drivers::KNOWN_OFFLOADS.contains(&k.as_str()) {
+                self.warn(ptr, format!("`{k}` is not a feature zynq-net knows; it is passed to `ethtool -K` as written"), "check the name in `ethtool -k IFACE`");
+            }
+        }
+    }
+
+    fn queues(&mut self, p: &str, ifc: &Interface, c: &drivers::DriverCaps) {
+        if ifc.queues.tx > c.max_tx_queues {
+            let why = if ifc.driver == Driver::Gianfar { " (one TX queue per eTSEC queue-group)" } else { "" };
+            self.err(format!("{p}/queues/tx"), format!("{:?} on {:?} has at most {} TX queues{why}", ifc.driver, self.b.board.soc, c.max_tx_queues), &format!("use at most {}", c.max_tx_queues));
+        }
+        if let Some(ch) = &ifc.channels {
+            let rx = ch.combined.unwrap_or(0) + ch.rx.unwrap_or(0);
+            let tx = ch.combined.unwrap_or(0) + ch.tx.unwrap_or(0);
+            if (rx > 0 && rx != ifc.queues.rx) || (tx > 0 && tx != ifc.queues.tx) {
+                self.warn(format!("{p}/channels"), format!("channels give {rx} RX / {tx} TX queues but `queues` says {} / {}", ifc.queues.rx, ifc.queues.tx), "make `queues` the counts the device has after `ethtool -L`");
+            }
+        }
+    }
+
+    fn steering(&mut self, p: &str, ifc: &Interface) {
+        for (key, list, count) in [("rps", &ifc.rps, ifc.queues.rx), ("xps", &ifc.xps, ifc.queues.tx)] {
+            for (j, qc) in list.iter().enumerate() {
+                let qp = format!("{p}/{key}/{j}");
+                if let QueueSel::One(q) = qc.queue {
+                    if q >= count {
+                        let dir = if key == "rps" { "RX" } else { "TX" };
+                        self.err(format!("{qp}/queue"), format!("queue {q} does not exist: `{}` has {count} {dir} queues", ifc.name), &format!("use 0..{} or `all`", count - 1));
+                    }
+                }
+                self.cpus(format!("{qp}/cpus"), &qc.cpus);
+            }
+        }
+        if let Some(n) = ifc.rfs_flow_cnt {
+            if !n.is_power_of_two() {
+                self.warn(format!("{p}/rfs_flow_cnt"), format!("the kernel rounds rps_flow_cnt {n} up to {} (net-sysfs.c)", n.next_power_of_two()), "write a power of two");
+            }
+            if self.b.system.rfs_sock_flow_entries.is_none() {
+                self.warn(format!("{p}/rfs_flow_cnt"), "RFS needs the global flow table too".into(), "set system.rfs_sock_flow_entries (e.g. 32768); Documentation/networking/scaling.rst");
+            }
+        }
+    }
+
+    fn irqs(&mut self, p: &str, ifc: &Interface) {
+        for (j, ia) in ifc.irq_affinity.iter().enumerate() {
+            let ip = format!("{p}/irq_affinity/{j}");
+            if ia.irq.bytes().all(|b| b.is_ascii_digit()) {
+                self.err(format!("{ip}/irq"), format!("`{}` is an IRQ number; numbers change between kernels and boots", ia.irq), "name the IRQ as /proc/interrupts shows it (macb: ff0e0000.ethernet; gianfar: eth0_g0_rx)");
+            }
+            if let Some(set) = self.cpus(format!("{ip}/cpus"), &ia.cpus) {
+                if set.len() > 1 {
+                    if let Some(ctl) = self.b.board.soc.single_destination_irqs() {
+                        self.warn(format!("{ip}/cpus"), format!("{ctl} delivers each interrupt to one CPU: a {}-CPU mask does not spread load", set.len()), "pin to one CPU; the applier reports effective_affinity");
+                    }
+                }
+            }
+            if self.b.system.irqbalance == Irqbalance::Running {
+                self.err(format!("{ip}"), "irqbalance runs on this image and will undo pinned IRQ affinity (case C3)".into(), "set system.irqbalance: ban-pinned (generates an irqbalance policy banning these IRQs) or absent");
+            }
+        }
+    }
+
+    fn qdisc(&mut self, p: &str, ifc: &Interface) {
+        let Some(q) = &ifc.qdisc else { return };
+        if ifc.queues.tx < 2 {
+            self.warn(format!("{p}/qdisc"), format!("multiq on `{}` with {} TX queue does nothing; the applier skips it (case C7)", ifc.name, ifc.queues.tx), "remove the qdisc or raise the queue count");
+        }
+        for (j, f) in q.filters.iter().enumerate() {
+            let fp = format!("{p}/qdisc/filters/{j}");
+            if f.queue >= ifc.queues.tx {
+                self.err(
+                    format!("{fp}/queue"),
+                    format!("queue_mapping {} >= the {} TX queues of `{}`: the kernel ignores it (net/sched/act_skbedit.c, case C9)", f.queue, ifc.queues.tx, ifc.name),
+                    &format!("use a queue in 0..{}", ifc.queues.tx.saturating_sub(1)),
+                );
+            }
+            if parse_ipv4_prefix(&f.address).is_none() {
+                self.err(format!("{fp}/address"), format!("`{}` is not an IPv4 address or prefix", f.address), "write 192.168.0.3 or 10.0.0.0/8");
+            }
+        }
+    }
+
+    fn zcrx(&mut self, p: &str, ifc: &Interface, c: &drivers::DriverCaps) {
+        let Some(z) = &ifc.zero_copy_rx else { return };
+        let zp = format!("{p}/zero_copy_rx");
+        if !c.zero_copy_rx {
+            self.err(zp.clone(), format!("{:?} has no zero-copy receive support (netdev queue API and header split)", ifc.driver), "use an mlx5 (or other queue-API) NIC, or remove zero_copy_rx");
+        }
+        if z.queue >= ifc.queues.rx {
+            self.err(format!("{zp}/queue"), format!("queue {} does not exist: `{}` has {} RX queues", z.queue, ifc.name, ifc.queues.rx), "pick a queue below queues.rx (and keep it out of RSS)");
+        }
+        if let Some(len) = z.rx_buf_len {
+            if !len.is_power_of_two() || len < 4096 {
+                self.err(format!("{zp}/rx_buf_len"), format!("rx-buf-len {len} must be a power of two of at least 4096"), "use 4096 ... 131072");
+            }
+        }
+        if z.tcp_data_split && ifc.offloads.get("rx-gro-hw") != Some(&OnOff::On) {
+            self.err(format!("{zp}/tcp_data_split"), "tcp-data-split needs hardware GRO first (mlx5 SHAMPO)".into(), "add `rx-gro-hw: on` to offloads");
+        }
+        if self.b.board.kernel != KernelFlavour::Mainline {
+            self.warn(zp, "io_uring zero-copy receive needs Linux 6.15+ (IO_URING_ZCRX)".into(), "use a mainline kernel of 6.15 or later");
+        }
+    }
+
+    fn dt(&mut self, p: &str, ifc: &Interface, dt: &IfaceDt) {
+        let dp = format!("{p}/dt");
+        let axi = matches!(ifc.driver, Driver::Axienet | Driver::XxvMcdma);
+        if let Some(mode) = &dt.phy_mode {
+            if axi && mode == "xgmii" {
+                self.err(
+                    format!("{dp}/phy_mode"),
+                    "phy-mode \"xgmii\" is not in xlnx,axi-ethernet.yaml's list (case C10); the XXV MAC's 10G interface is 10GBASE-R".into(),
+                    "write `phy_mode: 10gbase-r` for a 10G XXV port (or leave it out); docs/board-format.md explains",
+                );
+            } else if ifc.driver == Driver::Axienet && !drivers::AXIENET_PHY_MODES.contains(&mode.as_str()) {
+                self.err(format!("{dp}/phy_mode"), format!("phy-mode `{mode}` is not allowed by xlnx,axi-ethernet.yaml"), &format!("use one of {}", drivers::AXIENET_PHY_MODES.join(", ")));
+            } else if !drivers::PHY_MODES.contains(&mode.as_str()) {
+                self.err(format!("{dp}/phy_mode"), format!("`{mode}` is not a phy-mode of ethernet-controller.yaml"), "use e.g. rgmii-id, sgmii, 1000base-x, 10gbase-r");
+            }
+        }
+        let Some(n) = &dt.node else { return };
+        let np = format!("{dp}/node");
+        if !axi {
+            self.err(np.clone(), format!("a PL node is only generated for axienet and xxv-mcdma ports, not {:?}", ifc.driver), "patch the existing node by `label` instead");
+            return;
+        }
+        let flavour = self.b.board.kernel;
+        let dmas = n.dmas == Some(true);
+        let axis = n.axistream_connected == Some(true);
+        match (dmas, axis) {
+            (true, true) => self.err(
+                np.clone(),
+                "both `dmas` (mainline dmaengine style) and `axistream_connected` (linux-xlnx style) are set (case C5)".into(),
+                &format!("pick one style: {} for the {:?} kernel", if flavour == KernelFlavour::LinuxXlnx { "axistream_connected" } else { "dmas" }, flavour),
+            ),
+            (false, false) => self.err(np.clone(), "the MAC is connected to no DMA engine".into(), "set `dmas: true` (mainline) or `axistream_connected: true` (linux-xlnx)"),
+            (true, false) if flavour == KernelFlavour::LinuxXlnx => {
+                self.err(format!("{np}/dmas"), "linux-xlnx's axienet reads `axistream-connected`, not `dmas`".into(), "use `axistream_connected: true`, or build with the mainline kernel flavour")
+            }
+            (false, true) if flavour != KernelFlavour::LinuxXlnx => {
+                self.err(format!("{np}/axistream_connected"), format!("the {flavour:?} kernel's axienet reads `dmas`/`dma-names` (xlnx,axi-ethernet.yaml), not `axistream-connected`"), "use `dmas: true` with CONFIG_XILINX_DMA")
+            }
+            _ => {}
+        }
+        if ifc.driver == Driver::XxvMcdma {
+            if flavour != KernelFlavour::LinuxXlnx {
+                self.err(format!("{p}/driver"), "the XXV Ethernet + MCDMA driver exists only in linux-xlnx".into(), "set board.kernel: linux-xlnx");
+            }
+            match n.num_queues {
+                None => self.err(format!("{np}"), "xxv-mcdma needs `num_queues` (xlnx,num-queues)".into(), "set num_queues to the MCDMA channel count"),
+                Some(q) => {
+                    if u32::from(q) != ifc.queues.rx {
+                        self.warn(format!("{np}/num_queues"), format!("num_queues {q} differs from queues.rx {}", ifc.queues.rx), "one MCDMA channel per queue");
+                    }
+                    if n.channel_ids.len() != usize::from(q) {
+                        self.err(format!("{np}/channel_ids"), format!("{} channel ids for {q} queues", n.channel_ids.len()), "give one id per queue, e.g. [\"0x0\", \"0x1\"]");
+                    }
+                }
+            }
+            for (j, id) in n.channel_ids.iter().enumerate() {
+                let ok = id.strip_prefix("0x").is_some_and(|h| !h.is_empty() && h.len() <= 2 && h.bytes().all(|b| b.is_ascii_hexdigit()));
+                if !ok {
+                    self.err(format!("{np}/channel_ids/{j}"), format!("channel id `{id}` is not a hex string like \"0x1\""), "linux-xlnx parses xlnx,channel-ids as hex strings");
+                }
+            }
+        } else if n.num_queues.is_some() || !n.channel_ids.is_empty() {
+            self.err(np.clone(), "num_queues/channel_ids are MCDMA properties (xxv-mcdma only)".into(), "remove them for an AXI DMA port");
+        }
+        if ifc.driver == Driver::Axienet && n.phy_handle.is_none() {
+            self.err(np, "xlnx,axi-ethernet.yaml requires `phy-handle`".into(), "set phy_handle to the label of the PHY (or PCS/PMA) node");
+        }
+    }
+
+    fn system(&mut self) {
+        let s = &self.b.system;
+        for (k, v) in &s.sysctl {
+            let ptr = format!("/system/sysctl/{}", crate::yaml::escape_segment(k));
+            let key_ok = k.split('.').count() >= 2 && k.split('.').all(|seg| !seg.is_empty() && seg.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-'));
+            if !key_ok {
+                self.err(ptr.clone(), format!("`{k}` is not a sysctl key"), "write dotted keys as in sysctl.conf: net.core.rmem_max");
+            }
+            if let SysctlValue::Text(t) = v {
+                if t.is_empty() || !t.bytes().all(|b| b.is_ascii_graphic() && !b"'\"`$\\;&|<>(){}".contains(&b) || b == b' ') {
+                    self.err(ptr.clone(), format!("sysctl value `{t}` has characters that are not allowed"), "use numbers or words separated by spaces");
+                }
+            }
+            for (key, set) in [("net.ipv4.ip_forward", s.ip_forward.is_some()), ("net.core.rps_sock_flow_entries", s.rfs_sock_flow_entries.is_some()), ("net.netfilter.nf_conntrack_max", s.conntrack_max.is_some())] {
+                if k == key && set {
+                    self.err(ptr.clone(), format!("`{k}` is also set by a dedicated key of `system`"), "keep only the dedicated key");
+                }
+            }
+        }
+    }
+
+    fn fastpath(&mut self) {
+        let b = self.b;
+        if let Some(asf) = &b.fastpath.asf {
+            if b.board.kernel != KernelFlavour::QoriqSdk {
+                self.err(
+                    "/fastpath/asf".into(),
+                    format!("Freescale ASF needs the QorIQ SDK kernel (CONFIG_AS_FASTPATH); board.kernel is {:?}", b.board.kernel),
+                    "set board.kernel: qoriq-sdk (legacy), or use fastpath.flowtable on current kernels",
+                );
+            }
+            for (j, m) in asf.modules.iter().enumerate() {
+                if m.is_empty() || !m.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_' || c == b'-') {
+                    self.err(format!("/fastpath/asf/modules/{j}"), format!("`{m}` is not a module name"), "letters, digits, `_`, `-`");
+                }
+            }
+        }
+        if let Some(ft) = &b.fastpath.flowtable {
+            if b.board.kernel == KernelFlavour::QoriqSdk {
+                self.warn("/fastpath/flowtable".into(), "the QorIQ SDK kernel predates nftables flowtables".into(), "use fastpath.asf with qoriq-sdk");
+            }
+            for (j, n) in ft.interfaces.iter().enumerate() {
+                if !b.interfaces.iter().any(|i| &i.name == n) {
+                    self.err(format!("/fastpath/flowtable/interfaces/{j}"), format!("no interface `{n}` in `interfaces`"), "list interfaces described in this board");
+                }
+            }
+            if b.system.ip_forward != Some(true) {
+                self.warn("/fastpath/flowtable".into(), "a flowtable only speeds up forwarded traffic, but system.ip_forward is not true".into(), "set system.ip_forward: true");
+            }
+        }
+    }
+
+    fn bench(&mut self) {
+        let Some(bench) = &self.b.bench else { return };
+        if !self.b.interfaces.iter().any(|i| i.name == bench.dut.iface) {
+            self.err("/bench/dut/iface".into(), format!("no interface `{}` in `interfaces`", bench.dut.iface), "name the interface under test");
+        }
+        let irq = bench.dut.irq_cpus.as_ref().and_then(|c| self.cpus("/bench/dut/irq_cpus".into(), c));
+        if let Some(m) = &bench.matrix {
+            let pin = m.pin_cpus.as_ref().and_then(|c| self.cpus("/bench/matrix/pin_cpus".into(), c));
+            if let (Some(irq), Some(pin)) = (irq, pin) {
+                if !irq.is_disjoint(&pin) {
+                    self.warn("/bench/matrix/pin_cpus".into(), "iperf3 would share a CPU with the NIC's IRQ (case C8)".into(), "pin iperf3 to CPUs that do not take the IRQ");
+                }
+            }
+            for (j, mtu) in m.mtus.iter().enumerate() {
+                if !(68..=65535).contains(mtu) {
+                    self.err(format!("/bench/matrix/mtus/{j}"), format!("MTU {mtu} out of range"), "use 68..65535");
+                }
+            }
+        }
+        if let Some(r) = &self.b.bench.as_ref().and_then(|b| b.rfc2544.clone()) {
+            for (j, f) in r.frame_sizes.iter().enumerate() {
+                if !(64..=9018).contains(f) {
+                    self.err(format!("/bench/rfc2544/frame_sizes/{j}"), format!("frame size {f} outside 64..9018"), "RFC 2544 sizes: 64, 128, 256, 512, 1024, 1280, 1518 (+ 9018 jumbo)");
+                }
+            }
+        }
+    }
+}

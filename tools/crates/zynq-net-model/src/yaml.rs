@@ -1,0 +1,173 @@
+//! Span-preserving YAML loading.
+//!
+//! serde_yaml is archived, and a serde deserializer stops at the first error
+//! with little position information. We parse with `saphyr` (a maintained,
+//! YAML 1.2, span-preserving parser: every node keeps its line and column),
+//! convert the document to a `serde_json::Value` plus a map from JSON
+//! pointers to positions, validate that value against the JSON Schema derived
+//! from the model (so *every* structural error is reported, each with its
+//! position), and only then deserialize it into the typed model.
+
+use std::collections::HashMap;
+
+use saphyr::{LoadableYamlNode, MarkedYaml, Scalar, YamlData};
+use serde_json::{Map, Number, Value};
+
+use crate::diag::{Diagnostic, Pos};
+
+/// Positions of every node of a loaded YAML document, by JSON pointer.
+#[derive(Debug, Clone, Default)]
+pub struct SourceMap {
+    values: HashMap<String, Pos>,
+    keys: HashMap<String, Pos>,
+}
+
+impl SourceMap {
+    /// Position of the value at `pointer`, or of its closest existing parent.
+    pub fn value_pos(&self, pointer: &str) -> Pos {
+        let mut p = pointer.to_string();
+        loop {
+            if let Some(pos) = self.values.get(&p) {
+                return *pos;
+            }
+            match p.rfind('/') {
+                Some(i) => p.truncate(i),
+                None => return Pos { line: 1, col: 1 },
+            }
+        }
+    }
+
+    /// Position of the mapping key that names `pointer` (falls back to the value).
+    pub fn key_pos(&self, pointer: &str) -> Pos {
+        self.keys.get(pointer).copied().unwrap_or_else(|| self.value_pos(pointer))
+    }
+
+    /// Fills in the position of a diagnostic from its pointer.
+    pub fn locate(&self, mut d: Diagnostic) -> Diagnostic {
+        d.pos = self.value_pos(&d.pointer);
+        d
+    }
+}
+
+/// Escapes one JSON-pointer segment (RFC 6901).
+pub fn escape_segment(s: &str) -> String {
+    s.replace('~', "~0").replace('/', "~1")
+}
+
+fn pos_of(node: &MarkedYaml<'_>) -> Pos {
+    Pos { line: node.span.start.line(), col: node.span.start.col() + 1 }
+}
+
+/// Parses YAML text into a JSON value and its source map.
+///
+/// # Errors
+/// Diagnostics for syntax errors, duplicate keys (saphyr refuses them),
+/// non-string keys, aliases and multiple documents.
+pub fn load(text: &str) -> Result<(Value, SourceMap), Vec<Diagnostic>> {
+    let docs = MarkedYaml::load_from_str(text).map_err(|e| {
+        let m = e.marker();
+        vec![Diagnostic {
+            pos: Pos { line: m.line(), col: m.col() + 1 },
+            ..Diagnostic::error("", format!("YAML syntax error: {}", e.info()))
+                .hint("check indentation and quoting near this position")
+        }]
+    })?;
+    let mut map = SourceMap::default();
+    let mut errors = Vec::new();
+    let value = match docs.as_slice() {
+        [] => {
+            errors.push(Diagnostic::error("", "the file is empty").hint("start with `version: 1`"));
+            Value::Null
+        }
+        [doc] => convert(doc, String::new(), &mut map, &mut errors),
+        [_, second, ..] => {
+            errors.push(Diagnostic { pos: pos_of(second), ..Diagnostic::error("", "more than one YAML document").hint("a board file holds exactly one document; remove the `---` separator") });
+            Value::Null
+        }
+    };
+    if errors.is_empty() {
+        Ok((value, map))
+    } else {
+        Err(errors.into_iter().map(|d| if d.pos.line == 0 { map.locate(d) } else { d }).collect())
+    }
+}
+
+fn convert(node: &MarkedYaml<'_>, ptr: String, map: &mut SourceMap, errors: &mut Vec<Diagnostic>) -> Value {
+    map.values.insert(ptr.clone(), pos_of(node));
+    match &node.data {
+        YamlData::Value(s) => scalar(s),
+        YamlData::Representation(s, _, _) => Value::String(s.to_string()),
+        YamlData::Sequence(items) => Value::Array(
+            items.iter().enumerate().map(|(i, n)| convert(n, format!("{ptr}/{i}"), map, errors)).collect(),
+        ),
+        YamlData::Mapping(m) => {
+            let mut out = Map::new();
+            for (k, v) in m {
+                let key = match &k.data {
+                    YamlData::Value(Scalar::String(s)) => s.to_string(),
+                    YamlData::Value(Scalar::Integer(i)) => i.to_string(),
+                    YamlData::Representation(s, _, _) => s.to_string(),
+                    _ => {
+                        errors.push(Diagnostic { pos: pos_of(k), ..Diagnostic::error(ptr.clone(), "mapping keys must be plain strings").hint("quote the key") });
+                        continue;
+                    }
+                };
+                let child = format!("{ptr}/{}", escape_segment(&key));
+                map.keys.insert(child.clone(), pos_of(k));
+                let val = convert(v, child, map, errors);
+                out.insert(key, val);
+            }
+            Value::Object(out)
+        }
+        YamlData::Tagged(_, inner) => convert(inner, ptr, map, errors),
+        YamlData::Alias(_) => {
+            errors.push(Diagnostic { pos: pos_of(node), ..Diagnostic::error(ptr, "YAML aliases are not supported in board files").hint("write the value out") });
+            Value::Null
+        }
+        YamlData::BadValue => {
+            errors.push(Diagnostic { pos: pos_of(node), ..Diagnostic::error(ptr, "unreadable YAML value") });
+            Value::Null
+        }
+    }
+}
+
+fn scalar(s: &Scalar<'_>) -> Value {
+    match s {
+        Scalar::Null => Value::Null,
+        Scalar::Boolean(b) => Value::Bool(*b),
+        Scalar::Integer(i) => Value::Number((*i).into()),
+        Scalar::FloatingPoint(f) => Number::from_f64(f.into_inner()).map_or(Value::Null, Value::Number),
+        Scalar::String(s) => Value::String(s.to_string()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn positions_are_recorded_for_keys_and_values() {
+        let (v, map) = load("a:\n  b: [1, 2]\n  c: x\n").unwrap();
+        assert_eq!(v["a"]["c"], "x");
+        assert_eq!(map.value_pos("/a/b/1"), Pos { line: 2, col: 10 });
+        assert_eq!(map.key_pos("/a/c"), Pos { line: 3, col: 3 });
+        assert_eq!(map.value_pos("/a/c"), Pos { line: 3, col: 6 });
+        // a missing child falls back to its parent
+        assert_eq!(map.value_pos("/a/zzz"), map.value_pos("/a"));
+    }
+
+    #[test]
+    fn mac_addresses_stay_strings_in_yaml_1_2() {
+        let (v, _) = load("mac: 00:0a:35:66:44:c4\n").unwrap();
+        assert_eq!(v["mac"], "00:0a:35:66:44:c4");
+    }
+
+    #[test]
+    fn syntax_and_duplicate_key_errors_have_positions() {
+        let e = load("a: 1\na: 2\n").unwrap_err();
+        assert_eq!(e.len(), 1);
+        assert!(e[0].pos.line >= 1, "{e:?}");
+        let e = load("a: [1, 2\n").unwrap_err();
+        assert!(e[0].message.contains("syntax"), "{e:?}");
+    }
+}

@@ -1,0 +1,144 @@
+//! Kernel config fragments: one dependency-closed `.cfg` per feature and a
+//! kernel-cache `.scc` listing them.
+//!
+//! Each feature lists the symbols it needs *and* the symbols those depend
+//! on (Kconfig `depends on`), because `olddefconfig` silently drops a symbol
+//! whose dependency is off (case C6: `NET_SCH_MULTIQ` on
+//! `mpc85xx_smp_defconfig`, where `NET_SCHED` is off). The lists were
+//! checked against Debian's linux-source-6.12 Kconfig files named beside
+//! each feature; tests/kernel/ proves them with merge_config.sh.
+
+use zynq_net_model::model::{Arch, Board, Driver, KernelFlavour, Soc};
+
+/// A symbol value in a fragment.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub enum Value {
+    /// `=y`.
+    Y,
+    /// `=m`.
+    M,
+}
+
+/// Where a symbol exists, when not in every kernel.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct VendorOnly {
+    /// Which kernel trees have the symbol.
+    pub trees: &'static str,
+    /// Where it is defined (for the report).
+    pub source: &'static str,
+}
+
+/// Symbols that are not in the reference kernel (Debian linux-source-6.12):
+/// vendor trees or newer kernels. They are written to the fragments as the
+/// board requires them, and every check reports them as vendor-only instead
+/// of passing or failing them silently.
+pub const VENDOR_ONLY: &[(&str, VendorOnly)] = &[
+    ("AS_FASTPATH", VendorOnly { trees: "QorIQ SDK kernel (qoriq-sdk)", source: "QorIQ SDK linux net/Kconfig: Application Specific FastPath (asf)" }),
+    ("AXIENET_HAS_MCDMA", VendorOnly { trees: "linux-xlnx", source: "linux-xlnx drivers/net/ethernet/xilinx/Kconfig" }),
+    ("IO_URING_ZCRX", VendorOnly { trees: "Linux 6.15 and later", source: "io_uring/Kconfig (6.15+)" }),
+];
+
+/// Looks a symbol up in [`VENDOR_ONLY`].
+pub fn vendor_only(sym: &str) -> Option<VendorOnly> {
+    VENDOR_ONLY.iter().find(|(s, _)| *s == sym).map(|(_, v)| *v)
+}
+
+/// One kernel feature fragment.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Feature {
+    /// Short name; the file is `zynq-net-NAME.cfg`.
+    pub name: &'static str,
+    /// One-line description (`.scc` comment and `.cfg` header).
+    pub description: &'static str,
+    /// `hardware` or `non-hardware` (kernel-cache `kconf` class).
+    pub class: &'static str,
+    /// Symbols without the `CONFIG_` prefix, in dependency order.
+    pub symbols: Vec<(&'static str, Value)>,
+}
+
+fn y(list: &[&'static str]) -> Vec<(&'static str, Value)> {
+    list.iter().map(|s| (*s, Value::Y)).collect()
+}
+
+/// The features a board needs, in a fixed order. Depends only on which
+/// features the board uses and on its hardware (never on tuning values), so
+/// tuning-only changes leave the fragments byte-identical.
+pub fn features(b: &Board) -> Vec<Feature> {
+    let mut out = Vec::new();
+    let ifs = &b.interfaces;
+    // Ethernet drivers and DMA engines (drivers/net/ethernet/*/Kconfig).
+    let mut drv = Vec::new();
+    let mut drivers: Vec<Driver> = ifs.iter().map(|i| i.driver).collect();
+    drivers.sort();
+    drivers.dedup();
+    for d in drivers {
+        match d {
+            Driver::Macb => drv.extend(y(&["NET_VENDOR_CADENCE", "MACB"])),
+            Driver::Axienet => {
+                // Mainline: XILINX_AXI_EMAC depends on XILINX_DMA (dmaengine) since 6.8.
+                drv.extend(y(&["DMADEVICES", "XILINX_DMA", "NET_VENDOR_XILINX", "XILINX_AXI_EMAC"]));
+            }
+            Driver::XxvMcdma => {
+                drv.extend(y(&["NET_VENDOR_XILINX", "XILINX_AXI_EMAC", "AXIENET_HAS_MCDMA"]));
+            }
+            Driver::Gianfar => drv.extend(y(&["NET_VENDOR_FREESCALE", "FSL_PQ_MDIO", "GIANFAR"])),
+            Driver::Mlx5 => drv.extend(y(&["NET_VENDOR_MELLANOX", "MLX5_CORE", "MLX5_CORE_EN"])),
+            Driver::VirtioNet => drv.extend(y(&["VIRTIO", "VIRTIO_NET"])),
+            Driver::Veth => drv.extend(y(&["VETH"])),
+        }
+    }
+    if !drv.is_empty() {
+        out.push(Feature { name: "drivers", description: "Ethernet drivers and DMA engines of the board", class: "hardware", symbols: drv });
+    }
+    // e500v2 has no classic FPU; current GCC/Rust emit FPU code for ppce500v2.
+    if b.board.soc == Soc::QoriqP1020 && b.board.arch == Arch::Powerpc {
+        out.push(Feature { name: "e500v2", description: "e500v2 (P1020): floating-point emulation for classic FPU code", class: "hardware", symbols: y(&["MATH_EMULATION"]) });
+    }
+    // net/Kconfig: RPS/XPS are def_bool y on SMP && SYSFS (no prompt); RFS needs RPS.
+    if ifs.iter().any(|i| !i.rps.is_empty() || !i.xps.is_empty() || i.rfs_flow_cnt.is_some()) || b.system.rfs_sock_flow_entries.is_some() {
+        out.push(Feature { name: "rps", description: "RPS/RFS/XPS (Documentation/networking/scaling.rst)", class: "non-hardware", symbols: y(&["SMP", "SYSFS", "RPS", "XPS"]) });
+    }
+    // net/sched/Kconfig: NET_SCH_MULTIQ needs NET_SCHED; NET_CLS_U32 needs NET_CLS;
+    // NET_ACT_SKBEDIT needs NET_CLS_ACT.
+    if ifs.iter().any(|i| i.qdisc.is_some()) {
+        out.push(Feature {
+            name: "multiq",
+            description: "multiq qdisc, u32 classifier and skbedit queue mapping (Documentation/networking/multiqueue.rst)",
+            class: "non-hardware",
+            symbols: y(&["NET_SCHED", "NET_SCH_MULTIQ", "NET_CLS", "NET_CLS_U32", "NET_CLS_ACT", "NET_ACT_SKBEDIT"]),
+        });
+    }
+    // net/netfilter/Kconfig: NF_FLOW_TABLE needs NF_CONNTRACK and NETFILTER_INGRESS;
+    // NFT_FLOW_OFFLOAD needs NF_TABLES and NF_FLOW_TABLE.
+    if b.fastpath.flowtable.is_some() {
+        out.push(Feature {
+            name: "flowtable",
+            description: "nftables flowtable fast path for forwarding",
+            class: "non-hardware",
+            symbols: y(&[
+                "NET_INGRESS", "NETFILTER", "NETFILTER_INGRESS", "NETFILTER_ADVANCED", "NF_CONNTRACK", "NF_TABLES",
+                "NF_TABLES_INET", "NF_TABLES_IPV4", "NF_FLOW_TABLE_INET", "NF_FLOW_TABLE", "NFT_CT", "NFT_FLOW_OFFLOAD",
+            ]),
+        });
+    } else if b.system.conntrack_max.is_some() {
+        out.push(Feature { name: "conntrack", description: "connection tracking (nf_conntrack_max)", class: "non-hardware", symbols: y(&["NETFILTER", "NF_CONNTRACK"]) });
+    }
+    // io_uring/Kconfig (6.15+): IO_URING_ZCRX depends on IO_URING, NET_RX_BUSY_POLL, PAGE_POOL.
+    if ifs.iter().any(|i| i.zero_copy_rx.is_some()) {
+        out.push(Feature {
+            name: "zcrx",
+            description: "io_uring zero-copy receive (not with PREEMPT_RT: needs NET_RX_BUSY_POLL)",
+            class: "non-hardware",
+            symbols: y(&["IO_URING", "NET_RX_BUSY_POLL", "PAGE_POOL", "IO_URING_ZCRX"]),
+        });
+    }
+    if b.fastpath.asf.is_some() && b.board.kernel == KernelFlavour::QoriqSdk {
+        out.push(Feature {
+            name: "asf",
+            description: "Freescale Application Specific Fastpath (QorIQ SDK kernel only)",
+            class: "non-hardware",
+            symbols: y(&["NETFILTER", "NF_CONNTRACK", "AS_FASTPATH"]),
+        });
+    }
+    out
+}

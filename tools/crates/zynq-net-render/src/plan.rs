@@ -1,0 +1,160 @@
+//! The tuning plan (docs/plan-format.md): one step per line, in the order
+//! the steps must run. MTU, channels and rings come first because they may
+//! reset the device (macb reopens it; axienet/MCDMA accept them only while
+//! down), then offloads, coalescing, RPS/RFS/XPS, IRQ affinity, qdisc and
+//! filters, sysctl.
+
+use zynq_net_model::cpus::kernel_bitmap;
+use zynq_net_model::model::{Board, Interface, QueueCpus, QueueSel, SysctlValue};
+
+/// Seconds the applier waits for each interface to appear.
+pub const WAIT_SECONDS: u32 = 10;
+
+/// One plan line.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Step {
+    /// Phase (sort key): order of execution.
+    #[serde(skip)]
+    pub phase: u8,
+    /// The line, fields separated by single spaces.
+    pub line: String,
+}
+
+fn queue_masks(list: &[QueueCpus], count: u32, prefix: &str, nr_cpus: u32) -> Vec<(String, String)> {
+    let mut per_queue: Vec<Option<String>> = vec![None; count as usize];
+    // Later entries override earlier ones, so `all` followed by one queue works.
+    for qc in list {
+        let Ok(cpus) = qc.cpus.cpus() else { continue };
+        let mask = kernel_bitmap(&cpus, nr_cpus);
+        match qc.queue {
+            QueueSel::All(_) => per_queue.iter_mut().for_each(|m| *m = Some(mask.clone())),
+            QueueSel::One(q) => {
+                if let Some(m) = per_queue.get_mut(q as usize) {
+                    *m = Some(mask);
+                }
+            }
+        }
+    }
+    per_queue.into_iter().enumerate().filter_map(|(q, m)| m.map(|m| (format!("{prefix}-{q}"), m))).collect()
+}
+
+fn iface_steps(i: &Interface, nr_cpus: u32, out: &mut Vec<Step>) {
+    let n = &i.name;
+    let mut push = |phase: u8, line: String| out.push(Step { phase, line });
+    push(0, format!("wait {n} {WAIT_SECONDS}"));
+    if let Some(mtu) = i.mtu {
+        push(1, format!("mtu {n} {mtu}"));
+    }
+    if let Some(ch) = &i.channels {
+        for (k, v) in [("combined", ch.combined), ("rx", ch.rx), ("tx", ch.tx)] {
+            if let Some(v) = v {
+                push(2, format!("channels {n} {k} {v}"));
+            }
+        }
+    }
+    if let Some(r) = &i.rings {
+        for (k, v) in [("rx", r.rx), ("tx", r.tx)] {
+            if let Some(v) = v {
+                push(3, format!("rings {n} {k} {v}"));
+            }
+        }
+    }
+    for (k, v) in &i.offloads {
+        push(4, format!("offload {n} {k} {}", v.as_str()));
+    }
+    // Header split needs rx-gro-hw on first (mlx5 SHAMPO): after the offloads.
+    if let Some(z) = &i.zero_copy_rx {
+        if z.tcp_data_split {
+            push(5, format!("rings {n} tcp-data-split on"));
+        }
+        if let Some(len) = z.rx_buf_len {
+            push(5, format!("rings {n} rx-buf-len {len}"));
+        }
+    }
+    for (k, v) in &i.coalesce {
+        push(6, format!("coalesce {n} {k} {v}"));
+    }
+    if let Some(p) = i.ptp {
+        if p.as_str() == "off" {
+            push(7, format!("ptp {n} off"));
+        }
+    }
+    for (q, m) in queue_masks(&i.rps, i.queues.rx, "rx", nr_cpus) {
+        push(8, format!("rps {n} {q} {m}"));
+    }
+    if let Some(cnt) = i.rfs_flow_cnt {
+        for q in 0..i.queues.rx {
+            push(9, format!("rfs {n} rx-{q} {cnt}"));
+        }
+    }
+    for (q, m) in queue_masks(&i.xps, i.queues.tx, "tx", nr_cpus) {
+        push(10, format!("xps {n} {q} {m}"));
+    }
+    if let Some(z) = &i.zero_copy_rx {
+        push(11, format!("ntuple {n} flow-type {} dst-port {} action {}", z.flow.flow_type.as_str(), z.flow.dst_port, z.queue));
+    }
+    for ia in &i.irq_affinity {
+        if let Ok(cpus) = ia.cpus.cpus() {
+            push(12, format!("irq {n} {} {}", ia.irq, kernel_bitmap(&cpus, nr_cpus)));
+        }
+    }
+    if let Some(q) = &i.qdisc {
+        push(13, format!("qdisc {n} multiq"));
+        for (j, f) in q.filters.iter().enumerate() {
+            let m = match f.match_ {
+                zynq_net_model::model::MatchField::Src => "src",
+                zynq_net_model::model::MatchField::Dst => "dst",
+            };
+            push(14, format!("filter {n} {} {m} {} {}", j + 1, f.address, f.queue));
+        }
+    }
+}
+
+/// Every sysctl the board sets, sorted by key: the `system.sysctl` map plus
+/// the dedicated keys (RFS table, forwarding, conntrack).
+pub fn sysctls(b: &Board) -> Vec<(String, String)> {
+    let mut v: Vec<(String, String)> = b
+        .system
+        .sysctl
+        .iter()
+        .map(|(k, v)| (k.clone(), match v { SysctlValue::Int(i) => i.to_string(), SysctlValue::Text(t) => t.clone() }))
+        .collect();
+    if let Some(n) = b.system.rfs_sock_flow_entries {
+        v.push(("net.core.rps_sock_flow_entries".into(), n.to_string()));
+    }
+    if let Some(f) = b.system.ip_forward {
+        v.push(("net.ipv4.ip_forward".into(), u8::from(f).to_string()));
+    }
+    let conntrack = b.system.conntrack_max.or(b.fastpath.asf.as_ref().and_then(|a| a.conntrack_max));
+    if let Some(n) = conntrack {
+        v.push(("net.netfilter.nf_conntrack_max".into(), n.to_string()));
+    }
+    v.sort();
+    v
+}
+
+/// All plan steps in execution order.
+pub fn steps(b: &Board) -> Vec<Step> {
+    let mut out = Vec::new();
+    for i in &b.interfaces {
+        iface_steps(i, b.board.cpus, &mut out);
+    }
+    for (k, v) in sysctls(b) {
+        // The plan format separates fields by spaces: multi-word sysctl
+        // values (tcp_rmem) go to sysctl.d only.
+        if !v.contains(' ') {
+            out.push(Step { phase: 15, line: format!("sysctl {k} {v}") });
+        }
+    }
+    // Stable sort: within a phase, interface order then board order.
+    out.sort_by_key(|s| s.phase);
+    out
+}
+
+/// IRQ name patterns the board pins (for the irqbalance policy, case C3).
+pub fn pinned_irq_patterns(b: &Board) -> Vec<String> {
+    let mut v: Vec<String> = b.interfaces.iter().flat_map(|i| i.irq_affinity.iter().map(|a| a.irq.clone())).collect();
+    v.sort();
+    v.dedup();
+    v
+}
