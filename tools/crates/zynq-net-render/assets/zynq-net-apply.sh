@@ -25,7 +25,7 @@ case $LOCK_WAIT in ''|*[!0-9]*) LOCK_WAIT=10 ;; esac
 
 usage() {
     cat <<'EOF'
-usage: zynq-net-apply apply [--quiet] [--json] [--iface IFACE] PLAN
+usage: zynq-net-apply apply [--quiet] [--json] [--iface IFACE [--hotplug]] PLAN
        zynq-net-apply status [--json] [--iface IFACE] PLAN
        zynq-net-apply revert [--quiet] [--json]
        zynq-net-apply --help
@@ -45,7 +45,7 @@ die() { printf 'zynq-net-apply: %s\n' "$1" >&2; exit "${2:-2}"; }
 
 # ---------------------------------------------------------------- output
 CNT_A=0 CNT_U=0 CNT_S=0 CNT_F=0 CNT_O=0 CNT_D=0 CNT_R=0
-JSON=0 QUIET=0 JSEP=
+JSON=0 QUIET=0 HOTPLUG=0 JSEP=
 json_esc() {
     jec_s=$1 JE=
     while :; do
@@ -152,13 +152,12 @@ check_line() {
     ntuple)
         [ $# -ge 3 ] && is_ifname "$1" || ERR="ntuple IFACE RULE-FIELDS..."
         shift
-        cle_loc=
         while [ $# -gt 0 ]; do
             is_sysctl_val "$1" || ERR="ntuple field '$1'"
-            [ "$1" = loc ] && [ $# -ge 2 ] && is_num "$2" && cle_loc=$2
+            if [ "$1" = loc ]; then { [ $# -ge 2 ] && is_num "$2"; } || ERR="ntuple loc N"; fi
             shift
         done
-        [ -n "$cle_loc" ] || ERR="${ERR:-ntuple rule needs 'loc N'}" ;;
+        ;;
     irq) [ $# -eq 3 ] && is_ifname "$1" && is_pattern "$2" && is_mask "$3" || ERR="irq IFACE PATTERN MASK" ;;
     qdisc) [ $# -eq 2 ] && is_ifname "$1" && [ "$2" = multiq ] || ERR="qdisc IFACE multiq" ;;
     filter)
@@ -330,7 +329,9 @@ save() {
         case $se_t in */*) se_k="$se_k${se_t%%/*}:"; se_t=${se_t#*/} ;; *) se_k=$se_k$se_t; break ;; esac
     done
     se_f="$STATE/orig/$1+$2+$3+$se_k"
+    SAVED=''
     [ -e "$se_f" ] && return 0
+    SAVED=$se_f
     printf '%s %s %s\n%s\n' "$2" "$3" "$4" "$5" >"$se_f"
 }
 
@@ -395,6 +396,7 @@ file_knob() {
     if [ $fkb_same = 0 ]; then report unchanged "$fkb_vb" "$fkb_if" "$fkb_tg" "$fkb_want" "$fkb_cur" "$fkb_extra"; return; fi
     save "$fkb_o" "$fkb_vb" "$fkb_if" "$fkb_tg" "$fkb_cur"
     if ! wr "$fkb_fl" "$fkb_put"; then
+        [ -n "$SAVED" ] && rm -f "$SAVED" # nothing changed: nothing to revert
         [ "$fkb_vb" = irq ] && [ "$CLS" = skipped ] && case $WHY in refused*|not*) WHY="not changeable (${WHY#*(}" ;; esac
         report "$CLS" "$fkb_vb" "$fkb_if" "$fkb_tg" "$fkb_want" "$fkb_cur" "$WHY"; return
     fi
@@ -510,7 +512,7 @@ flush_eth() {
         if [ "$feh_gv" = offload ] && [ "$FIXED" = 1 ]; then report skipped "$feh_gv" "$feh_gi" "$feh_p" "$feh_w" "$feh_c" "unsupported (fixed by the driver)"; continue; fi
         save "$feh_ord" "$feh_gv" "$feh_gi" "$feh_p" "$feh_c"
         set -- "$@" "$feh_p" "$feh_w"
-        feh_todo="$feh_todo$feh_p $feh_w $feh_c$NL"
+        feh_todo="$feh_todo$feh_p $feh_w $feh_c $SAVED$NL"
     done
     [ -n "$feh_todo" ] || return 0
     feh_wf=
@@ -537,7 +539,11 @@ flush_eth() {
         if eth_get "$feh_out" "$feh_gv" "$1" && { [ "$KV" = "$2" ] || { [ "$feh_gv" = rings ] && pow2eq "$KV" "$2"; }; }; then
             if [ "$KV" = "$2" ]; then report applied "$feh_gv" "$feh_gi" "$1" "$2" "$KV" "was $3"
             else report applied "$feh_gv" "$feh_gi" "$1" "$2" "$KV" "was $3; driver rounded to $KV"; fi
-        elif [ -n "$feh_werr" ]; then
+            continue
+        fi
+        # nothing changed: nothing to revert
+        [ -n "${4-}" ] && rm -f "$4"
+        if [ -n "$feh_werr" ]; then
             classify "$feh_werr"; report "$CLS" "$feh_gv" "$feh_gi" "$1" "$2" "$KV" "$WHY"
         elif [ "$FIXED" = 1 ]; then
             report skipped "$feh_gv" "$feh_gi" "$1" "$2" "$KV" "unsupported (fixed by the driver)"
@@ -669,30 +675,37 @@ step_filter() { # IFACE PRIO MATCH ADDR QUEUE
     esac
 }
 
-step_ntuple() { # IFACE FIELDS...
+step_ntuple() { # IFACE FIELDS...: the rule's location is remembered per spec
     sne_ni=$1; shift
-    sne_spec=$* sne_loc=
+    sne_spec=$* sne_loc='' sne_key='' sne_r=$*
     while [ $# -gt 0 ]; do [ "$1" = loc ] && sne_loc=${2-}; shift; done
-    iface_ok "$sne_ni" || { report skipped ntuple "$sne_ni" "loc$sne_loc" "$sne_spec" "" "$WHY"; return; }
-    need_tool ethtool || { report skipped ntuple "$sne_ni" "loc$sne_loc" "$sne_spec" "" "$WHY"; return; }
-    sne_mark="$STATE/orig/10+ntuple+$sne_ni+$sne_loc"
-    rd "$sne_mark.spec"
-    if [ "$VAL" = "$sne_spec" ] && ethtool -n "$sne_ni" rule "$sne_loc" >/dev/null 2>&1 </dev/null; then
-        report "$OKWORD" ntuple "$sne_ni" "loc$sne_loc" "$sne_spec" "present" ""; return
+    while [ -n "$sne_r" ]; do
+        sne_c=${sne_r%"${sne_r#?}"}; sne_r=${sne_r#?}
+        case $sne_c in ' ') sne_c=_ ;; /) sne_c=: ;; esac
+        sne_key=$sne_key$sne_c
+    done
+    iface_ok "$sne_ni" || { report skipped ntuple "$sne_ni" - "$sne_spec" "" "$WHY"; return; }
+    need_tool ethtool || { report skipped ntuple "$sne_ni" - "$sne_spec" "" "$WHY"; return; }
+    sne_mark="$STATE/orig/10+ntuple+$sne_ni+$sne_key" sne_id=''
+    if [ -e "$sne_mark" ] && { read -r sne_id sne_id sne_id <"$sne_mark"; } 2>/dev/null && [ -n "$sne_id" ] &&
+        ethtool -n "$sne_ni" rule "$sne_id" >/dev/null 2>&1 </dev/null; then
+        report "$OKWORD" ntuple "$sne_ni" "rule$sne_id" "$sne_spec" present ""; return
     fi
-    [ "$MODE" = status ] && { report differs ntuple "$sne_ni" "loc$sne_loc" "$sne_spec" "" ""; return; }
-    ethtool -N "$sne_ni" delete "$sne_loc" >/dev/null 2>&1 </dev/null
+    [ "$MODE" = status ] && { report differs ntuple "$sne_ni" - "$sne_spec" "" ""; return; }
+    [ -n "$sne_loc" ] && ethtool -N "$sne_ni" delete "$sne_loc" >/dev/null 2>&1 </dev/null
     # shellcheck disable=SC2086 # split on purpose (set -f: no globbing)
     set -- $sne_spec
-    if ! ethtool -N "$sne_ni" "$@" >/dev/null 2>"$ERRF" </dev/null; then
-        read_errf; classify "$ERRTXT"; report "$CLS" ntuple "$sne_ni" "loc$sne_loc" "$sne_spec" "" "$WHY"; return
+    if ! sne_o=$(ethtool -N "$sne_ni" "$@" 2>"$ERRF" </dev/null); then
+        read_errf; classify "$ERRTXT"; report "$CLS" ntuple "$sne_ni" - "$sne_spec" "" "$WHY"; return
     fi
-    save 10 ntuple "$sne_ni" "$sne_loc" none
-    printf '%s\n' "$sne_spec" >"$sne_mark.spec"
-    if ethtool -n "$sne_ni" rule "$sne_loc" >/dev/null 2>&1 </dev/null; then
-        report applied ntuple "$sne_ni" "loc$sne_loc" "$sne_spec" "present" ""
+    sne_id=$sne_loc
+    case $sne_o in *"rule with ID "*) sne_id=${sne_o##*rule with ID }; sne_id=${sne_id%%[!0-9]*} ;; esac
+    is_num "$sne_id" || { report failed ntuple "$sne_ni" - "$sne_spec" "" "no rule ID in ethtool's answer"; return; }
+    printf 'ntuple %s %s\nnone\n' "$sne_ni" "$sne_id" >"$sne_mark"
+    if ethtool -n "$sne_ni" rule "$sne_id" >/dev/null 2>&1 </dev/null; then
+        report applied ntuple "$sne_ni" "rule$sne_id" "$sne_spec" present ""
     else
-        report failed ntuple "$sne_ni" "loc$sne_loc" "$sne_spec" "" "rule not found after insert"
+        report failed ntuple "$sne_ni" "rule$sne_id" "$sne_spec" "" "rule not found after insert"
     fi
 }
 
@@ -790,7 +803,6 @@ do_revert() {
     [ -e "$1" ] || { [ "$QUIET" = 1 ] || [ "$JSON" = 1 ] || echo "nothing to revert"; return 0; }
     drt_list=
     for drt_f in "$@"; do
-        case $drt_f in *.spec) continue ;; esac
         drt_list="$drt_f $drt_list" # reverse order: sysctl first, MTU last
     done
     for drt_f in $drt_list; do
@@ -810,7 +822,7 @@ do_revert() {
         rfs) wr "$SYS/class/net/$drt_ri/queues/$drt_rt/rps_flow_cnt" "$drt_ov" || drt_ok=0 ;;
         xps) wr "$SYS/class/net/$drt_ri/queues/$drt_rt/xps_cpus" "$drt_ov" || drt_ok=0 ;;
         irq) wr "$PROC/irq/$drt_rt/smp_affinity" "$drt_ov" || drt_ok=0 ;;
-        ntuple) ethtool -N "$drt_ri" delete "$drt_rt" 2>"$ERRF" </dev/null || drt_ok=0; rm -f "$drt_f.spec" ;;
+        ntuple) ethtool -N "$drt_ri" delete "$drt_rt" 2>"$ERRF" </dev/null || drt_ok=0 ;;
         qdisc) tc qdisc del dev "$drt_ri" root 2>"$ERRF" </dev/null || drt_ok=0
                drt_ov="kernel default (was $drt_ov)" ;;
         filter) tc filter del dev "$drt_ri" parent 1: prio "$drt_rt" 2>"$ERRF" </dev/null || drt_ok=0 ;;
@@ -848,6 +860,7 @@ while [ $# -gt 0 ]; do
     case $1 in
     --json) JSON=1 ;;
     -q|--quiet) QUIET=1 ;;
+    --hotplug) HOTPLUG=1 ;;
     --iface) { [ $# -ge 2 ] && is_ifname "$2"; } || die "--iface needs a valid interface name"; IFILTER=$2; shift ;;
     --iface=*) is_ifname "${1#--iface=}" || die "--iface needs a valid interface name"; IFILTER=${1#--iface=} ;;
     -h|--help) usage; exit 0 ;;
@@ -868,6 +881,14 @@ else
 fi
 
 HAVE_OUT=0
+if [ "$HOTPLUG" = 1 ]; then
+    # udev/mdev "add" events: coldplug ones arrive before the boot-time run,
+    # which tunes every interface itself; act only after that run.
+    { [ "$MODE" = apply ] && [ -n "$IFILTER" ]; } || die "--hotplug goes with apply --iface"
+    rd "$PROC/sys/kernel/random/boot_id" && BOOTID=$VAL
+    rd "$STATE/boot_id" || VAL=''
+    [ "$VAL" = "$BOOTID" ] || exit 0
+fi
 if [ "$MODE" = status ]; then
     ERRF=${TMPDIR:-/tmp}/zynq-net-status.$$
 else

@@ -1,0 +1,215 @@
+"""Helpers for the applier tests: network namespaces with multi-queue veth
+pairs named like the board's interfaces, plan parsing, running
+zynq-net-apply under busybox ash and dash, and kernel-bitmap arithmetic.
+
+Needs root (namespaces, sysfs writes), iproute2, ethtool, busybox, dash.
+"""
+import json
+import os
+import pathlib
+import re
+import shutil
+import subprocess
+import uuid
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+APPLIER = ROOT / "tools" / "crates" / "zynq-net-render" / "assets" / "zynq-net-apply.sh"
+TEMPLATES = ROOT / "tools" / "crates" / "zynq-net-render" / "templates"
+PLANS = pathlib.Path(__file__).resolve().parent / "plans"
+SHELLS = {"busybox-ash": ["busybox", "sh"], "dash": ["dash"]}
+
+
+def need(*tools):
+    for t in tools:
+        if shutil.which(t) is None:
+            pytest.skip(f"{t} not installed (scripts/install-deps)")
+    if os.geteuid() != 0:
+        pytest.skip("needs root (network namespaces, sysfs writes)")
+
+
+def sh(cmd, check=True, **kw):
+    return subprocess.run(cmd, check=check, capture_output=True, text=True, **kw)
+
+
+# ---------------------------------------------------------------- plans
+def parse_plan(path):
+    """[(verb, [fields])] in order, version line and comments dropped."""
+    steps = []
+    for line in pathlib.Path(path).read_text().splitlines():
+        if not line or line.startswith("#") or line.startswith("zynq-net-plan "):
+            continue
+        f = line.split(" ")
+        steps.append((f[0], f[1:]))
+    return steps
+
+
+def plan_interfaces(steps):
+    """{iface: queue count}, queue count = highest queue index used + 1 (1 if none)."""
+    ifs = {}
+    for verb, f in steps:
+        if verb in ("board", "sysctl") or not f:
+            continue
+        n = ifs.setdefault(f[0], 1)
+        if verb in ("rps", "rfs", "xps"):
+            ifs[f[0]] = max(n, int(f[1].split("-")[1]) + 1)
+        if verb == "channels":
+            ifs[f[0]] = max(n, int(f[2]))
+    return ifs
+
+
+# ---------------------------------------------------------------- bitmaps
+def mask_int(mask: str) -> int:
+    """Kernel bitmap (comma-separated 32-bit hex groups, MS first) -> int."""
+    v = 0
+    for g in mask.strip().split(","):
+        v = (v << 32) | int(g, 16)
+    return v
+
+
+def cpulist_int(cpulist: str) -> int:
+    v = 0
+    for part in cpulist.strip().split(","):
+        a, _, b = part.partition("-")
+        for c in range(int(a), int(b or a) + 1):
+            v |= 1 << c
+    return v
+
+
+def online_mask() -> int:
+    return cpulist_int(pathlib.Path("/sys/devices/system/cpu/online").read_text())
+
+
+def pow2_up(n: int) -> int:
+    p = 1
+    while p < n:
+        p *= 2
+    return p if n else 0
+
+
+# ---------------------------------------------------------------- netns
+class Netns:
+    def __init__(self, ifaces):
+        self.name = "zn-" + uuid.uuid4().hex[:8]
+        sh(["ip", "netns", "add", self.name])
+        self.ifaces = ifaces
+        for i, (name, q) in enumerate(sorted(ifaces.items())):
+            sh(["ip", "-n", self.name, "link", "add", name, "numtxqueues", str(q),
+                "numrxqueues", str(q), "type", "veth", "peer", "name", f"zp{i}",
+                "numtxqueues", str(q), "numrxqueues", str(q)])
+            sh(["ip", "-n", self.name, "link", "set", name, "up"])
+            sh(["ip", "-n", self.name, "link", "set", f"zp{i}", "up"])
+
+    def run(self, cmd, **kw):
+        return sh(["ip", "netns", "exec", self.name] + list(cmd), **kw)
+
+    def read(self, path):
+        return self.run(["cat", path]).stdout.strip()
+
+    def delete(self):
+        sh(["ip", "netns", "del", self.name], check=False)
+
+
+@pytest.fixture
+def netns_factory():
+    made = []
+
+    def make(ifaces):
+        n = Netns(ifaces)
+        made.append(n)
+        return n
+
+    yield make
+    for n in made:
+        n.delete()
+
+
+class Applier:
+    """Runs zynq-net-apply with private state/log/lock paths."""
+
+    def __init__(self, tmp: pathlib.Path, shell, netns=None, proc=None, sysroot=None, extra_env=None):
+        self.tmp = tmp
+        self.shell = shell
+        self.netns = netns
+        self.env = dict(os.environ)
+        self.env.update({
+            "ZYNQ_NET_STATE": str(tmp / "state"),
+            "ZYNQ_NET_LOG": str(tmp / "zynq-net.log"),
+            "ZYNQ_NET_LOCK": str(tmp / "lock"),
+            "ZYNQ_NET_WAIT_MAX": "1",
+        })
+        if proc:
+            self.env["ZYNQ_NET_PROC"] = str(proc)
+        if sysroot:
+            self.env["ZYNQ_NET_SYS"] = str(sysroot)
+        self.env.update(extra_env or {})
+        self.prefix = []
+
+    def __call__(self, *args, expect=None):
+        cmd = self.prefix + list(self.shell) + [str(APPLIER)] + [str(a) for a in args]
+        if self.netns:
+            cmd = ["ip", "netns", "exec", self.netns.name] + cmd
+        r = subprocess.run(cmd, capture_output=True, text=True, env=self.env, timeout=120)
+        if expect is not None:
+            assert r.returncode in (expect if isinstance(expect, tuple) else (expect,)), \
+                f"exit {r.returncode}\nstdout:\n{r.stdout}\nstderr:\n{r.stderr}"
+        return r
+
+    def json(self, *args, expect=None):
+        r = self(*args, "--json", expect=expect)
+        try:
+            doc = json.loads(r.stdout)
+        except json.JSONDecodeError as e:
+            raise AssertionError(f"bad JSON ({e}):\n{r.stdout}\nstderr:\n{r.stderr}")
+        doc["_stderr"] = r.stderr
+        doc["_rc"] = r.returncode
+        return doc
+
+
+def steps_of(doc, verb=None, iface=None, target=None):
+    return [s for s in doc["steps"]
+            if (verb is None or s["verb"] == verb)
+            and (iface is None or s["iface"] == iface)
+            and (target is None or s["target"] == target)]
+
+
+def fmt(doc):
+    return "\n".join(f'{s["result"]:9} {s["verb"]} {s["iface"]} {s["target"]} = {s["desired"]}'
+                     f' (actual {s["actual"]}) -- {s["detail"]}' for s in doc["steps"])
+
+
+@pytest.fixture(scope="session")
+def kernel_has_multiq():
+    """Whether this kernel has sch_multiq and act_skbedit (probe in a scratch netns)."""
+    need("ip", "tc")
+    n = Netns({"eth0": 2})
+    try:
+        q = n.run(["tc", "qdisc", "add", "dev", "eth0", "root", "handle", "1:", "multiq"], check=False)
+        if q.returncode != 0:
+            return False
+        f = n.run(["tc", "filter", "add", "dev", "eth0", "parent", "1:", "protocol", "ip", "prio", "1",
+                   "u32", "match", "ip", "dst", "10.0.0.1", "action", "skbedit", "queue_mapping", "1"],
+                  check=False)
+        return f.returncode == 0
+    finally:
+        n.delete()
+
+
+def prepared_proc(tmp: pathlib.Path, interrupts: str) -> pathlib.Path:
+    """A /proc stand-in: our interrupts file, sys -> the real /proc/sys."""
+    proc = tmp / "proc"
+    proc.mkdir(parents=True, exist_ok=True)
+    (proc / "interrupts").write_text(interrupts)
+    (proc / "sys").symlink_to("/proc/sys")
+    return proc
+
+
+def render(template: str, **view) -> str:
+    jinja2 = pytest.importorskip("jinja2")
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATES)),
+                             undefined=jinja2.StrictUndefined, keep_trailing_newline=True)
+    return env.get_template(template).render(**view)
+
+
+re_mask = re.compile(r"^[0-9a-f,]+$")
