@@ -49,7 +49,7 @@ python __anonymous() {
         d.appendVar('SRC_URI', ' file://zynq-net-kmeta;type=kmeta;destsuffix=zynq-net-kmeta')
         d.appendVar('KERNEL_FEATURES', ' zynq-net.scc')
         if fastpath == 'flowtable':
-            d.appendVar('KERNEL_FEATURES', ' zynq-net-flowtable.scc')
+            d.appendVar('KERNEL_FEATURES', ' zynq-net-fastpath-flowtable.scc')
         d.appendVarFlag('do_kernel_metadata', 'depends', frag_dep)
         d.appendVarFlag('do_kernel_metadata', 'prefuncs', ' zynq_net_stage_kmeta')
         if d.getVar('ZYNQ_NET_KCONF_AUDIT') == '1':
@@ -60,7 +60,7 @@ python __anonymous() {
         d.appendVarFlag('do_merge_delta_config', 'depends', frag_dep)
         d.appendVarFlag('do_merge_delta_config', 'prefuncs', ' zynq_net_write_delta_cfg')
         d.appendVarFlag('do_merge_delta_config', 'file-checksums',
-                        ' ${ZYNQ_NET_LAYERDIR}/files/zynq-net-kmeta/zynq-net-flowtable.cfg:True')
+                        ' ${ZYNQ_NET_LAYERDIR}/files/zynq-net-kmeta/zynq-net-fastpath-flowtable.cfg:True')
     else:
         bb.fatal("zynq-net-kernel: %s is neither a kernel-yocto recipe nor uses "
                  "DELTA_KERNEL_DEFCONFIG; zynq-net does not know how to add a config "
@@ -89,7 +89,7 @@ zynq_net_write_delta_cfg() {
         cat ${ZYNQ_NET_STAGED}/kernel/$cfg >> $out
     done
     if [ "${ZYNQ_NET_FASTPATH}" = "flowtable" ]; then
-        cat ${ZYNQ_NET_LAYERDIR}/files/zynq-net-kmeta/zynq-net-flowtable.cfg >> $out
+        cat ${ZYNQ_NET_LAYERDIR}/files/zynq-net-kmeta/zynq-net-fastpath-flowtable.cfg >> $out
     fi
     if ! grep -q '^CONFIG_' $out; then
         bbfatal "zynq-net: no kconf fragment listed in ${ZYNQ_NET_STAGED}/kernel/zynq-net.scc"
@@ -99,13 +99,13 @@ zynq_net_write_delta_cfg() {
 do_zynq_net_kconfig_verify() {
     zynq_net_kconfig_verify ${B}/.config
     if [ "${ZYNQ_NET_FASTPATH}" = "flowtable" ]; then
-        for sym in $(sed -n 's/^\(CONFIG_[A-Z0-9_]*\)=[ym]$/\1/p' ${ZYNQ_NET_LAYERDIR}/files/zynq-net-kmeta/zynq-net-flowtable.cfg); do
+        for sym in $(sed -n 's/^\(CONFIG_[A-Z0-9_]*\)=[ym]$/\1/p' ${ZYNQ_NET_LAYERDIR}/files/zynq-net-kmeta/zynq-net-fastpath-flowtable.cfg); do
             grep -q "^$sym=[ym]$" ${B}/.config || \
                 bbfatal "zynq-net: fast path 'flowtable' needs $sym, which is not set in ${B}/.config"
         done
     fi
 }
-do_zynq_net_kconfig_verify[file-checksums] += "${ZYNQ_NET_LAYERDIR}/files/zynq-net-kmeta/zynq-net-flowtable.cfg:True"
+do_zynq_net_kconfig_verify[file-checksums] += "${ZYNQ_NET_LAYERDIR}/files/zynq-net-kmeta/zynq-net-fastpath-flowtable.cfg:True"
 
 # Kernels that build the board DTB in-tree: include the generated dtsi at
 # the end of each DTS named in ZYNQ_NET_KERNEL_DTBS (idempotent).

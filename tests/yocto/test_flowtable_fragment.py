@@ -13,7 +13,7 @@ import subprocess
 import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent.parent
-FRAG = ROOT / "meta-zynq-net" / "files" / "zynq-net-kmeta" / "zynq-net-flowtable.cfg"
+FRAG = ROOT / "meta-zynq-net" / "files" / "zynq-net-kmeta" / "zynq-net-fastpath-flowtable.cfg"
 SCC = FRAG.with_suffix(".scc")
 
 
@@ -33,7 +33,7 @@ def set_symbols(config: pathlib.Path):
 
 
 def test_scc_names_the_fragment():
-    assert re.search(r"^kconf non-hardware zynq-net-flowtable\.cfg$", SCC.read_text(), re.M)
+    assert re.search(r"^kconf non-hardware zynq-net-fastpath-flowtable\.cfg$", SCC.read_text(), re.M)
     assert {"CONFIG_NF_FLOW_TABLE", "CONFIG_NFT_FLOW_OFFLOAD"} <= set(symbols())
 
 

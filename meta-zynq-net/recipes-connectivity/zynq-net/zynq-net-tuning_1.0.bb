@@ -34,7 +34,30 @@ do_install() {
     if ${@bb.utils.contains('DISTRO_FEATURES', 'systemd', 'true', 'false', d)}; then
         install -D -m 0644 ${ZYNQ_NET_GEN_DIR}/tuning/zynq-net.service ${D}${systemd_system_unitdir}/zynq-net.service
     fi
+    # Interfaces that appear after the boot-time run (late probe, hot-plug).
+    if [ -f ${ZYNQ_NET_GEN_DIR}/tuning/90-zynq-net.rules ]; then
+        install -D -m 0644 ${ZYNQ_NET_GEN_DIR}/tuning/90-zynq-net.rules ${D}${nonarch_base_libdir}/udev/rules.d/90-zynq-net.rules
+    fi
 }
+
+# Artifact kinds of manifest.json (docs/artifacts.md) this recipe places on
+# the target, or knowingly leaves to other recipes. A kind the generator
+# gains later stops the build here instead of silently missing from the
+# image; tests/yocto/test_recipe_contract.py checks the reference boards.
+ZYNQ_NET_KNOWN_KINDS = "dtsi dtso scc kconfig plan applier sysvinit systemd sysctl udev"
+
+python zynq_net_check_manifest() {
+    import json, os
+    manifest = os.path.join(d.getVar('ZYNQ_NET_GEN_DIR'), 'manifest.json')
+    known = set(d.getVar('ZYNQ_NET_KNOWN_KINDS').split())
+    with open(manifest) as f:
+        artifacts = json.load(f).get('artifacts', [])
+    unknown = ['%s (%s)' % (a.get('path'), a.get('kind')) for a in artifacts if a.get('kind') not in known]
+    if unknown:
+        bb.fatal("zynq-net-tuning does not know where to install %s from %s: add them to "
+                 "do_install and ZYNQ_NET_KNOWN_KINDS" % (', '.join(unknown), manifest))
+}
+do_install[postfuncs] += "zynq_net_check_manifest"
 
 do_install_ptest() {
     install -m 0644 ${ZYNQ_NET_GEN_DIR}/manifest.json ${D}${PTEST_PATH}/manifest.json
@@ -46,7 +69,7 @@ INITSCRIPT_PARAMS = "start 45 2 3 4 5 ."
 
 SYSTEMD_SERVICE:${PN} = "zynq-net.service"
 
-FILES:${PN} += "${sysconfdir}/zynq-net ${sysconfdir}/sysctl.d"
+FILES:${PN} += "${sysconfdir}/zynq-net ${sysconfdir}/sysctl.d ${nonarch_base_libdir}/udev/rules.d"
 CONFFILES:${PN} = "${sysconfdir}/zynq-net/zynq-net.plan ${sysconfdir}/sysctl.d/99-zynq-net.conf"
 
 # The applier is POSIX sh calling ip, ethtool and tc.
