@@ -71,6 +71,9 @@ python __anonymous() {
     if d.getVar('ZYNQ_NET_KERNEL_DTBS'):
         d.appendVarFlag('do_patch', 'depends', frag_dep)
         d.appendVarFlag('do_patch', 'postfuncs', ' zynq_net_patch_dts')
+        # zynq-net dtb verify resolves the fragment's &label references
+        # through /__symbols__; it also lets the target apply .dtbo overlays.
+        d.appendVar('KERNEL_DTC_FLAGS', ' -@')
         bb.build.addtask('do_zynq_net_dtb_verify', 'do_install', 'do_compile', d)
 }
 

@@ -1,0 +1,150 @@
+"""The layer's recipes and classes against the real `zynq-net gen` output of
+the reference boards, without bitbake: the shell functions of the classes
+are taken out of the .bbclass files and run with the variables bitbake
+would give them.
+
+- the tuning recipe knows every artifact kind the generator writes, and
+  every file it installs exists;
+- the linux-qoriq path (zynq_net_write_delta_cfg) turns the generated .scc
+  into one DELTA_KERNEL_DEFCONFIG fragment holding every kconf file;
+- the in-tree DTS path (zynq_net_patch_dts) on the kernel's real
+  fsl/p1020rdb-pd.dts, compiled the way kbuild compiles DTBs (cpp, dtc),
+  gives a DTB that `zynq-net dtb verify` accepts;
+- the meta-xilinx path (device-tree.bb appends `/include/ "zynq-net.dtsi"`
+  to the base DTS) on the kernel's zynqmp-zcu102-rev1.0.dts, verified the
+  same way.
+"""
+import json
+import pathlib
+import re
+import shutil
+import subprocess
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent.parent
+META = ROOT / "meta-zynq-net"
+KCLASS = META / "classes" / "zynq-net-kernel.bbclass"
+TUNING = META / "recipes-connectivity" / "zynq-net" / "zynq-net-tuning_1.0.bb"
+BOARDS = [b for b in ("zcu102", "p1020rdb") if (META / "boards" / f"{b}.yml").exists()]
+
+
+def shell_function(path: pathlib.Path, name: str) -> str:
+    text = path.read_text()
+    m = re.search(rf"^{name}\(\) \{{\n(.*?)^\}}", text, re.M | re.S)
+    assert m, f"{name} not in {path}"
+    return m.group(1)
+
+
+def expand(body: str, variables: dict) -> str:
+    def sub(m):
+        key = m.group(1)
+        assert key in variables, f"unexpanded bitbake variable ${{{key}}}"
+        return variables[key]
+    return re.sub(r"\$\{([A-Za-z0-9_]+)\}", sub, body)
+
+
+def run_function(path, name, variables, cwd):
+    body = expand(shell_function(path, name), variables)
+    script = 'bbfatal() { echo "FATAL: $*" >&2; exit 1; }\nbbnote() { :; }\nset -e\n' + body
+    return subprocess.run(["sh", "-c", script], cwd=cwd, capture_output=True, text=True)
+
+
+def kernel_tree() -> pathlib.Path:
+    res = subprocess.run([str(ROOT / "scripts" / "kernel-tree")], capture_output=True, text=True)
+    if res.returncode != 0:
+        pytest.fail("scripts/kernel-tree failed (run scripts/install-deps): " + res.stderr)
+    return pathlib.Path(res.stdout.strip())
+
+
+def compile_dts(tree: pathlib.Path, arch: str, dts: pathlib.Path, out: pathlib.Path):
+    """cpp + dtc as kbuild's cmd_dtc does (scripts/Makefile.lib)."""
+    pre = out.with_suffix(".pre.dts")
+    subprocess.run(["cpp", "-nostdinc", "-I", str(dts.parent), "-I", str(tree / "include"),
+                    "-I", str(tree / "scripts" / "dtc" / "include-prefixes"),
+                    "-I", str(tree / "arch" / arch / "boot" / "dts"),
+                    "-undef", "-D__DTS__", "-x", "assembler-with-cpp", "-o", str(pre), str(dts)],
+                   check=True, capture_output=True)
+    # -@: devicetree.bbclass (DTC_BFLAGS) and zynq-net-kernel.bbclass
+    # (KERNEL_DTC_FLAGS) build DTBs with /__symbols__.
+    res = subprocess.run(["dtc", "-q", "-@", "-I", "dts", "-O", "dtb", "-i", str(dts.parent),
+                          "-o", str(out), str(pre)], capture_output=True, text=True)
+    assert res.returncode == 0, f"dtc {dts.name}: {res.stderr}"
+
+
+def known_kinds():
+    m = re.search(r'^ZYNQ_NET_KNOWN_KINDS = "([^"]+)"', TUNING.read_text(), re.M)
+    return set(m.group(1).split())
+
+
+@pytest.mark.parametrize("board", BOARDS)
+def test_tuning_recipe_installs_what_gen_writes(gen_board, board):
+    out = gen_board(board)
+    manifest = json.loads((out / "manifest.json").read_text())
+    kinds = {a["kind"] for a in manifest["artifacts"]}
+    assert kinds <= known_kinds(), f"kinds the tuning recipe does not know: {kinds - known_kinds()}"
+    install = shell_function(TUNING, "do_install")
+    for rel in re.findall(r"\$\{ZYNQ_NET_GEN_DIR\}/([A-Za-z0-9_./-]+)", install):
+        if f"-f ${{ZYNQ_NET_GEN_DIR}}/{rel}" in install:
+            continue  # optional artifact, installed when present
+        assert (out / rel).is_file(), f"do_install copies {rel}, which gen did not write"
+
+
+@pytest.mark.parametrize("board", BOARDS)
+def test_delta_cfg_holds_every_kconf_fragment(gen_board, board, tmp_path):
+    out = gen_board(board)
+    staged = tmp_path / "sysroot" / "usr" / "share" / "zynq-net"
+    shutil.copytree(out / "kernel", staged / "kernel")
+    res = run_function(KCLASS, "zynq_net_write_delta_cfg",
+                       {"WORKDIR": str(tmp_path), "ZYNQ_NET_STAGED": str(staged),
+                        "ZYNQ_NET_FASTPATH": "flowtable", "ZYNQ_NET_LAYERDIR": str(META)}, tmp_path)
+    assert res.returncode == 0, res.stderr
+    merged = (tmp_path / "zynq-net.cfg").read_text()
+    listed = re.findall(r"^kconf \S+ (\S+)$", (out / "kernel" / "zynq-net.scc").read_text(), re.M)
+    assert listed
+    for cfg in listed:
+        for line in (out / "kernel" / cfg).read_text().splitlines():
+            if line.startswith("CONFIG_"):
+                assert line in merged, f"{cfg}: {line} missing from zynq-net.cfg"
+
+
+@pytest.mark.skipif("p1020rdb" not in BOARDS, reason="no boards/p1020rdb.yml")
+def test_p1020rdb_dts_include_and_dtb_verify(gen_board, zynq_net, tmp_path):
+    tree = kernel_tree()
+    out = gen_board("p1020rdb")
+    src = tmp_path / "S"
+    shutil.copytree(tree / "arch" / "powerpc" / "boot" / "dts", src / "arch" / "powerpc" / "boot" / "dts")
+    staged = tmp_path / "sysroot" / "usr" / "share" / "zynq-net"
+    shutil.copytree(out / "dt", staged / "dt")
+    variables = {"S": str(src), "ARCH": "powerpc", "ZYNQ_NET_KERNEL_DTBS": "fsl/p1020rdb-pd.dtb",
+                 "ZYNQ_NET_STAGED": str(staged)}
+    for _ in range(2):  # idempotent: a re-run of do_patch must not include twice
+        res = run_function(KCLASS, "zynq_net_patch_dts", variables, tmp_path)
+        assert res.returncode == 0, res.stderr
+    dts = src / "arch" / "powerpc" / "boot" / "dts" / "fsl" / "p1020rdb-pd.dts"
+    assert dts.read_text().count('#include "zynq-net.dtsi"') == 1
+    dtb = tmp_path / "p1020rdb-pd.dtb"
+    compile_dts(tree, "powerpc", dts, dtb)
+    res = subprocess.run([str(zynq_net), "dtb", "verify", str(META / "boards" / "p1020rdb.yml"), str(dtb)],
+                         capture_output=True, text=True)
+    assert res.returncode == 0, res.stdout + res.stderr
+
+
+@pytest.mark.skipif("zcu102" not in BOARDS, reason="no boards/zcu102.yml")
+def test_zcu102_extra_dt_include_and_dtb_verify(gen_board, zynq_net, tmp_path):
+    # device-tree.bb (meta-xilinx-core) appends '/include/ "FILE"' for each
+    # EXTRA_DT_INCLUDE_FILES entry to the base DTS and compiles it with cpp
+    # and dtc (devicetree.bbclass). The XSCT base DTS is generated from the
+    # XSA at build time; the kernel's ZCU102 DTS stands in for it here.
+    tree = kernel_tree()
+    out = gen_board("zcu102")
+    work = tmp_path / "dts"
+    shutil.copytree(tree / "arch" / "arm64" / "boot" / "dts" / "xilinx", work)
+    shutil.copy(out / "dt" / "zynq-net.dtsi", work / "zynq-net.dtsi")
+    dts = work / "zynqmp-zcu102-rev1.0.dts"
+    dts.write_text(dts.read_text() + '/include/ "zynq-net.dtsi"\n')
+    dtb = tmp_path / "system.dtb"
+    compile_dts(tree, "arm64", dts, dtb)
+    res = subprocess.run([str(zynq_net), "dtb", "verify", str(META / "boards" / "zcu102.yml"), str(dtb)],
+                         capture_output=True, text=True)
+    assert res.returncode == 0, res.stdout + res.stderr
