@@ -133,9 +133,10 @@ pub struct Overrides {
 
 /// Where it runs.
 #[derive(Debug, Args)]
-#[group(required = true, multiple = false)]
+#[group(required = false, multiple = false)]
 pub struct TargetArgs {
     /// Targets file (client, server, optional DUT; local, netns or ssh).
+    /// Default: the DUT and first peer of the board's bench section.
     #[arg(short, long)]
     pub targets: Option<PathBuf>,
     /// A lab made by `zynq-net lab up` (its name).
@@ -144,11 +145,12 @@ pub struct TargetArgs {
 }
 
 impl TargetArgs {
-    fn load(&self) -> anyhow::Result<Targets> {
-        match (&self.targets, &self.lab) {
-            (Some(p), _) => Ok(Targets::load(p)?),
-            (None, Some(name)) => Ok(lab::state(name).with_context(|| format!("lab `{name}` is not up"))?.targets),
-            (None, None) => bail!("--targets or --lab is required"),
+    fn load(&self, plan: &Plan) -> anyhow::Result<Targets> {
+        match (&self.targets, &self.lab, &plan.targets) {
+            (Some(p), _, _) => Ok(Targets::load(p)?),
+            (None, Some(name), _) => Ok(lab::state(name).with_context(|| format!("lab `{name}` is not up"))?.targets),
+            (None, None, Some(t)) => Ok(t.clone()),
+            (None, None, None) => bail!("--targets or --lab is required (the plan names no DUT and peer)"),
         }
     }
 }
@@ -161,6 +163,11 @@ fn load_plan(path: &Path, o: &Overrides) -> anyhow::Result<Plan> {
         .unwrap_or(false);
     let mut plan = if is_plan {
         Plan::load(path)?
+    } else if is_board(&text) {
+        let (name, spec, targets) = crate::board::load(path)?;
+        let mut p = Plan::from_spec(Some(name), &spec);
+        p.targets = Some(targets);
+        p
     } else {
         let (board, spec) = load_spec(path)?;
         Plan::from_spec(board, &spec)
@@ -173,9 +180,20 @@ fn load_plan(path: &Path, o: &Overrides) -> anyhow::Result<Plan> {
             plan.spec.repeats = r;
         }
         plan.spec.validate()?;
+        let targets = plan.targets.take();
         plan = Plan::from_spec(plan.board.clone(), &plan.spec);
+        plan.targets = targets;
     }
     Ok(plan)
+}
+
+/// A board description (validated by the model crate) rather than a
+/// standalone bench spec: it has a `bench` section naming its DUT.
+fn is_board(text: &str) -> bool {
+    crate::spec::load_yaml(text)
+        .ok()
+        .map(|v| v.get("bench").and_then(|b| b.get("dut")).is_some())
+        .unwrap_or(false)
 }
 
 /// Runs a `bench` command; returns the exit code.
@@ -192,7 +210,7 @@ pub fn run_bench(cmd: BenchCommand) -> anyhow::Result<i32> {
         }
         BenchCommand::Run { input, target, output, resume, quiet } => {
             let plan = load_plan(&input.plan, &input.overrides)?;
-            let targets = target.load()?;
+            let targets = target.load(&plan)?;
             let recs = run::run_plan(&plan, &targets, &output, &RunOptions { resume, quiet })?;
             let failed = recs.iter().filter(|r| r.error.is_some()).count();
             let bound = recs.iter().filter(|r| !r.cpu_bound.is_empty()).count();
@@ -236,7 +254,7 @@ pub fn run_bench(cmd: BenchCommand) -> anyhow::Result<i32> {
                 r.resolution_percent = resolution.unwrap_or(r.resolution_percent);
                 s.validate()?;
             }
-            let targets = target.load()?;
+            let targets = target.load(&plan)?;
             std::fs::create_dir_all(&output).with_context(|| format!("creating {}", output.display()))?;
             let trials_path = output.join(files::RFC2544_TRIALS);
             if trials_path.exists() {

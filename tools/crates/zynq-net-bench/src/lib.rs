@@ -11,6 +11,7 @@
 //! - [`lab`]: client / router (DUT) / server in network namespaces;
 //! - [`cli`]: the clap commands the `zynq-net` binary mounts as `bench` and `lab`.
 
+pub mod board;
 pub mod cli;
 pub mod compare;
 pub mod cpu;

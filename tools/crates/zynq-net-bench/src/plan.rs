@@ -55,6 +55,9 @@ pub struct Plan {
     pub spec: BenchSpec,
     /// Matrix cells in run order.
     pub cells: Vec<Cell>,
+    /// Where to run, when the board names its DUT and peers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub targets: Option<crate::targets::Targets>,
 }
 
 impl Plan {
@@ -88,7 +91,7 @@ impl Plan {
                 }
             }
         }
-        Plan { format: PLAN_FORMAT.into(), board, spec: spec.clone(), cells }
+        Plan { format: PLAN_FORMAT.into(), board, spec: spec.clone(), cells, targets: None }
     }
 
     /// RFC 2544 settings of the plan.

@@ -179,6 +179,7 @@ where
     let mut estimate: Option<f64> = None;
     let mut stepped_up = false;
     let mut sender_limited = false;
+    let mut short_sends = 0;
     let step_up = 1.0 + s.resolution_percent / 100.0;
     let mut n = 0;
     let mut probe = top;
@@ -192,16 +193,25 @@ where
             let achieved = st.sent_fps.min(probe);
             lo = lo.max(achieved);
             if st.sent_fps < probe * 0.98 {
-                sender_limited = true;
-                steps.push(st);
-                break;
+                // Two short sends in a row, or one at line rate before any
+                // loss: the tester, not the DUT, is the limit.
+                short_sends += 1;
+                if short_sends >= 2 || !hi_failed {
+                    sender_limited = true;
+                    steps.push(st);
+                    break;
+                }
+            } else {
+                short_sends = 0;
             }
             if !hi_failed {
                 steps.push(st);
                 break; // line rate without loss
             }
         } else {
-            hi = probe.min(hi);
+            // Loss at the rate actually offered (the sender may have fallen short).
+            let offered = if st.sent_fps > lo && st.sent_fps < probe { st.sent_fps } else { probe };
+            hi = offered.min(hi);
             hi_failed = true;
             if st.error.is_none() && st.received_fps > 0.0 {
                 estimate = Some(st.received_fps);
@@ -217,6 +227,7 @@ where
         // estimate says the limit is right there; else the bracket's middle.
         let mid = (lo + hi) / 2.0;
         let under = |e: f64| e * (1.0 - s.resolution_percent / 200.0);
+        let last = probe;
         probe = match estimate {
             Some(e) if lo > 0.0 && e <= lo * step_up && !stepped_up && lo * step_up < hi => {
                 stepped_up = true;
@@ -225,6 +236,9 @@ where
             Some(e) if under(e) > lo && under(e) < hi && !stepped_up => under(e),
             _ => mid,
         };
+        if (probe - last).abs() < 1e-9 * last.max(1.0) {
+            probe = mid;
+        }
     }
     let search_trials = n;
     // Confirmation at the found rate; step down by the resolution (at most
@@ -246,8 +260,9 @@ where
         steps.push(st);
         if pass {
             confirmed = true;
-            if sender_limited {
-                rate = rate.min(sent);
+            if sent < rate * 0.98 {
+                sender_limited = true;
+                rate = sent;
             }
             break;
         }
@@ -270,6 +285,21 @@ where
     }
 }
 
+/// Paces the client's egress to `fps` frames of `frame` bytes: a tbf at the
+/// frame rate in bytes the qdisc sees (`F - 4`, no FCS) plus 0.2%, with a
+/// bucket of two frames (or 0.1 ms), so iperf3's catch-up bursts leave the
+/// tester as a constant rate. The socket send buffer gives back-pressure.
+fn pace(host: &crate::exec::Host, dev: &str, fps: f64, frame: u32) -> Result<(), crate::BenchError> {
+    let rate = (fps * 8.0 * (frame - 4) as f64 * 1.002).max(8000.0);
+    let burst = (2 * frame as u64).max((rate / 8.0 / 10_000.0) as u64).max(3200);
+    let limit = burst + (rate / 8.0 * 0.1) as u64 + 65536;
+    host.run(&crate::exec::argv(&[
+        "tc", "qdisc", "replace", "dev", dev, "root", "tbf",
+        "rate", &format!("{}bit", rate as u64), "burst", &burst.to_string(), "limit", &limit.to_string(),
+    ]))
+    .map(|_| ())
+}
+
 /// Runs the search for every frame size; `on_trial` gets every trial (to
 /// save it) and `on_frame` every finished frame size.
 pub fn run<F, G>(ctx: &Context, s: &Rfc2544Spec, line_bps: f64, frames: &[u32], mut on_trial: F, mut on_frame: G) -> Rfc2544Result
@@ -278,14 +308,27 @@ where
     G: FnMut(&FrameResult),
 {
     let mut out = Vec::new();
+    let pacer = ctx.targets.client.pace_iface.clone();
     for &f in frames {
         let label = format!("rfc2544-{f}");
         let r = search(ctx, s, line_bps, f, |o, n| {
-            let t = crate::run::trial(ctx, o, &label, n);
+            let mut note = None;
+            if let Some(dev) = &pacer {
+                let fps = o.bitrate.unwrap_or(0) as f64 / (8.0 * o.length as f64);
+                note = Some(match pace(&ctx.targets.client.host, dev, fps, f) {
+                    Ok(()) => format!("offered load paced by tbf on the client's {dev}"),
+                    Err(e) => format!("pacing on {dev} failed: {e}"),
+                });
+            }
+            let mut t = crate::run::trial(ctx, o, &label, n);
+            t.record.notes.extend(note);
             on_trial(f, t)
         });
         on_frame(&r);
         out.push(r);
+    }
+    if let Some(dev) = &pacer {
+        let _ = ctx.targets.client.host.output(&crate::exec::argv(&["tc", "qdisc", "del", "dev", dev, "root"]));
     }
     Rfc2544Result {
         format: "zynq-net-bench-rfc2544 1".into(),

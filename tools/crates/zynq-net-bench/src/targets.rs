@@ -37,6 +37,11 @@ pub struct Endpoint {
     /// serving it is kept free of iperf3 (C8).
     #[serde(default)]
     pub irq_pattern: Option<String>,
+    /// Interface on which RFC 2544 trials pace the offered load with a tbf
+    /// at the trial's rate (a host sender catches up in bursts after being
+    /// descheduled; a hardware tester offers a constant rate). Client only.
+    #[serde(default)]
+    pub pace_iface: Option<String>,
 }
 
 /// A targets file.
@@ -81,7 +86,7 @@ impl Targets {
             return Err(BenchError::Invalid(format!("{}: server.address is empty", path.display())));
         }
         for e in [&t.client, &t.server].into_iter().chain(t.dut.as_ref()) {
-            for i in &e.ifaces {
+            for i in e.ifaces.iter().chain(e.pace_iface.as_ref()) {
                 if !valid_ifname(i) {
                     return Err(BenchError::Invalid(format!(
                         "{}: interface name `{i}`: 1-15 characters of [A-Za-z0-9_.-]",
