@@ -33,22 +33,31 @@ IFACE = "eth0"
 ONLINE = 0xF  # -smp 4
 # Hard limit of the QEMU run itself (the boot takes ~10 s under TCG).
 BOOT_TIMEOUT = int(os.environ.get("ZYNQ_NET_QEMU_TIMEOUT", "120"))
+MAX_BOOT = float(os.environ.get("ZYNQ_NET_QEMU_MAX_BOOT", "90"))
 # Whole script, including a first download of ~100 MB into the cache.
 SCRIPT_TIMEOUT = BOOT_TIMEOUT + 600
 
-# The variant plan: what the board's plan may not exercise. rx 1000 must be
-# rounded to 1024; coalescing must be reported unsupported; ptp_1588 does
-# not exist on macb; BBR is a module the emulated kernel does not have in
-# its initramfs (a kernel feature it lacks): reported, and the next step
-# still runs.
+# The variant plan: what the board's plan does not exercise. The board asks
+# rings of 1024 (already powers of two); the variant asks rx 3000 and tx 100,
+# which macb rounds up to 4096 and 128 (case C4's rx 1000 -> 1024 is the
+# same roundup_pow_of_two); coalescing must be reported unsupported; RPS/RFS on
+# both GEM RX queues (the zcu102 board keeps RPS off on eth0: a single TCP
+# flow got slower with it in the field notes); ptp_1588 does not exist on
+# macb; BBR is a module the emulated kernel does not have in its initramfs
+# (a kernel feature it lacks): reported, and the next step still runs.
 VARIANT = """\
 zynq-net-plan 1
 # scripts/qemu-zcu102 --extra-plan: test variant, not a board
 board zcu102-qemu-variant
 wait eth0 5
-rings eth0 rx 1000
+rings eth0 rx 3000
+rings eth0 tx 100
 coalesce eth0 rx-usecs 64
 ptp eth0 off
+rps eth0 rx-0 0000000c
+rps eth0 rx-1 0000000c
+rfs eth0 rx-0 2048
+rfs eth0 rx-1 2048
 sysctl net.ipv4.tcp_congestion_control bbr
 sysctl net.core.netdev_budget 600
 """
@@ -201,16 +210,20 @@ def test_boots_to_result_well_under_a_minute(run):
     assert run.env.get("done") == "1", run.context()
     secs = float(run.env["boot_seconds"])
     print(f"boot-to-result {secs:.1f}s (guest uptime {run.env.get('guest_uptime')}s)")
-    assert secs < 60, f"boot-to-result {secs}s" + run.context()
+    # Typically 10-15 s on two idle host cores (TCG, -smp 4); the limit has
+    # headroom for a loaded CI machine.
+    assert secs < MAX_BOOT, f"boot-to-result {secs}s" + run.context()
+    (run.out / "boot-to-result.txt").write_text(f"{secs}\n")
     netdevs = run.text("netdevs")
     assert re.search(rf"^{IFACE} driver=macb queues=rx-0 rx-1 tx-0 tx-1", netdevs, re.M), \
         f"gem3 should be {IFACE} (macb, 2 queues):\n{netdevs}"
 
 
-def test_board_plan_steps_are_in_the_plan(run):
-    """The generated plan covers both GEM queues and the IRQ."""
-    rps = {s[2] for s in run.steps("rps") if s[1] == IFACE}
-    xps = {s[2] for s in run.steps("xps") if s[1] == IFACE}
+def test_plans_cover_both_gem_queues_and_the_irq(run):
+    """RPS (variant or board) and XPS (board) on both GEM queues; eth0 IRQ."""
+    steps = run.plan + run.variant
+    rps = {s[2] for s in steps if s[0] == "rps" and s[1] == IFACE}
+    xps = {s[2] for s in steps if s[0] == "xps" and s[1] == IFACE}
     plan = run.text("plan")
     assert {"rx-0", "rx-1"} <= rps, f"RPS for both GEM RX queues expected:\n{plan}"
     assert {"tx-0", "tx-1"} <= xps, f"XPS for both GEM TX queues expected:\n{plan}"
@@ -228,18 +241,18 @@ def test_rings_applied_and_rounded_like_macb(run):
             + run.text("ethtool-g"))
         assert got[param]["result"] in ("applied", "unchanged"), got[param]
         assert int(got[param]["actual"]) == want, got[param]
-    # The variant asks rx 1000: macb rounds it up to 1024.
+    # The variant's sizes are not powers of two: macb rounds them up, and
+    # the applier reports the value the driver kept.
     cur = ethtool_current(run.text("extra-ethtool-g"))
-    assert cur["rx"] == 1024, run.text("extra-ethtool-g")
-    step = [r for r in results(run.json("extra-apply"), "rings") if r["target"] == "rx"][0]
-    assert step["actual"] == "1024", step
-    board_rx = [macb_ring("rx", int(s[3])) for s in run.steps("rings")
-                if s[1] == IFACE and s[2] == "rx"]
-    if board_rx == [1024]:
-        assert step["result"] == "unchanged", step  # the board's plan got there first
-    else:
-        assert step["result"] == "applied", step
-        assert "1024" in step["detail"], f"rounding not reported: {step}"
+    got = {r["target"]: r for r in results(run.json("extra-apply"), "rings")}
+    for _, iface, param, value in (s for s in run.variant if s[0] == "rings"):
+        want = macb_ring(param, int(value))
+        assert want != int(value)
+        assert cur[param] == want, run.text("extra-ethtool-g")
+        step = got[param]
+        assert step["result"] == "applied" and step["actual"] == str(want), step
+        assert str(want) in step["detail"], f"rounding not reported: {step}"
+    assert macb_ring("rx", 1000) == 1024
 
 
 def test_coalescing_reported_unsupported_and_skipped(run):
@@ -256,17 +269,32 @@ def test_coalescing_reported_unsupported_and_skipped(run):
             assert "unsupported" in s["detail"], s
 
 
-def test_rps_xps_written_for_both_queues(run):
-    vals = sysfs_values(run.text("queues"))
+def _check_queues(run, steps, section):
+    vals = sysfs_values(run.text(section))
+    checked = 0
     for verb, knob in (("rps", "rps_cpus"), ("xps", "xps_cpus")):
-        for _, iface, queue, mask in (s for s in run.steps(verb) if s[1] == IFACE):
+        for _, iface, queue, mask in (s for s in steps if s[0] == verb and s[1] == IFACE):
             key = f"{queue}/{knob}"
-            assert key in vals, f"{key} missing:\n{run.text('queues')}"
+            assert key in vals, f"{key} missing:\n{run.text(section)}"
             assert mask_int(vals[key]) == mask_int(mask) & ONLINE, \
                 f"{key} = {vals[key]}, plan {mask}"
-    for _, iface, queue, count in (s for s in run.steps("rfs") if s[1] == IFACE):
+            checked += 1
+    for _, iface, queue, count in (s for s in steps if s[0] == "rfs" and s[1] == IFACE):
         got = int(vals[f"{queue}/rps_flow_cnt"])
         assert got == 1 << (int(count) - 1).bit_length(), f"{queue} rps_flow_cnt {got}"
+    return checked
+
+
+def test_rps_xps_written_for_both_queues(run):
+    # The board's steps, read back after its plan ran ...
+    board = _check_queues(run, run.plan, "queues")
+    # ... and the variant's (RPS on rx-0 and rx-1), after it ran.
+    variant = _check_queues(run, run.variant, "extra-queues")
+    assert board + variant >= 4, "expected RPS and XPS steps for both GEM queues"
+    for doc, steps in ((run.json("apply1"), run.plan), (run.json("extra-apply"), run.variant)):
+        for r in doc["steps"]:
+            if r["verb"] in ("rps", "xps", "rfs") and r["iface"] == IFACE:
+                assert r["result"] in ("applied", "unchanged"), r
 
 
 def test_irq_effective_affinity_on_the_board_cpu(run):
@@ -313,23 +341,39 @@ def test_ring_change_keeps_queue_and_irq_settings(run):
 
 
 def test_exit_code_as_documented(run):
-    """docs/applier.md: 0 all applied/unchanged, 3 some skipped or failed."""
+    """docs/applier.md: 0 all applied/unchanged (status: all ok), 3 some
+    skipped, failed or differing; the JSON's "exit" is the exit code."""
     for name in ("apply1", "apply2", "status-json", "extra-apply"):
         doc = run.json(name)
         rc = run.rc(name)
         bad = doc["skipped"] + doc["failed"] + doc.get("differs", 0)
         assert rc == doc["exit"] == (3 if bad else 0), f"{name}: rc {rc}, {doc}"
-    assert run.json("apply1")["failed"] == 0, run.text("apply1")
+
+
+def test_unsupported_or_absent_is_skipped_not_failed(run):
+    """What the emulated board cannot do - PL interfaces that never appear,
+    offloads the GEM model does not have - is skipped with a reason; only a
+    real error is 'failed'."""
+    failed = [r for r in run.json("apply1")["steps"] if r["result"] == "failed"]
+    assert not failed, "steps reported failed on the emulated board:\n" + \
+        "\n".join(json.dumps(r) for r in failed)
 
 
 def test_second_run_changes_nothing(run):
+    first = {(r["verb"], r["iface"], r["target"]): r for r in run.json("apply1")["steps"]}
     doc = run.json("apply2")
     assert doc["applied"] == 0, run.text("apply2")
-    assert doc["failed"] == 0, run.text("apply2")
-    for s in doc["steps"]:
-        assert s["result"] in ("unchanged", "skipped"), s
-    status = run.json("status-json")
-    assert status["differs"] == 0 and status["failed"] == 0, run.text("status-json")
+    for r in doc["steps"]:
+        key = (r["verb"], r["iface"], r["target"])
+        assert r["result"] != "applied", r
+        if first[key]["result"] in ("applied", "unchanged"):
+            assert r["result"] == "unchanged", (first[key], r)
+        else:
+            assert r["result"] == first[key]["result"], (first[key], r)
+    status = {(r["verb"], r["iface"], r["target"]): r for r in run.json("status-json")["steps"]}
+    for key, r in first.items():
+        if r["result"] in ("applied", "unchanged"):
+            assert status[key]["result"] == "ok", (r, status[key])
 
 
 def test_missing_kernel_features_reported_not_fatal(run):

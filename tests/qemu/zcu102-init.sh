@@ -86,6 +86,10 @@ sysctls() {
     done
 }
 
+# QEMU has no programmable logic: the PL interfaces (AXI/XXV Ethernet)
+# never appear, so cap every `wait` step (docs/applier.md) instead of
+# spending the plan's full wait on each run.
+export ZYNQ_NET_WAIT_MAX=1
 PLAN=/etc/zynq-net/zynq-net.plan
 APPLY=/usr/sbin/zynq-net-apply
 IFACE=eth0
@@ -145,6 +149,7 @@ if [ -x "$APPLY" ] && [ -r "$EXTRA" ]; then
     section extra-apply "$APPLY" apply --json "$EXTRA"
     section extra-status-json "$APPLY" status --json "$EXTRA"
     section extra-ethtool-g ethtool -g "$IFACE"
+    section extra-queues queues "$IFACE"
     # macb reopens the device on -G: the board's RPS/XPS/IRQ must survive.
     [ -r "$PLAN" ] && section after-extra-status-json "$APPLY" status --json "$PLAN"
 fi
