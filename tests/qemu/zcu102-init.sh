@@ -15,6 +15,7 @@
 #   ZNQ:DONE uptime=S      everything was written
 # The kernel command line needs printk.devkmsg=on (no rate limit).
 
+# shellcheck disable=SC2016 # the sh -c scripts below are single-quoted on purpose
 /bin/busybox mkdir -p /proc /sys /dev /tmp /run /sbin /usr/bin /usr/sbin /var/lib /var/log
 /bin/busybox mount -t proc proc /proc
 /bin/busybox mount -t sysfs sysfs /sys
