@@ -595,3 +595,18 @@ fn default_datawidth() -> u32 {
 fn default_addrwidth() -> u32 {
     64
 }
+
+/// Displays an enum the way the board file spells it (its serde name).
+macro_rules! display_as_serde {
+    ($($t:ty),*) => {$(
+        impl std::fmt::Display for $t {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                match serde_json::to_value(self) {
+                    Ok(serde_json::Value::String(s)) => f.write_str(&s),
+                    _ => write!(f, "{self:?}"),
+                }
+            }
+        }
+    )*};
+}
+display_as_serde!(Soc, KernelFlavour, Arch, Driver, Irqbalance);

@@ -77,7 +77,7 @@ pub fn validate_structure(doc: &Value, map: &SourceMap) -> Vec<Diagnostic> {
                 let message = if !choices.is_empty() {
                     format!("{got} is not one of {}", choices.join(", "))
                 } else {
-                    format!("{got}: {}", plain_message(&err.to_string()))
+                    { let m = plain_message(&err.to_string()); if m.starts_with(&got) { m } else { format!("{got}: {m}") } }
                 };
                 let d = Diagnostic::error(ptr.clone(), message);
                 let d = match expected { Some(w) => d.hint(format!("expected: {w}")), None => d };

@@ -80,13 +80,13 @@ impl V<'_> {
                 None
             }
             Ok(set) => {
-                let bad: Vec<String> = set.iter().filter(|c| **c >= n).map(u32::to_string).collect();
+                let bad: BTreeSet<u32> = set.iter().copied().filter(|c| *c >= n).collect();
                 if bad.is_empty() {
                     Some(set)
                 } else {
                     self.err(
                         ptr,
-                        format!("CPU {} outside the board's {n} CPUs (0-{})", bad.join(", "), n - 1),
+                        format!("CPU {} outside the board's {n} CPUs (0-{})", crate::cpus::format_cpu_list(&bad), n - 1),
                         "use CPUs below board.cpus, or raise board.cpus if the SoC has more",
                     );
                     None
@@ -161,7 +161,7 @@ impl V<'_> {
             } else if mtu > c.max_mtu {
                 self.err(
                     format!("{p}/mtu"),
-                    format!("MTU {mtu} exceeds {} for {:?} on {:?} ({})", c.max_mtu, ifc.driver, self.b.board.soc, c.source),
+                    format!("MTU {mtu} exceeds {} for {} on {} ({})", c.max_mtu, ifc.driver, self.b.board.soc, c.source),
                     &format!("use at most {}", c.max_mtu),
                 );
             }
@@ -170,19 +170,19 @@ impl V<'_> {
 
     fn ring(&mut self, ptr: String, dir: &str, v: u32, lim: Option<RingLimit>, ifc: &Interface, src: &str) {
         let Some(l) = lim else {
-            self.err(ptr, format!("{:?} does not support `ethtool -G` ({src})", ifc.driver), "remove `rings`");
+            self.err(ptr, format!("{} does not support `ethtool -G` ({src})", ifc.driver), "remove `rings`");
             return;
         };
         if v < l.min || v > l.max {
-            self.err(ptr, format!("{dir} ring {v} outside {}..{} for {:?} ({src})", l.min, l.max, ifc.driver), &format!("use a size between {} and {}", l.min, l.max));
+            self.err(ptr, format!("{dir} ring {v} outside {}..{} for {} ({src})", l.min, l.max, ifc.driver), &format!("use a size between {} and {}", l.min, l.max));
         } else if l.pow2_required && !v.is_power_of_two() {
             let lo = 1u32 << (31 - v.leading_zeros());
             let hi = v.next_power_of_two().min(l.max);
-            self.err(ptr, format!("{dir} ring {v} is not a power of two; {:?} refuses it ({src})", ifc.driver), &format!("use {lo} or {hi}"));
+            self.err(ptr, format!("{dir} ring {v} is not a power of two; {} refuses it ({src})", ifc.driver), &format!("use {lo} or {hi}"));
         } else if l.pow2_rounded && !v.is_power_of_two() {
             self.warn(
                 ptr,
-                format!("{:?} rounds the {dir} ring {v} up to {} ({src})", ifc.driver, v.next_power_of_two()),
+                format!("{} rounds the {dir} ring {v} up to {} ({src})", ifc.driver, v.next_power_of_two()),
                 &format!("write {} to say what you get; rings are applied before IRQ and RPS steps because the driver reopens the device", v.next_power_of_two()),
             );
         }
@@ -204,7 +204,7 @@ impl V<'_> {
             return;
         }
         if c.coalesce.is_empty() {
-            self.err(format!("{p}/coalesce"), format!("{:?} has no interrupt coalescing (`ethtool -C` unsupported, {})", ifc.driver, c.source), "remove `coalesce`");
+            self.err(format!("{p}/coalesce"), format!("{} has no interrupt coalescing (`ethtool -C` unsupported, {})", ifc.driver, c.source), "remove `coalesce`");
             return;
         }
         for (k, v) in &ifc.coalesce {
@@ -212,10 +212,10 @@ impl V<'_> {
             match c.coalesce.iter().find(|cp| cp.name == k) {
                 None => {
                     let names: Vec<&str> = c.coalesce.iter().map(|cp| cp.name).collect();
-                    self.err(ptr, format!("{:?} does not support coalescing parameter `{k}`", ifc.driver), &format!("supported: {}", names.join(", ")));
+                    self.err(ptr, format!("{} does not support coalescing parameter `{k}`", ifc.driver), &format!("supported: {}", names.join(", ")));
                 }
                 Some(cp) if *v > cp.max => {
-                    self.err(ptr, format!("{k} {v} exceeds {} for {:?} ({})", cp.max, ifc.driver, c.source), &format!("use at most {}", cp.max));
+                    self.err(ptr, format!("{k} {v} exceeds {} for {} ({})", cp.max, ifc.driver, c.source), &format!("use at most {}", cp.max));
                 }
                 Some(_) => {}
             }
@@ -245,7 +245,7 @@ impl V<'_> {
     fn queues(&mut self, p: &str, ifc: &Interface, c: &drivers::DriverCaps) {
         if ifc.queues.tx > c.max_tx_queues {
             let why = if ifc.driver == Driver::Gianfar { " (one TX queue per eTSEC queue-group)" } else { "" };
-            self.err(format!("{p}/queues/tx"), format!("{:?} on {:?} has at most {} TX queues{why}", ifc.driver, self.b.board.soc, c.max_tx_queues), &format!("use at most {}", c.max_tx_queues));
+            self.err(format!("{p}/queues/tx"), format!("{} on {} has at most {} TX queues{why}", ifc.driver, self.b.board.soc, c.max_tx_queues), &format!("use at most {}", c.max_tx_queues));
         }
         if let Some(ch) = &ifc.channels {
             let rx = ch.combined.unwrap_or(0) + ch.rx.unwrap_or(0);
@@ -322,7 +322,7 @@ impl V<'_> {
         let Some(z) = &ifc.zero_copy_rx else { return };
         let zp = format!("{p}/zero_copy_rx");
         if !c.zero_copy_rx {
-            self.err(zp.clone(), format!("{:?} has no zero-copy receive support (netdev queue API and header split)", ifc.driver), "use an mlx5 (or other queue-API) NIC, or remove zero_copy_rx");
+            self.err(zp.clone(), format!("{} has no zero-copy receive support (netdev queue API and header split)", ifc.driver), "use an mlx5 (or other queue-API) NIC, or remove zero_copy_rx");
         }
         if z.queue >= ifc.queues.rx {
             self.err(format!("{zp}/queue"), format!("queue {} does not exist: `{}` has {} RX queues", z.queue, ifc.name, ifc.queues.rx), "pick a queue below queues.rx (and keep it out of RSS)");
@@ -359,7 +359,7 @@ impl V<'_> {
         let Some(n) = &dt.node else { return };
         let np = format!("{dp}/node");
         if !axi {
-            self.err(np.clone(), format!("a PL node is only generated for axienet and xxv-mcdma ports, not {:?}", ifc.driver), "patch the existing node by `label` instead");
+            self.err(np.clone(), format!("a PL node is only generated for axienet and xxv-mcdma ports, not {}", ifc.driver), "patch the existing node by `label` instead");
             return;
         }
         let flavour = self.b.board.kernel;
@@ -369,14 +369,14 @@ impl V<'_> {
             (true, true) => self.err(
                 np.clone(),
                 "both `dmas` (mainline dmaengine style) and `axistream_connected` (linux-xlnx style) are set (case C5)".into(),
-                &format!("pick one style: {} for the {:?} kernel", if flavour == KernelFlavour::LinuxXlnx { "axistream_connected" } else { "dmas" }, flavour),
+                &format!("pick one style: {} for the {} kernel", if flavour == KernelFlavour::LinuxXlnx { "axistream_connected" } else { "dmas" }, flavour),
             ),
             (false, false) => self.err(np.clone(), "the MAC is connected to no DMA engine".into(), "set `dmas: true` (mainline) or `axistream_connected: true` (linux-xlnx)"),
             (true, false) if flavour == KernelFlavour::LinuxXlnx => {
                 self.err(format!("{np}/dmas"), "linux-xlnx's axienet reads `axistream-connected`, not `dmas`".into(), "use `axistream_connected: true`, or build with the mainline kernel flavour")
             }
             (false, true) if flavour != KernelFlavour::LinuxXlnx => {
-                self.err(format!("{np}/axistream_connected"), format!("the {flavour:?} kernel's axienet reads `dmas`/`dma-names` (xlnx,axi-ethernet.yaml), not `axistream-connected`"), "use `dmas: true` with CONFIG_XILINX_DMA")
+                self.err(format!("{np}/axistream_connected"), format!("the {flavour} kernel's axienet reads `dmas`/`dma-names` (xlnx,axi-ethernet.yaml), not `axistream-connected`"), "use `dmas: true` with CONFIG_XILINX_DMA")
             }
             _ => {}
         }
@@ -436,7 +436,7 @@ impl V<'_> {
             if b.board.kernel != KernelFlavour::QoriqSdk {
                 self.err(
                     "/fastpath/asf".into(),
-                    format!("Freescale ASF needs the QorIQ SDK kernel (CONFIG_AS_FASTPATH); board.kernel is {:?}", b.board.kernel),
+                    format!("Freescale ASF needs the QorIQ SDK kernel (CONFIG_AS_FASTPATH); board.kernel is {}", b.board.kernel),
                     "set board.kernel: qoriq-sdk (legacy), or use fastpath.flowtable on current kernels",
                 );
             }

@@ -1,0 +1,303 @@
+//! End-to-end tests of the `zynq-net` binary: reference boards (golden
+//! output), one failing fixture per validation rule, schema snapshot,
+//! determinism, slicing and atomic output.
+//!
+//! Accept intended output changes with `UPDATE_GOLDEN=1 cargo test -p zynq-net-cli --test cli`
+//! and review the diff of tests/golden/.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn bin() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_zynq-net"))
+}
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../..").canonicalize().expect("repo root")
+}
+
+fn board(name: &str) -> PathBuf {
+    root().join("meta-zynq-net/boards").join(format!("{name}.yml"))
+}
+
+fn run(args: &[&str]) -> Output {
+    Command::new(bin()).args(args).output().expect("run zynq-net")
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().expect("utf-8 path")
+}
+
+fn gen(board: &Path, out: &Path) -> Output {
+    run(&["gen", s(board), "-o", s(out)])
+}
+
+/// Every file under `dir`, relative path -> bytes, sorted.
+fn tree(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in fs::read_dir(&d).expect("read_dir") {
+            let p = e.expect("entry").path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                let rel = p.strip_prefix(dir).expect("prefix").to_string_lossy().into_owned();
+                out.push((rel, fs::read(&p).expect("read")));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+const REFERENCE_BOARDS: &[&str] = &["zcu102", "p1020rdb", "mlx5-lab"];
+
+#[test]
+fn reference_boards_check_clean() {
+    for b in REFERENCE_BOARDS {
+        let o = run(&["check", s(&board(b))]);
+        assert_eq!(o.status.code(), Some(0), "{b}: {}", String::from_utf8_lossy(&o.stderr));
+        assert!(o.stderr.is_empty(), "{b} has warnings: {}", String::from_utf8_lossy(&o.stderr));
+    }
+}
+
+#[test]
+fn golden_output_of_reference_boards() {
+    let update = std::env::var_os("UPDATE_GOLDEN").is_some();
+    for b in REFERENCE_BOARDS {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let out = tmp.path().join("out");
+        let o = gen(&board(b), &out);
+        assert_eq!(o.status.code(), Some(0), "{b}: {}", String::from_utf8_lossy(&o.stderr));
+        let golden = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden").join(b);
+        let got = tree(&out);
+        if update {
+            let _ = fs::remove_dir_all(&golden);
+            for (rel, data) in &got {
+                let p = golden.join(rel);
+                fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
+                fs::write(p, data).expect("write golden");
+            }
+            continue;
+        }
+        let want = tree(&golden);
+        let names = |t: &[(String, Vec<u8>)]| t.iter().map(|(n, _)| n.clone()).collect::<Vec<_>>();
+        assert_eq!(names(&got), names(&want), "{b}: artifact list differs from tests/golden/{b} (UPDATE_GOLDEN=1 to accept)");
+        for ((n, g), (_, w)) in got.iter().zip(&want) {
+            assert!(g == w, "{b}: {n} differs from tests/golden/{b}/{n} (UPDATE_GOLDEN=1 cargo test -p zynq-net-cli --test cli to accept)\n--- got ---\n{}", String::from_utf8_lossy(g));
+        }
+    }
+}
+
+#[test]
+fn manifest_lists_every_kind_with_hashes() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    for b in ["zcu102", "p1020rdb"] {
+        let out = tmp.path().join(b);
+        assert_eq!(gen(&board(b), &out).status.code(), Some(0));
+        let m: serde_json::Value = serde_json::from_slice(&fs::read(out.join("manifest.json")).expect("manifest")).expect("json");
+        assert_eq!(m["tool"], "zynq-net");
+        assert_eq!(m["version"], env!("CARGO_PKG_VERSION"));
+        assert_eq!(m["input"], format!("{b}.yml"));
+        let arts = m["artifacts"].as_array().expect("artifacts");
+        for kind in ["dtsi", "dtso", "kconfig", "scc", "plan", "applier", "sysvinit", "systemd", "sysctl"] {
+            assert!(arts.iter().any(|a| a["kind"] == kind), "{b}: no {kind} in manifest");
+        }
+        for a in arts {
+            let data = fs::read(out.join(a["path"].as_str().expect("path"))).expect("artifact exists");
+            assert_eq!(a["sha256"].as_str().expect("sha").len(), 64);
+            assert_eq!(a["sha256"], zynq_net_sha(&data), "{b}: {} hash", a["path"]);
+        }
+        // Every generated text file names the tool version and its input (the applier is fixed).
+        for a in arts.iter().filter(|a| a["kind"] != "applier") {
+            let text = fs::read_to_string(out.join(a["path"].as_str().expect("path"))).expect("utf-8");
+            let head: String = text.lines().take(20).collect::<Vec<_>>().join("\n");
+            assert!(head.contains(&format!("zynq-net {}", env!("CARGO_PKG_VERSION"))) && head.contains(&format!("{b}.yml")), "{b}: {} header: {head}", a["path"]);
+        }
+    }
+}
+
+fn zynq_net_sha(data: &[u8]) -> String {
+    // sha256sum, the tool a user would check the manifest with.
+    let tmp = tempfile::NamedTempFile::new().expect("tmp");
+    fs::write(tmp.path(), data).expect("write");
+    let o = Command::new("sha256sum").arg(tmp.path()).output().expect("sha256sum");
+    String::from_utf8_lossy(&o.stdout).split_whitespace().next().unwrap_or_default().to_string()
+}
+
+#[test]
+fn output_is_deterministic() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    for b in REFERENCE_BOARDS {
+        let (a, c) = (tmp.path().join(format!("{b}-1")), tmp.path().join(format!("{b}-2")));
+        assert_eq!(gen(&board(b), &a).status.code(), Some(0));
+        assert_eq!(gen(&board(b), &c).status.code(), Some(0));
+        assert_eq!(tree(&a), tree(&c), "{b}: two runs differ");
+    }
+}
+
+/// Tuning-only edits must leave the device-tree and kernel fragments byte-identical.
+#[test]
+fn tuning_changes_do_not_touch_dt_or_kernel_fragments() {
+    let text = fs::read_to_string(board("zcu102")).expect("board");
+    let edits: &[(&str, &str)] = &[
+        ("rings: { rx: 1024, tx: 1024 }\n    offloads: { gro: on, tso: on, gso: on }", "rings: { rx: 512, tx: 256 }\n    offloads: { gro: off, tso: on, gso: on }"),
+        ("- { irq: eth0, cpus: 1 }", "- { irq: eth0, cpus: 3 }"),
+        ("{ queue: 0, cpus: \"0-1\" }", "{ queue: 0, cpus: \"0-3\" }"),
+        ("rfs_flow_cnt: 2048", "rfs_flow_cnt: 4096"),
+        ("net.core.rmem_max: 4194304", "net.core.rmem_max: 8388608"),
+        ("address: 192.0.2.3, queue: 1", "address: 192.0.2.9, queue: 0"),
+        ("mtu: 9000", "mtu: 4000"),
+        ("rfs_sock_flow_entries: 32768", "rfs_sock_flow_entries: 65536"),
+        ("duration_s: 60", "duration_s: 5"),
+    ];
+    let mut tuned = text.clone();
+    for (old, new) in edits {
+        assert!(tuned.contains(old), "edit anchor missing: {old}");
+        tuned = tuned.replacen(old, new, 1);
+    }
+    let tmp = tempfile::tempdir().expect("tmp");
+    let tuned_path = tmp.path().join("zcu102.yml");
+    fs::write(&tuned_path, tuned).expect("write");
+    let (a, b) = (tmp.path().join("base"), tmp.path().join("tuned"));
+    assert_eq!(gen(&board("zcu102"), &a).status.code(), Some(0));
+    let o = gen(&tuned_path, &b);
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    let (ta, tb) = (tree(&a), tree(&b));
+    for ((n, x), (m, y)) in ta.iter().zip(&tb) {
+        assert_eq!(n, m);
+        let hw = n.starts_with("dt/") || n.starts_with("kernel/");
+        if hw {
+            assert!(x == y, "{n} changed after a tuning-only edit");
+        }
+    }
+    let plan = |t: &[(String, Vec<u8>)]| t.iter().find(|(n, _)| n == "tuning/zynq-net.plan").map(|(_, d)| d.clone());
+    assert_ne!(plan(&ta), plan(&tb), "the plan must reflect the tuning edits");
+}
+
+/// One failing fixture per validation rule: `# expect: LINE:COL message` on line 1.
+#[test]
+fn each_bad_fixture_reports_its_error_at_its_position_and_writes_nothing() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/bad");
+    let mut n = 0;
+    let mut entries: Vec<_> = fs::read_dir(&dir).expect("fixtures").map(|e| e.expect("entry").path()).collect();
+    entries.sort();
+    for f in entries {
+        let text = fs::read_to_string(&f).expect("fixture");
+        let first = text.lines().next().unwrap_or_default();
+        let spec = first.strip_prefix("# expect: ").unwrap_or_else(|| panic!("{}: no `# expect:` line", f.display()));
+        let (pos, msg) = spec.split_once(' ').expect("LINE:COL message");
+        let tmp = tempfile::tempdir().expect("tmp");
+        let out = tmp.path().join("out");
+        let o = gen(&f, &out);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{}: exit code; stderr:\n{err}", f.display());
+        let want = format!("{}:{pos}: ", f.display());
+        assert!(
+            err.lines().any(|l| l.starts_with("error: ") && l.contains(&want) && l.contains(msg)),
+            "{}: expected an error at {pos} containing {msg:?}; got:\n{err}",
+            f.display()
+        );
+        assert!(err.contains("hint:"), "{}: no hint:\n{err}", f.display());
+        assert!(!out.exists(), "{}: output written for an invalid board", f.display());
+        n += 1;
+    }
+    assert!(n >= 40, "only {n} fixtures found");
+}
+
+#[test]
+fn all_errors_are_reported_at_once() {
+    let text = fs::read_to_string(board("p1020rdb")).expect("board")
+        .replacen("rings: { rx: 32, tx: 32 }", "rings: { rx: 1000, tx: 32 }", 1)
+        .replacen("queue: 1 }", "queue: 3 }", 1)
+        .replacen("\"00:04:9f:00:10:21\"", "\"01:04:9f:00:10:21\"", 1)
+        .replacen("cpus: 0 }", "cpus: 7 }", 1);
+    let tmp = tempfile::tempdir().expect("tmp");
+    let f = tmp.path().join("many.yml");
+    fs::write(&f, text).expect("write");
+    let o = run(&["check", s(&f)]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1));
+    let errors = err.lines().filter(|l| l.starts_with("error: ")).count();
+    assert_eq!(errors, 4, "{err}");
+    assert!(err.contains("4 error(s)"), "{err}");
+    // Structural errors are all reported too (two unknown keys, one bad type).
+    let text = fs::read_to_string(board("zcu102")).expect("board")
+        .replacen("    mtu: 1500", "    mtu: 1500\n    ring: {}\n    coalescing: {}", 1)
+        .replacen("cpus: 4", "cpus: four", 1);
+    fs::write(&f, text).expect("write");
+    let o = run(&["check", s(&f)]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(err.lines().filter(|l| l.starts_with("error: ")).count(), 3, "{err}");
+    assert!(err.contains("`ring` is spelled `rings`") && err.contains("`coalescing` is spelled `coalesce`"), "{err}");
+}
+
+#[test]
+fn warnings_do_not_fail_and_c4_macb_rounding_is_explained() {
+    let text = fs::read_to_string(board("zcu102")).expect("board").replacen("rings: { rx: 1024, tx: 1024 }", "rings: { rx: 1000, tx: 1024 }", 1);
+    let tmp = tempfile::tempdir().expect("tmp");
+    let f = tmp.path().join("zcu102.yml");
+    fs::write(&f, text).expect("write");
+    let o = run(&["gen", s(&f), "-o", s(&tmp.path().join("out"))]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert!(err.contains("warning: ") && err.contains("rounds the rx ring 1000 up to 1024"), "{err}");
+    // The plan keeps rings before the IRQ and RPS steps (macb reopens the device).
+    let plan = fs::read_to_string(tmp.path().join("out/tuning/zynq-net.plan")).expect("plan");
+    let pos = |p: &str| plan.lines().position(|l| l.starts_with(p)).unwrap_or_else(|| panic!("no {p} step:\n{plan}"));
+    assert!(pos("rings eth0 rx 1000") < pos("irq ") && pos("rings ") < pos("rps ") && pos("mtu ") < pos("rings "), "{plan}");
+}
+
+#[test]
+fn exit_codes_for_usage_and_io_errors() {
+    assert_eq!(run(&["check", "/nonexistent/board.yml"]).status.code(), Some(2));
+    assert_eq!(run(&["frobnicate"]).status.code(), Some(2));
+    assert_eq!(run(&["gen", s(&board("zcu102"))]).status.code(), Some(2), "missing -o");
+    assert_eq!(run(&["--version"]).status.code(), Some(0));
+}
+
+#[test]
+fn gen_is_atomic_and_never_clobbers_foreign_directories() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    // A directory that is not ours is refused, untouched.
+    let foreign = tmp.path().join("src");
+    fs::create_dir(&foreign).expect("mkdir");
+    fs::write(foreign.join("main.c"), "int main;").expect("write");
+    let o = gen(&board("zcu102"), &foreign);
+    assert_eq!(o.status.code(), Some(2), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(fs::read_to_string(foreign.join("main.c")).expect("kept"), "int main;");
+    // An earlier output is replaced as a whole; a failing board leaves it as it was.
+    let out = tmp.path().join("out");
+    assert_eq!(gen(&board("p1020rdb"), &out).status.code(), Some(0));
+    let before = tree(&out);
+    let bad = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/bad/c9-skbedit-beyond-tx-queues.yml");
+    assert_eq!(gen(&bad, &out).status.code(), Some(1));
+    assert_eq!(tree(&out), before, "failed gen changed the output");
+    assert_eq!(gen(&board("zcu102"), &out).status.code(), Some(0));
+    let after = tree(&out);
+    assert!(!after.iter().any(|(n, _)| n.contains("e500v2") || n.contains("flowtable")), "stale p1020 files survived");
+    // No temporary directories are left beside the output.
+    let leftovers: Vec<_> = fs::read_dir(tmp.path()).expect("ls").map(|e| e.expect("e").file_name()).filter(|n| n.to_string_lossy().starts_with(".zynq-net")).collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+}
+
+#[test]
+fn schema_snapshot_and_self_consistency() {
+    let o = run(&["schema"]);
+    assert_eq!(o.status.code(), Some(0));
+    let got = String::from_utf8(o.stdout).expect("utf-8");
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/schema.json");
+    if std::env::var_os("UPDATE_GOLDEN").is_some() {
+        fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+        fs::write(&path, &got).expect("write");
+    }
+    let want = fs::read_to_string(&path).expect("tests/golden/schema.json (UPDATE_GOLDEN=1 to create)");
+    assert!(got == want, "schema changed: update docs/board-format.md's changelog and run UPDATE_GOLDEN=1");
+    let v: serde_json::Value = serde_json::from_str(&got).expect("json");
+    assert_eq!(v["$schema"], "https://json-schema.org/draft/2020-12/schema");
+    for key in ["version", "board", "system", "fastpath", "interfaces", "bench"] {
+        assert!(v["properties"].get(key).is_some(), "schema lacks {key}");
+    }
+}
