@@ -238,7 +238,7 @@ mask_online() {
     [ -n "$ONLINE" ] || load_online
     mask_groups "$1"
     DROPPED='' MASKED='' ALLGONE=0
-    moe_k=0 moe_any=0 moe_left=0 moe_chg=0
+    moe_k=0 moe_any=0 moe_left=0 moe_chg=0 moe_keeps=''
     # shellcheck disable=SC2086 # split on purpose (set -f: no globbing)
     set -- $ONLINE
     for moe_g in $MG; do
@@ -253,12 +253,15 @@ mask_online() {
                 moe_b=$((moe_b + 1))
             done
         fi
-        hex8 "$moe_keep"
-        MASKED=$H${MASKED:+,}$MASKED
+        moe_keeps="$moe_keep ${moe_keeps-}"
         moe_k=$((moe_k + 1))
     done
-    DROPPED=${DROPPED#,}
-    [ $moe_chg = 0 ] && MASKED=$MASK_IN
+    DROPPED=${DROPPED#,} MASKED=$MASK_IN
+    if [ $moe_chg = 1 ]; then
+        # format only when CPUs were dropped: same group count as the plan's
+        MASKED=''
+        for moe_g in $moe_keeps; do hex8 "$moe_g"; MASKED=$MASKED${MASKED:+,}$H; done
+    fi
     [ $moe_any = 1 ] && [ $moe_left = 0 ] && ALLGONE=1
     return 0
 }
@@ -313,26 +316,29 @@ squash() { set -- $1; SQ=$*; }
 # ---------------------------------------------------------------- state
 BOOTID=unknown
 state_init() {
-    [ -d "$STATE/orig" ] || mkdir -p "$STATE/orig" 2>/dev/null || die "cannot create state dir $STATE" 1
+    [ -d "$STATE" ] || mkdir -p "$STATE" 2>/dev/null || die "cannot create state dir $STATE" 1
     rd "$PROC/sys/kernel/random/boot_id" && BOOTID=$VAL
-    rd "$STATE/boot_id" || VAL=
+    rd "$STATE/boot_id" || VAL=''
     if [ "$VAL" != "$BOOTID" ]; then
         # originals from another boot describe a system that is gone
-        rm -rf "$STATE/orig" && mkdir -p "$STATE/orig"
+        : >"$STATE/saved"
+        set +f; rm -f "$STATE"/ntuple+*; set -f
         printf '%s\n' "$BOOTID" >"$STATE/boot_id"
     fi
+    # the saved originals: one journal line per changed knob, "KEY ORIGINAL",
+    # KEY = ORDER+VERB+IFACE+TARGET; appended through one descriptor
+    SAVEDKEYS='|'
+    if [ -f "$STATE/saved" ]; then
+        while IFS= read -r sit_l; do SAVEDKEYS="$SAVEDKEYS${sit_l%% *}|"; done <"$STATE/saved"
+    fi
+    { command exec 6>>"$STATE/saved"; } 2>/dev/null || die "cannot write $STATE/saved" 1
 }
 # save ORDER VERB IFACE TARGET ORIGINAL: first original wins
 save() {
-    se_t=$4 se_k=
-    while :; do
-        case $se_t in */*) se_k="$se_k${se_t%%/*}:"; se_t=${se_t#*/} ;; *) se_k=$se_k$se_t; break ;; esac
-    done
-    se_f="$STATE/orig/$1+$2+$3+$se_k"
-    SAVED=''
-    [ -e "$se_f" ] && return 0
-    SAVED=$se_f
-    printf '%s %s %s\n%s\n' "$2" "$3" "$4" "$5" >"$se_f"
+    se_k="$1+$2+$3+$4"
+    case $SAVEDKEYS in *"|$se_k|"*) return 0 ;; esac
+    SAVEDKEYS="$SAVEDKEYS$se_k|"
+    printf '%s %s\n' "$se_k" "$5" >&6
 }
 
 # ---------------------------------------------------------------- steps
@@ -358,9 +364,6 @@ find_tool ethtool; T_ETHTOOL=$TOOL
 find_tool ip; T_IP=$TOOL
 find_tool tc; T_TC=$TOOL
 find_tool dd; T_DD=$TOOL
-ethtool() { "$T_ETHTOOL" "$@"; }
-ip() { "$T_IP" "$@"; }
-tc() { "$T_TC" "$@"; }
 need_tool() {
     case $1 in ethtool) TOOL=$T_ETHTOOL ;; ip) TOOL=$T_IP ;; tc) TOOL=$T_TC ;; esac
     [ -n "$TOOL" ] && return 0
@@ -394,12 +397,11 @@ file_knob() {
         return
     fi
     if [ $fkb_same = 0 ]; then report unchanged "$fkb_vb" "$fkb_if" "$fkb_tg" "$fkb_want" "$fkb_cur" "$fkb_extra"; return; fi
-    save "$fkb_o" "$fkb_vb" "$fkb_if" "$fkb_tg" "$fkb_cur"
     if ! wr "$fkb_fl" "$fkb_put"; then
-        [ -n "$SAVED" ] && rm -f "$SAVED" # nothing changed: nothing to revert
         [ "$fkb_vb" = irq ] && [ "$CLS" = skipped ] && case $WHY in refused*|not*) WHY="not changeable (${WHY#*(}" ;; esac
         report "$CLS" "$fkb_vb" "$fkb_if" "$fkb_tg" "$fkb_want" "$fkb_cur" "$WHY"; return
     fi
+    save "$fkb_o" "$fkb_vb" "$fkb_if" "$fkb_tg" "$fkb_cur"
     rdk "$fkb_kind" "$fkb_fl"; fkb_new=$VAL
     case $fkb_kind in
     mask) canon "$fkb_new"; [ "$CANON" = "$fkb_cw" ] ;;
@@ -435,10 +437,10 @@ step_mtu() {
     if [ "$smu_cur" = "$2" ]; then report "$OKWORD" mtu "$1" - "$2" "$smu_cur" ""; return; fi
     [ "$MODE" = status ] && { report differs mtu "$1" - "$2" "$smu_cur" ""; return; }
     need_tool ip || { report skipped mtu "$1" - "$2" "$smu_cur" "$WHY"; return; }
-    save 01 mtu "$1" - "$smu_cur"
-    if ! ip link set dev "$1" mtu "$2" 2>"$ERRF" </dev/null; then
+    if ! "$T_IP" link set dev "$1" mtu "$2" 2>"$ERRF" </dev/null; then
         read_errf; classify "$ERRTXT"; report "$CLS" mtu "$1" - "$2" "$smu_cur" "$WHY"; return
     fi
+    save 01 mtu "$1" - "$smu_cur"
     rd "$SYS/class/net/$1/mtu"
     if [ "$VAL" = "$2" ]; then report applied mtu "$1" - "$2" "$VAL" "was $smu_cur"
     else report failed mtu "$1" - "$2" "$VAL" "kernel kept $VAL"; fi
@@ -492,7 +494,7 @@ flush_eth() {
     iface_ok "$feh_gi" || feh_why=$WHY
     [ -n "$feh_why" ] || need_tool ethtool || feh_why=$WHY
     if [ -z "$feh_why" ]; then
-        if ! feh_out=$(ethtool "-$EF" "$feh_gi" 2>"$ERRF" </dev/null); then
+        if ! feh_out=$("$T_ETHTOOL" "-$EF" "$feh_gi" 2>"$ERRF" </dev/null); then
             read_errf; classify "$ERRTXT"; feh_why=$WHY
         fi
     fi
@@ -510,39 +512,37 @@ flush_eth() {
         fi
         if [ "$MODE" = status ]; then report differs "$feh_gv" "$feh_gi" "$feh_p" "$feh_w" "$feh_c" ""; continue; fi
         if [ "$feh_gv" = offload ] && [ "$FIXED" = 1 ]; then report skipped "$feh_gv" "$feh_gi" "$feh_p" "$feh_w" "$feh_c" "unsupported (fixed by the driver)"; continue; fi
-        save "$feh_ord" "$feh_gv" "$feh_gi" "$feh_p" "$feh_c"
         set -- "$@" "$feh_p" "$feh_w"
-        feh_todo="$feh_todo$feh_p $feh_w $feh_c $SAVED$NL"
+        feh_todo="$feh_todo$feh_p $feh_w $feh_c$NL"
     done
     [ -n "$feh_todo" ] || return 0
     feh_wf=
     case $feh_gv in offload) feh_wf=K ;; channels) feh_wf=L ;; rings) feh_wf=G ;; coalesce) feh_wf=C ;; esac
     feh_werr=
-    if ! ethtool "-$feh_wf" "$feh_gi" "$@" >/dev/null 2>"$ERRF" </dev/null; then
+    if ! "$T_ETHTOOL" "-$feh_wf" "$feh_gi" "$@" >/dev/null 2>"$ERRF" </dev/null; then
         read_errf; feh_werr=$ERRTXT
         case $feh_werr in
         *"resource busy"*)
             # axienet with MCDMA takes rings/channels only while the link is down
             rd "$SYS/class/net/$feh_gi/operstate"
-            if [ "$VAL" != down ] && ip link set dev "$feh_gi" down 2>/dev/null </dev/null; then
-                ethtool "-$feh_wf" "$feh_gi" "$@" >/dev/null 2>"$ERRF" </dev/null && feh_werr=
+            if [ "$VAL" != down ] && "$T_IP" link set dev "$feh_gi" down 2>/dev/null </dev/null; then
+                "$T_ETHTOOL" "-$feh_wf" "$feh_gi" "$@" >/dev/null 2>"$ERRF" </dev/null && feh_werr=
                 [ -n "$feh_werr" ] && read_errf && feh_werr=$ERRTXT
-                ip link set dev "$feh_gi" up 2>/dev/null </dev/null
+                "$T_IP" link set dev "$feh_gi" up 2>/dev/null </dev/null
             fi ;;
         esac
     fi
-    feh_out=$(ethtool "-$EF" "$feh_gi" 2>/dev/null </dev/null) || feh_out=
+    feh_out=$("$T_ETHTOOL" "-$EF" "$feh_gi" 2>/dev/null </dev/null) || feh_out=
     while [ -n "$feh_todo" ]; do
         feh_it=${feh_todo%%"$NL"*}; feh_todo=${feh_todo#*"$NL"}
         # shellcheck disable=SC2086 # split on purpose (set -f: no globbing)
         set -- $feh_it
         if eth_get "$feh_out" "$feh_gv" "$1" && { [ "$KV" = "$2" ] || { [ "$feh_gv" = rings ] && pow2eq "$KV" "$2"; }; }; then
+            save "$feh_ord" "$feh_gv" "$feh_gi" "$1" "$3"
             if [ "$KV" = "$2" ]; then report applied "$feh_gv" "$feh_gi" "$1" "$2" "$KV" "was $3"
             else report applied "$feh_gv" "$feh_gi" "$1" "$2" "$KV" "was $3; driver rounded to $KV"; fi
             continue
         fi
-        # nothing changed: nothing to revert
-        [ -n "${4-}" ] && rm -f "$4"
         if [ -n "$feh_werr" ]; then
             classify "$feh_werr"; report "$CLS" "$feh_gv" "$feh_gi" "$1" "$2" "$KV" "$WHY"
         elif [ "$FIXED" = 1 ]; then
@@ -604,7 +604,7 @@ step_irq() { # IFACE PATTERN MASK
 
 # root_qdisc IFACE -> RQ: "KIND HANDLE" of the root qdisc ("noqueue 0:"), or none
 root_qdisc() {
-    rqc_o=$(tc qdisc show dev "$1" 2>/dev/null </dev/null)
+    rqc_o=$("$T_TC" qdisc show dev "$1" 2>/dev/null </dev/null)
     RQ=none
     while [ -n "$rqc_o" ]; do
         rqc_l=${rqc_o%%"$NL"*}
@@ -626,7 +626,7 @@ step_qdisc() {
     root_qdisc "$1"; sqc_cur=$RQ
     if [ "$RQ" = "multiq 1:" ]; then report "$OKWORD" qdisc "$1" - multiq "$RQ" "$sqc_ntx TX queues"; return; fi
     [ "$MODE" = status ] && { report differs qdisc "$1" - multiq "$RQ" ""; return; }
-    if ! tc qdisc replace dev "$1" root handle 1: multiq 2>"$ERRF" </dev/null; then
+    if ! "$T_TC" qdisc replace dev "$1" root handle 1: multiq 2>"$ERRF" </dev/null; then
         read_errf; classify "$ERRTXT"; report "$CLS" qdisc "$1" - multiq "$sqc_cur" "$WHY"; return
     fi
     save 12 qdisc "$1" - "$sqc_cur"
@@ -655,20 +655,20 @@ step_filter() { # IFACE PRIO MATCH ADDR QUEUE
     case $RQ in *" 1:") ;; *)
         report skipped filter "$1" "$sfr_t" "$3 $4 queue $5" "" "no root qdisc 1: (root is $RQ)"; return ;;
     esac
-    sfr_f=$(tc filter show dev "$1" parent 1: prio "$2" 2>/dev/null </dev/null)
+    sfr_f=$("$T_TC" filter show dev "$1" parent 1: prio "$2" 2>/dev/null </dev/null)
     case $sfr_f in
     *"$sfr_want"*"queue_mapping $5 "*|*"$sfr_want"*"queue_mapping $5$NL"*|*"$sfr_want"*"queue_mapping $5")
         report "$OKWORD" filter "$1" "$sfr_t" "$3 $4 queue $5" "present" ""; return ;;
     esac
     [ "$MODE" = status ] && { report differs filter "$1" "$sfr_t" "$3 $4 queue $5" "${sfr_f:+other}" ""; return; }
     sfr_cur=none; [ -n "$sfr_f" ] && sfr_cur=other
-    [ -n "$sfr_f" ] && tc filter del dev "$1" parent 1: prio "$2" 2>/dev/null </dev/null
-    if ! tc filter add dev "$1" parent 1: protocol ip prio "$2" u32 match ip "$3" "$4" \
+    [ -n "$sfr_f" ] && "$T_TC" filter del dev "$1" parent 1: prio "$2" 2>/dev/null </dev/null
+    if ! "$T_TC" filter add dev "$1" parent 1: protocol ip prio "$2" u32 match ip "$3" "$4" \
         action skbedit queue_mapping "$5" 2>"$ERRF" </dev/null; then
         read_errf; classify "$ERRTXT"; report "$CLS" filter "$1" "$sfr_t" "$3 $4 queue $5" "" "$WHY"; return
     fi
     save 13 filter "$1" "$2" "$sfr_cur"
-    sfr_f=$(tc filter show dev "$1" parent 1: prio "$2" 2>/dev/null </dev/null)
+    sfr_f=$("$T_TC" filter show dev "$1" parent 1: prio "$2" 2>/dev/null </dev/null)
     case $sfr_f in
     *"$sfr_want"*"queue_mapping $5"*) report applied filter "$1" "$sfr_t" "$3 $4 queue $5" "present" "was $sfr_cur" ;;
     *) report failed filter "$1" "$sfr_t" "$3 $4 queue $5" "" "filter not found after add" ;;
@@ -686,23 +686,24 @@ step_ntuple() { # IFACE FIELDS...: the rule's location is remembered per spec
     done
     iface_ok "$sne_ni" || { report skipped ntuple "$sne_ni" - "$sne_spec" "" "$WHY"; return; }
     need_tool ethtool || { report skipped ntuple "$sne_ni" - "$sne_spec" "" "$WHY"; return; }
-    sne_mark="$STATE/orig/10+ntuple+$sne_ni+$sne_key" sne_id=''
-    if [ -e "$sne_mark" ] && { read -r sne_id sne_id sne_id <"$sne_mark"; } 2>/dev/null && [ -n "$sne_id" ] &&
-        ethtool -n "$sne_ni" rule "$sne_id" >/dev/null 2>&1 </dev/null; then
+    sne_mark="$STATE/ntuple+$sne_ni+$sne_key" sne_id=''
+    if [ -e "$sne_mark" ] && { read -r sne_id <"$sne_mark"; } 2>/dev/null && [ -n "$sne_id" ] &&
+        "$T_ETHTOOL" -n "$sne_ni" rule "$sne_id" >/dev/null 2>&1 </dev/null; then
         report "$OKWORD" ntuple "$sne_ni" "rule$sne_id" "$sne_spec" present ""; return
     fi
     [ "$MODE" = status ] && { report differs ntuple "$sne_ni" - "$sne_spec" "" ""; return; }
-    [ -n "$sne_loc" ] && ethtool -N "$sne_ni" delete "$sne_loc" >/dev/null 2>&1 </dev/null
+    [ -n "$sne_loc" ] && "$T_ETHTOOL" -N "$sne_ni" delete "$sne_loc" >/dev/null 2>&1 </dev/null
     # shellcheck disable=SC2086 # split on purpose (set -f: no globbing)
     set -- $sne_spec
-    if ! sne_o=$(ethtool -N "$sne_ni" "$@" 2>"$ERRF" </dev/null); then
+    if ! sne_o=$("$T_ETHTOOL" -N "$sne_ni" "$@" 2>"$ERRF" </dev/null); then
         read_errf; classify "$ERRTXT"; report "$CLS" ntuple "$sne_ni" - "$sne_spec" "" "$WHY"; return
     fi
     sne_id=$sne_loc
     case $sne_o in *"rule with ID "*) sne_id=${sne_o##*rule with ID }; sne_id=${sne_id%%[!0-9]*} ;; esac
     is_num "$sne_id" || { report failed ntuple "$sne_ni" - "$sne_spec" "" "no rule ID in ethtool's answer"; return; }
-    printf 'ntuple %s %s\nnone\n' "$sne_ni" "$sne_id" >"$sne_mark"
-    if ethtool -n "$sne_ni" rule "$sne_id" >/dev/null 2>&1 </dev/null; then
+    printf '%s\n' "$sne_id" >"$sne_mark"
+    save 10 ntuple "$sne_ni" "$sne_id" none
+    if "$T_ETHTOOL" -n "$sne_ni" rule "$sne_id" >/dev/null 2>&1 </dev/null; then
         report applied ntuple "$sne_ni" "rule$sne_id" "$sne_spec" present ""
     else
         report failed ntuple "$sne_ni" "rule$sne_id" "$sne_spec" "" "rule not found after insert"
@@ -797,35 +798,33 @@ unlock() { if [ "$LOCKED" = 1 ]; then rm -rf "$LOCK"; fi; LOCKED=0; }
 
 # ---------------------------------------------------------------- revert
 do_revert() {
-    set +f
-    set -- "$STATE"/orig/*+*
-    set -f
-    [ -e "$1" ] || { [ "$QUIET" = 1 ] || [ "$JSON" = 1 ] || echo "nothing to revert"; return 0; }
-    drt_list=
-    for drt_f in "$@"; do
-        drt_list="$drt_f $drt_list" # reverse order: sysctl first, MTU last
-    done
-    for drt_f in $drt_list; do
-        { IFS= read -r drt_hd && IFS= read -r drt_ov; } <"$drt_f" || continue
-        # shellcheck disable=SC2086 # split on purpose (set -f: no globbing)
-        set -- $drt_hd
-        drt_rv=$1 drt_ri=$2 drt_rt=$3 drt_ok=1
+    drt_list='' drt_keep=''
+    if [ -f "$STATE/saved" ]; then
+        # newest first: undo in the reverse order of apply
+        while IFS= read -r drt_l; do drt_list="$drt_l$NL$drt_list"; done <"$STATE/saved"
+    fi
+    [ -n "$drt_list" ] || { [ "$QUIET" = 1 ] || [ "$JSON" = 1 ] || echo "nothing to revert"; return 0; }
+    while [ -n "$drt_list" ]; do
+        drt_l=${drt_list%%"$NL"*}; drt_list=${drt_list#*"$NL"}
+        drt_k=${drt_l%% *} drt_ov=${drt_l#* }
+        drt_r=${drt_k#*+}; drt_rv=${drt_r%%+*}; drt_r=${drt_r#*+}
+        drt_ri=${drt_r%%+*} drt_rt=${drt_r#*+} drt_ok=1
         : >"$ERRF"
         case $drt_rv in
-        mtu) ip link set dev "$drt_ri" mtu "$drt_ov" 2>"$ERRF" </dev/null || drt_ok=0 ;;
-        offload) ethtool -K "$drt_ri" "$drt_rt" "$drt_ov" 2>"$ERRF" </dev/null || drt_ok=0 ;;
-        channels) ethtool -L "$drt_ri" "$drt_rt" "$drt_ov" 2>"$ERRF" </dev/null || drt_ok=0 ;;
-        rings) ethtool -G "$drt_ri" "$drt_rt" "$drt_ov" 2>"$ERRF" </dev/null || drt_ok=0 ;;
-        coalesce) ethtool -C "$drt_ri" "$drt_rt" "$drt_ov" 2>"$ERRF" </dev/null || drt_ok=0 ;;
+        mtu) "$T_IP" link set dev "$drt_ri" mtu "$drt_ov" 2>"$ERRF" </dev/null || drt_ok=0 ;;
+        offload) "$T_ETHTOOL" -K "$drt_ri" "$drt_rt" "$drt_ov" 2>"$ERRF" </dev/null || drt_ok=0 ;;
+        channels) "$T_ETHTOOL" -L "$drt_ri" "$drt_rt" "$drt_ov" 2>"$ERRF" </dev/null || drt_ok=0 ;;
+        rings) "$T_ETHTOOL" -G "$drt_ri" "$drt_rt" "$drt_ov" 2>"$ERRF" </dev/null || drt_ok=0 ;;
+        coalesce) "$T_ETHTOOL" -C "$drt_ri" "$drt_rt" "$drt_ov" 2>"$ERRF" </dev/null || drt_ok=0 ;;
         ptp) wr "$SYS/class/net/$drt_ri/ptp_1588" "$drt_ov" || drt_ok=0 ;;
         rps) wr "$SYS/class/net/$drt_ri/queues/$drt_rt/rps_cpus" "$drt_ov" || drt_ok=0 ;;
         rfs) wr "$SYS/class/net/$drt_ri/queues/$drt_rt/rps_flow_cnt" "$drt_ov" || drt_ok=0 ;;
         xps) wr "$SYS/class/net/$drt_ri/queues/$drt_rt/xps_cpus" "$drt_ov" || drt_ok=0 ;;
         irq) wr "$PROC/irq/$drt_rt/smp_affinity" "$drt_ov" || drt_ok=0 ;;
-        ntuple) ethtool -N "$drt_ri" delete "$drt_rt" 2>"$ERRF" </dev/null || drt_ok=0 ;;
-        qdisc) tc qdisc del dev "$drt_ri" root 2>"$ERRF" </dev/null || drt_ok=0
+        ntuple) "$T_ETHTOOL" -N "$drt_ri" delete "$drt_rt" 2>"$ERRF" </dev/null || drt_ok=0 ;;
+        qdisc) "$T_TC" qdisc del dev "$drt_ri" root 2>"$ERRF" </dev/null || drt_ok=0
                drt_ov="kernel default (was $drt_ov)" ;;
-        filter) tc filter del dev "$drt_ri" parent 1: prio "$drt_rt" 2>"$ERRF" </dev/null || drt_ok=0 ;;
+        filter) "$T_TC" filter del dev "$drt_ri" parent 1: prio "$drt_rt" 2>"$ERRF" </dev/null || drt_ok=0 ;;
         sysctl)
             drt_path='' drt_r=$drt_rt
             case $drt_rt in */*) drt_path=$drt_rt ;; *)
@@ -835,17 +834,19 @@ do_revert() {
         *) drt_ok=0 ;;
         esac
         if [ $drt_ok = 1 ]; then
-            rm -f "$drt_f"
             report restored "$drt_rv" "$drt_ri" "$drt_rt" "$drt_ov" "" ""
         else
             read_errf; classify "$ERRTXT"
                     case $drt_rv:$ERRTXT in
             qdisc:*"handle of zero"*|*:*"No such file"*|*:*"Cannot find"*|*:*"not find"*)
-                rm -f "$drt_f"; report restored "$drt_rv" "$drt_ri" "$drt_rt" "$drt_ov" "" "already gone"; continue ;;
+                report restored "$drt_rv" "$drt_ri" "$drt_rt" "$drt_ov" "" "already gone"; continue ;;
             esac
             report failed "$drt_rv" "$drt_ri" "$drt_rt" "$drt_ov" "" "$WHY"
+            drt_keep="$drt_l$NL$drt_keep"
         fi
-    done
+    done    # what could not be restored stays for the next revert
+    printf '%s' "$drt_keep" >"$STATE/saved"
+    set +f; rm -f "$STATE"/ntuple+*; set -f
 }
 
 # ---------------------------------------------------------------- main
