@@ -6,6 +6,8 @@
 # validates every field before use, and forks as little as it can: sysfs and
 # procfs knobs are read and written with shell builtins.
 # Needs 64-bit shell arithmetic (dash: intmax_t; busybox: SH_MATH_64).
+# Word splitting of unquoted variables is deliberate: set -f is on (no globs).
+# shellcheck disable=SC2086
 
 set -f
 set -u
@@ -24,7 +26,7 @@ case $WAIT_MAX in ''|*[!0-9]*) WAIT_MAX=30 ;; esac
 case $LOCK_WAIT in ''|*[!0-9]*) LOCK_WAIT=10 ;; esac
 
 usage() {
-    cat <<'EOF'
+	cat <<'EOF'
 usage: zynq-net-apply apply [--quiet] [--json] [--iface IFACE [--hotplug]] PLAN
        zynq-net-apply status [--json] [--iface IFACE] PLAN
        zynq-net-apply revert [--quiet] [--json]
@@ -47,245 +49,243 @@ die() { printf 'zynq-net-apply: %s\n' "$1" >&2; exit "${2:-2}"; }
 CNT_A=0 CNT_U=0 CNT_S=0 CNT_F=0 CNT_O=0 CNT_D=0 CNT_R=0
 JSON=0 QUIET=0 HOTPLUG=0 JSEP=
 json_esc() {
-    jec_s=$1 JE=
-    while :; do
-        case $jec_s in
-        *[\\\"]*)
-            jec_p=${jec_s%%[\\\"]*}; jec_c=${jec_s#"$jec_p"}; jec_r=${jec_c#?}; jec_c=${jec_c%"$jec_r"}
-            JE=$JE$jec_p\\$jec_c; jec_s=$jec_r ;;
-        *) JE=$JE$jec_s; break ;;
-        esac
-    done
+	jec_s=$1 JE=
+	while :; do
+		case $jec_s in
+		*[\\\"]*)
+			jec_p=${jec_s%%[\\\"]*}; jec_c=${jec_s#"$jec_p"}; jec_r=${jec_c#?}; jec_c=${jec_c%"$jec_r"}
+			JE=$JE$jec_p\\$jec_c; jec_s=$jec_r ;;
+		*) JE=$JE$jec_s; break ;;
+		esac
+	done
 }
 # report RESULT VERB IFACE TARGET DESIRED ACTUAL DETAIL
 report() {
-    case $1 in
-    applied) CNT_A=$((CNT_A + 1)) ;; unchanged) CNT_U=$((CNT_U + 1)) ;;
-    skipped) CNT_S=$((CNT_S + 1)) ;; failed) CNT_F=$((CNT_F + 1)) ;;
-    ok) CNT_O=$((CNT_O + 1)) ;; differs) CNT_D=$((CNT_D + 1)) ;;
-    restored) CNT_R=$((CNT_R + 1)) ;;
-    esac
-    rt_line="$1 $2 $3 $4 = $5"
-    [ -n "$6" ] && [ "$6" != "$5" ] && rt_line="$rt_line (actual $6)"
-    [ -n "$7" ] && rt_line="$rt_line -- $7"
-    [ "$HAVE_OUT" = 1 ] && printf '%s\n' "$rt_line" >&5
-    if [ "$JSON" = 1 ]; then
-        json_esc "$7"
-        printf '%s{"result":"%s","verb":"%s","iface":"%s","target":"%s","desired":"%s","actual":"%s","detail":"%s"}' \
-            "$JSEP" "$1" "$2" "$3" "$4" "$5" "$6" "$JE"
-        JSEP=",$NL"
-    elif [ "$QUIET" = 0 ]; then
-        printf '%s\n' "$rt_line"
-    fi
+	case $1 in
+	applied) CNT_A=$((CNT_A + 1)) ;; unchanged) CNT_U=$((CNT_U + 1)) ;;
+	skipped) CNT_S=$((CNT_S + 1)) ;; failed) CNT_F=$((CNT_F + 1)) ;;
+	ok) CNT_O=$((CNT_O + 1)) ;; differs) CNT_D=$((CNT_D + 1)) ;;
+	restored) CNT_R=$((CNT_R + 1)) ;;
+	esac
+	rt_line="$1 $2 $3 $4 = $5"
+	[ -n "$6" ] && [ "$6" != "$5" ] && rt_line="$rt_line (actual $6)"
+	[ -n "$7" ] && rt_line="$rt_line -- $7"
+	[ "$HAVE_OUT" = 1 ] && printf '%s\n' "$rt_line" >&5
+	if [ "$JSON" = 1 ]; then
+		json_esc "$7"
+		printf '%s{"result":"%s","verb":"%s","iface":"%s","target":"%s","desired":"%s","actual":"%s","detail":"%s"}' \
+			"$JSEP" "$1" "$2" "$3" "$4" "$5" "$6" "$JE"
+		JSEP=",$NL"
+	elif [ "$QUIET" = 0 ]; then
+		printf '%s\n' "$rt_line"
+	fi
 }
 
 # ---------------------------------------------------------------- validation
 is_num() { case $1 in ''|*[!0-9]*) return 1 ;; esac; [ ${#1} -le 10 ]; }
 is_ifname() {
-    case $1 in ''|.|..|*[!A-Za-z0-9_.-]*) return 1 ;; esac
-    [ ${#1} -le 15 ]
+	case $1 in ''|.|..|*[!A-Za-z0-9_.-]*) return 1 ;; esac
+	[ ${#1} -le 15 ]
 }
 is_mask() {
-    case $1 in ''|,*|*,|*,,*|*[!0-9a-fA-F,]*) return 1 ;; esac
-    imk_m=$1
-    while :; do
-        imk_g=${imk_m%%,*}
-        [ ${#imk_g} -le 8 ] || return 1
-        case $imk_m in *,*) imk_m=${imk_m#*,} ;; *) return 0 ;; esac
-    done
+	case $1 in ''|,*|*,|*,,*|*[!0-9a-fA-F,]*) return 1 ;; esac
+	imk_m=$1
+	while :; do
+		imk_g=${imk_m%%,*}
+		[ ${#imk_g} -le 8 ] || return 1
+		case $imk_m in *,*) imk_m=${imk_m#*,} ;; *) return 0 ;; esac
+	done
 }
 is_word() { case $1 in ''|*[!A-Za-z0-9_.-]*) return 1 ;; esac; [ ${#1} -le 64 ]; }
 is_pattern() { case $1 in ''|*[!A-Za-z0-9_.:@*?-]*) return 1 ;; esac; [ ${#1} -le 64 ]; }
 is_queue() { case $1 in rx-*|tx-*) is_num "${1#??-}" ;; *) return 1 ;; esac; }
 is_ipv4() {
-    ii4_a=${1%/*}
-    if [ "$ii4_a" != "$1" ]; then
-        is_num "${1#*/}" && [ "${1#*/}" -le 32 ] || return 1
-    fi
-    case $ii4_a in *.*.*.*.*) return 1 ;; *.*.*.*) ;; *) return 1 ;; esac
-    ii4_r=$ii4_a.
-    while [ -n "$ii4_r" ]; do
-        ii4_o=${ii4_r%%.*}
-        is_num "$ii4_o" && [ ${#ii4_o} -le 3 ] && [ "$ii4_o" -le 255 ] || return 1
-        ii4_r=${ii4_r#*.}
-    done
+	ii4_a=${1%/*}
+	if [ "$ii4_a" != "$1" ]; then
+		is_num "${1#*/}" && [ "${1#*/}" -le 32 ] || return 1
+	fi
+	case $ii4_a in *.*.*.*.*) return 1 ;; *.*.*.*) ;; *) return 1 ;; esac
+	ii4_r=$ii4_a.
+	while [ -n "$ii4_r" ]; do
+		ii4_o=${ii4_r%%.*}
+		is_num "$ii4_o" && [ ${#ii4_o} -le 3 ] && [ "$ii4_o" -le 255 ] || return 1
+		ii4_r=${ii4_r#*.}
+	done
 }
 is_sysctl_key() {
-    case $1 in ''|/*|*/|*..*|*//*|*[!A-Za-z0-9_./-]*) return 1 ;; esac
-    [ ${#1} -le 128 ]
+	case $1 in ''|/*|*/|*..*|*//*|*[!A-Za-z0-9_./-]*) return 1 ;; esac
+	[ ${#1} -le 128 ]
 }
 is_sysctl_val() { case $1 in ''|*[!A-Za-z0-9_.:,/+-]*) return 1 ;; esac; }
 
 # check_line VERB FIELDS... -> 0 valid, 1 invalid (ERR set)
 check_line() {
-    cle_v=$1; shift
-    ERR=
-    case $cle_v in
-    board) [ $# -eq 1 ] && is_word "$1" || ERR="board NAME" ;;
-    wait) [ $# -eq 2 ] && is_ifname "$1" && is_num "$2" || ERR="wait IFACE SECONDS" ;;
-    mtu) [ $# -eq 2 ] && is_ifname "$1" && is_num "$2" || ERR="mtu IFACE BYTES" ;;
-    channels)
-        [ $# -eq 3 ] && is_ifname "$1" && is_num "$3" || ERR="channels IFACE KIND COUNT"
-        case ${2-} in rx|tx|combined|other) ;; *) ERR="channels KIND must be rx, tx, combined or other" ;; esac ;;
-    rings)
-        [ $# -eq 3 ] && is_ifname "$1" || ERR="rings IFACE PARAM VALUE"
-        case ${2-} in
-        rx|tx|rx-mini|rx-jumbo|rx-buf-len) is_num "${3-}" || ERR="rings VALUE must be a number" ;;
-        tcp-data-split) case ${3-} in on|off|auto) ;; *) ERR="tcp-data-split on|off|auto" ;; esac ;;
-        *) ERR="rings PARAM unknown" ;;
-        esac ;;
-    offload)
-        [ $# -eq 3 ] && is_ifname "$1" || ERR="offload IFACE FEATURE on|off"
-        case ${2-} in ''|*[!a-z0-9-]*) ERR="offload FEATURE name" ;; esac
-        case ${3-} in on|off) ;; *) ERR="offload value must be on or off" ;; esac ;;
-    coalesce)
-        [ $# -eq 3 ] && is_ifname "$1" || ERR="coalesce IFACE PARAM VALUE"
-        case ${2-} in ''|*[!a-z0-9-]*) ERR="coalesce PARAM name" ;; esac
-        case ${3-} in on|off) ;; *) is_num "${3-}" || ERR="coalesce VALUE" ;; esac ;;
-    ptp) [ $# -eq 2 ] && is_ifname "$1" && [ "$2" = off ] || ERR="ptp IFACE off" ;;
-    rps|xps)
-        [ $# -eq 3 ] && is_ifname "$1" && is_queue "$2" && is_mask "$3" || ERR="$cle_v IFACE QUEUE MASK"
-        case $cle_v:${2-} in rps:rx-*|xps:tx-*) ;; *) ERR="${ERR:-$cle_v: wrong queue kind}" ;; esac ;;
-    rfs)
-        [ $# -eq 3 ] && is_ifname "$1" && is_queue "$2" && is_num "$3" || ERR="rfs IFACE QUEUE COUNT"
-        case ${2-} in rx-*) ;; *) ERR="rfs needs an rx queue" ;; esac ;;
-    ntuple)
-        [ $# -ge 3 ] && is_ifname "$1" || ERR="ntuple IFACE RULE-FIELDS..."
-        shift
-        while [ $# -gt 0 ]; do
-            is_sysctl_val "$1" || ERR="ntuple field '$1'"
-            if [ "$1" = loc ]; then { [ $# -ge 2 ] && is_num "$2"; } || ERR="ntuple loc N"; fi
-            shift
-        done
-        ;;
-    irq) [ $# -eq 3 ] && is_ifname "$1" && is_pattern "$2" && is_mask "$3" || ERR="irq IFACE PATTERN MASK" ;;
-    qdisc) [ $# -eq 2 ] && is_ifname "$1" && [ "$2" = multiq ] || ERR="qdisc IFACE multiq" ;;
-    filter)
-        [ $# -eq 5 ] && is_ifname "$1" && is_num "$2" && is_ipv4 "$4" && is_num "$5" || ERR="filter IFACE PRIO src|dst ADDR QUEUE"
-        case ${3-} in src|dst) ;; *) ERR="filter MATCH must be src or dst" ;; esac ;;
-    sysctl)
-        [ $# -ge 2 ] && is_sysctl_key "$1" || ERR="sysctl KEY VALUE..."
-        shift
-        for cle_f in "$@"; do is_sysctl_val "$cle_f" || ERR="sysctl value '$cle_f'"; done ;;
-    *) ;; # unknown verb: skipped at run time (forward compatibility)
-    esac
-    [ -z "$ERR" ]
+	cle_v=$1; shift
+	ERR=
+	case $cle_v in
+	board) [ $# -eq 1 ] && is_word "$1" || ERR="board NAME" ;;
+	wait) [ $# -eq 2 ] && is_ifname "$1" && is_num "$2" || ERR="wait IFACE SECONDS" ;;
+	mtu) [ $# -eq 2 ] && is_ifname "$1" && is_num "$2" || ERR="mtu IFACE BYTES" ;;
+	channels)
+		[ $# -eq 3 ] && is_ifname "$1" && is_num "$3" || ERR="channels IFACE KIND COUNT"
+		case ${2-} in rx|tx|combined|other) ;; *) ERR="channels KIND must be rx, tx, combined or other" ;; esac ;;
+	rings)
+		[ $# -eq 3 ] && is_ifname "$1" || ERR="rings IFACE PARAM VALUE"
+		case ${2-} in
+		rx|tx|rx-mini|rx-jumbo|rx-buf-len) is_num "${3-}" || ERR="rings VALUE must be a number" ;;
+		tcp-data-split) case ${3-} in on|off|auto) ;; *) ERR="tcp-data-split on|off|auto" ;; esac ;;
+		*) ERR="rings PARAM unknown" ;;
+		esac ;;
+	offload)
+		[ $# -eq 3 ] && is_ifname "$1" || ERR="offload IFACE FEATURE on|off"
+		case ${2-} in ''|*[!a-z0-9-]*) ERR="offload FEATURE name" ;; esac
+		case ${3-} in on|off) ;; *) ERR="offload value must be on or off" ;; esac ;;
+	coalesce)
+		[ $# -eq 3 ] && is_ifname "$1" || ERR="coalesce IFACE PARAM VALUE"
+		case ${2-} in ''|*[!a-z0-9-]*) ERR="coalesce PARAM name" ;; esac
+		case ${3-} in on|off) ;; *) is_num "${3-}" || ERR="coalesce VALUE" ;; esac ;;
+	ptp) [ $# -eq 2 ] && is_ifname "$1" && [ "$2" = off ] || ERR="ptp IFACE off" ;;
+	rps|xps)
+		[ $# -eq 3 ] && is_ifname "$1" && is_queue "$2" && is_mask "$3" || ERR="$cle_v IFACE QUEUE MASK"
+		case $cle_v:${2-} in rps:rx-*|xps:tx-*) ;; *) ERR="${ERR:-$cle_v: wrong queue kind}" ;; esac ;;
+	rfs)
+		[ $# -eq 3 ] && is_ifname "$1" && is_queue "$2" && is_num "$3" || ERR="rfs IFACE QUEUE COUNT"
+		case ${2-} in rx-*) ;; *) ERR="rfs needs an rx queue" ;; esac ;;
+	ntuple)
+		[ $# -ge 3 ] && is_ifname "$1" || ERR="ntuple IFACE RULE-FIELDS..."
+		shift
+		while [ $# -gt 0 ]; do
+			is_sysctl_val "$1" || ERR="ntuple field '$1'"
+			if [ "$1" = loc ]; then { [ $# -ge 2 ] && is_num "$2"; } || ERR="ntuple loc N"; fi
+			shift
+		done
+		;;
+	irq) [ $# -eq 3 ] && is_ifname "$1" && is_pattern "$2" && is_mask "$3" || ERR="irq IFACE PATTERN MASK" ;;
+	qdisc) [ $# -eq 2 ] && is_ifname "$1" && [ "$2" = multiq ] || ERR="qdisc IFACE multiq" ;;
+	filter)
+		[ $# -eq 5 ] && is_ifname "$1" && is_num "$2" && is_ipv4 "$4" && is_num "$5" || ERR="filter IFACE PRIO src|dst ADDR QUEUE"
+		case ${3-} in src|dst) ;; *) ERR="filter MATCH must be src or dst" ;; esac ;;
+	sysctl)
+		[ $# -ge 2 ] && is_sysctl_key "$1" || ERR="sysctl KEY VALUE..."
+		shift
+		for cle_f in "$@"; do is_sysctl_val "$cle_f" || ERR="sysctl value '$cle_f'"; done ;;
+	*) ;; # unknown verb: skipped at run time (forward compatibility)
+	esac
+	[ -z "$ERR" ]
 }
 
 # ---------------------------------------------------------------- masks
 # mask_groups MASK -> MG: decimal 32-bit groups, least significant first
 mask_groups() {
-    mgs_r=$1 MG=
-    while :; do
-        mgs_g=${mgs_r##*,}
-        MG="$MG $((0x$mgs_g))"
-        case $mgs_r in *,*) mgs_r=${mgs_r%,*} ;; *) break ;; esac
-    done
+	mgs_r=$1 MG=
+	while :; do
+		mgs_g=${mgs_r##*,}
+		MG="$MG $((0x$mgs_g))"
+		case $mgs_r in *,*) mgs_r=${mgs_r%,*} ;; *) break ;; esac
+	done
 }
 # canon MASK -> CANON: groups without leading zero groups, for comparison
 canon() {
-    mask_groups "$1"
-    CANON='' cn_z=
-    for cn_g in $MG; do
-        if [ "$cn_g" = 0 ]; then cn_z="$cn_z,0"; else CANON="$CANON$cn_z,$cn_g"; cn_z=; fi
-    done
-    CANON=${CANON#,}
+	mask_groups "$1"
+	CANON='' cn_z=
+	for cn_g in $MG; do
+		if [ "$cn_g" = 0 ]; then cn_z="$cn_z,0"; else CANON="$CANON$cn_z,$cn_g"; cn_z=; fi
+	done
+	CANON=${CANON#,}
 }
 hex8() {
-    h8_n=$1 H='' h8_i=0
-    while [ $h8_i -lt 8 ]; do
-        case $((h8_n & 15)) in
-        10) h8_d=a ;; 11) h8_d=b ;; 12) h8_d=c ;; 13) h8_d=d ;; 14) h8_d=e ;; 15) h8_d=f ;;
-        *) h8_d=$((h8_n & 15)) ;;
-        esac
-        H=$h8_d$H; h8_n=$((h8_n >> 4)); h8_i=$((h8_i + 1))
-    done
+	h8_n=$1 H='' h8_i=0
+	while [ $h8_i -lt 8 ]; do
+		case $((h8_n & 15)) in
+		10) h8_d=a ;; 11) h8_d=b ;; 12) h8_d=c ;; 13) h8_d=d ;; 14) h8_d=e ;; 15) h8_d=f ;;
+		*) h8_d=$((h8_n & 15)) ;;
+		esac
+		H=$h8_d$H; h8_n=$((h8_n >> 4)); h8_i=$((h8_i + 1))
+	done
 }
 ONLINE=
 # load_online: ONLINE = decimal groups (least significant first) of the online CPUs
 load_online() {
-    ONLINE=
-    loe_l=
-    { read -r loe_l <"$SYS/devices/system/cpu/online"; } 2>/dev/null
-    [ -n "$loe_l" ] || loe_l=0-1023
-    loe_l=$loe_l,
-    while [ -n "$loe_l" ]; do
-        loe_rg=${loe_l%%,*}; loe_l=${loe_l#*,}
-        loe_a=${loe_rg%-*}; loe_b=${loe_rg#*-}
-        { is_num "$loe_a" && is_num "$loe_b"; } || continue
-        loe_gi=$((loe_a / 32))
-        while [ $loe_gi -le $((loe_b / 32)) ]; do
-            loe_lo=$((loe_a > loe_gi * 32 ? loe_a - loe_gi * 32 : 0))
-            loe_hi=$((loe_b < loe_gi * 32 + 31 ? loe_b - loe_gi * 32 : 31))
-            loe_bits=$(( ((1 << (loe_hi - loe_lo + 1)) - 1) << loe_lo ))
-            loe_new='' loe_k=0
-            # shellcheck disable=SC2086 # split on purpose (set -f: no globbing)
-            set -- $ONLINE
-            while [ $loe_k -le $loe_gi ] || [ $# -gt 0 ]; do
-                loe_cur=${1:-0}
-                [ $# -gt 0 ] && shift
-                [ $loe_k -eq $loe_gi ] && loe_cur=$((loe_cur | loe_bits))
-                loe_new="$loe_new $loe_cur"; loe_k=$((loe_k + 1))
-            done
-            ONLINE=$loe_new
-            loe_gi=$((loe_gi + 1))
-        done
-    done
+	ONLINE=
+	loe_l=
+	{ read -r loe_l <"$SYS/devices/system/cpu/online"; } 2>/dev/null
+	[ -n "$loe_l" ] || loe_l=0-1023
+	loe_l=$loe_l,
+	while [ -n "$loe_l" ]; do
+		loe_rg=${loe_l%%,*}; loe_l=${loe_l#*,}
+		loe_a=${loe_rg%-*}; loe_b=${loe_rg#*-}
+		{ is_num "$loe_a" && is_num "$loe_b"; } || continue
+		loe_gi=$((loe_a / 32))
+		while [ $loe_gi -le $((loe_b / 32)) ]; do
+			loe_lo=$((loe_a > loe_gi * 32 ? loe_a - loe_gi * 32 : 0))
+			loe_hi=$((loe_b < loe_gi * 32 + 31 ? loe_b - loe_gi * 32 : 31))
+			loe_bits=$(( ((1 << (loe_hi - loe_lo + 1)) - 1) << loe_lo ))
+			loe_new='' loe_k=0
+						set -- $ONLINE
+			while [ $loe_k -le $loe_gi ] || [ $# -gt 0 ]; do
+				loe_cur=${1:-0}
+				[ $# -gt 0 ] && shift
+				[ $loe_k -eq $loe_gi ] && loe_cur=$((loe_cur | loe_bits))
+				loe_new="$loe_new $loe_cur"; loe_k=$((loe_k + 1))
+			done
+			ONLINE=$loe_new
+			loe_gi=$((loe_gi + 1))
+		done
+	done
 }
 # mask_online MASK -> MASKED (kernel format), DROPPED (cpu list or empty), ALLGONE=1
 # when the mask named CPUs but none is online
 mask_online() {
-    [ -n "$ONLINE" ] || load_online
-    mask_groups "$1"
-    DROPPED='' MASKED='' ALLGONE=0
-    moe_k=0 moe_any=0 moe_left=0 moe_chg=0 moe_keeps=''
-    # shellcheck disable=SC2086 # split on purpose (set -f: no globbing)
-    set -- $ONLINE
-    for moe_g in $MG; do
-        moe_o=${1:-0}; [ $# -gt 0 ] && shift
-        moe_keep=$((moe_g & moe_o)); moe_drop=$((moe_g & ~moe_o))
-        [ "$moe_g" != 0 ] && moe_any=1
-        [ "$moe_keep" != 0 ] && moe_left=1
-        if [ "$moe_drop" != 0 ]; then
-            moe_chg=1 moe_b=0
-            while [ $moe_b -lt 32 ]; do
-                [ $(( (moe_drop >> moe_b) & 1 )) = 1 ] && DROPPED="$DROPPED,$((moe_k * 32 + moe_b))"
-                moe_b=$((moe_b + 1))
-            done
-        fi
-        moe_keeps="$moe_keep ${moe_keeps-}"
-        moe_k=$((moe_k + 1))
-    done
-    DROPPED=${DROPPED#,} MASKED=$MASK_IN
-    if [ $moe_chg = 1 ]; then
-        # format only when CPUs were dropped: same group count as the plan's
-        MASKED=''
-        for moe_g in $moe_keeps; do hex8 "$moe_g"; MASKED=$MASKED${MASKED:+,}$H; done
-    fi
-    [ $moe_any = 1 ] && [ $moe_left = 0 ] && ALLGONE=1
-    return 0
+	[ -n "$ONLINE" ] || load_online
+	mask_groups "$1"
+	DROPPED='' MASKED='' ALLGONE=0
+	moe_k=0 moe_any=0 moe_left=0 moe_chg=0 moe_keeps=''
+		set -- $ONLINE
+	for moe_g in $MG; do
+		moe_o=${1:-0}; [ $# -gt 0 ] && shift
+		moe_keep=$((moe_g & moe_o)); moe_drop=$((moe_g & ~moe_o))
+		[ "$moe_g" != 0 ] && moe_any=1
+		[ "$moe_keep" != 0 ] && moe_left=1
+		if [ "$moe_drop" != 0 ]; then
+			moe_chg=1 moe_b=0
+			while [ $moe_b -lt 32 ]; do
+				[ $(( (moe_drop >> moe_b) & 1 )) = 1 ] && DROPPED="$DROPPED,$((moe_k * 32 + moe_b))"
+				moe_b=$((moe_b + 1))
+			done
+		fi
+		moe_keeps="$moe_keep ${moe_keeps-}"
+		moe_k=$((moe_k + 1))
+	done
+	DROPPED=${DROPPED#,} MASKED=$MASK_IN
+	if [ $moe_chg = 1 ]; then
+		# format only when CPUs were dropped: same group count as the plan's
+		MASKED=''
+		for moe_g in $moe_keeps; do hex8 "$moe_g"; MASKED=$MASKED${MASKED:+,}$H; done
+	fi
+	[ $moe_any = 1 ] && [ $moe_left = 0 ] && ALLGONE=1
+	return 0
 }
 
 # ---------------------------------------------------------------- errors
 ERRF=
 # classify TEXT -> CLS (skipped|failed), WHY
 classify() {
-    cy_t=${1%%"$NL"*}
-    CLS=skipped
-    case $1 in
-    *"Operation not supported"*|*"not supported"*|*"qdisc kind is unknown"*|*"Unknown action"*|*"Unknown filter"*)
-        WHY="unsupported (EOPNOTSUPP: $cy_t)" ;;
-    *"Input/output error"*) WHY="not changeable (EIO)" ;;
-    *"Operation not permitted"*) WHY="refused (EPERM)" ;;
-    *"Permission denied"*) WHY="refused (EACCES)" ;;
-    *"Read-only file system"*) WHY="read-only (EROFS)" ;;
-    *"No such file"*|*"No such device"*|*"nonexistent"*|*"does not exist"*|*"Cannot find device"*) WHY="absent (ENOENT/ENODEV)" ;;
-    *"Device or resource busy"*) CLS=failed WHY="busy (EBUSY)" ;;
-    *"Invalid argument"*) CLS=failed WHY="refused value (EINVAL: $cy_t)" ;;
-    *) CLS=failed WHY="error: ${cy_t:-unknown}" ;;
-    esac
-    # keep the report on one line
-    case $WHY in *"$NL"*) WHY=${WHY%%"$NL"*} ;; esac
+	cy_t=${1%%"$NL"*}
+	CLS=skipped
+	case $1 in
+	*"Operation not supported"*|*"not supported"*|*"qdisc kind is unknown"*|*"Unknown action"*|*"Unknown filter"*)
+		WHY="unsupported (EOPNOTSUPP: $cy_t)" ;;
+	*"Input/output error"*) WHY="not changeable (EIO)" ;;
+	*"Operation not permitted"*) WHY="refused (EPERM)" ;;
+	*"Permission denied"*) WHY="refused (EACCES)" ;;
+	*"Read-only file system"*) WHY="read-only (EROFS)" ;;
+	*"No such file"*|*"No such device"*|*"nonexistent"*|*"does not exist"*|*"Cannot find device"*) WHY="absent (ENOENT/ENODEV)" ;;
+	*"Device or resource busy"*) CLS=failed WHY="busy (EBUSY)" ;;
+	*"Invalid argument"*) CLS=failed WHY="refused value (EINVAL: $cy_t)" ;;
+	*) CLS=failed WHY="error: ${cy_t:-unknown}" ;;
+	esac
+	# keep the report on one line
+	case $WHY in *"$NL"*) WHY=${WHY%%"$NL"*} ;; esac
 }
 read_errf() { ref_e='' ERRTXT=; while IFS= read -r ref_e || [ -n "$ref_e" ]; do ERRTXT="$ERRTXT${ERRTXT:+$NL}$ref_e"; ref_e=; done <"$ERRF"; }
 
@@ -294,559 +294,554 @@ read_errf() { ref_e='' ERRTXT=; while IFS= read -r ref_e || [ -n "$ref_e" ]; do 
 # any offset but 0 (rdk reads those with one cat).
 rd() { VAL=; { IFS= read -r VAL <"$1"; } 2>/dev/null || [ -n "$VAL" ]; }
 rdk() { # KIND FILE: rd, or one cat for sysctls (KIND str)
-    [ "$1" = str ] || { rd "$2"; return; }
-    VAL=$(cat "$2" 2>/dev/null) || return 1
-    squash "${VAL%%"$NL"*}"; VAL=$SQ
+	[ "$1" = str ] || { rd "$2"; return; }
+	VAL=$(cat "$2" 2>/dev/null) || return 1
+	squash "${VAL%%"$NL"*}"; VAL=$SQ
 }
 # wr FILE VALUE -> 0 ok, else CLS/WHY set
 wr() {
-    { printf '%s\n' "$2" >"$1"; } 2>"$ERRF" && return 0
-    # the shells do not say which errno a write got: ask dd (failure path only)
-    printf '%s\n' "$2" >"$ERRF.v"
-    if [ -n "$T_DD" ]; then
-        "$T_DD" if="$ERRF.v" of="$1" conv=notrunc 2>"$ERRF" >/dev/null && return 0
-    fi
-    read_errf; classify "$ERRTXT"
-    return 1
+	{ printf '%s\n' "$2" >"$1"; } 2>"$ERRF" && return 0
+	# the shells do not say which errno a write got: ask dd (failure path only)
+	printf '%s\n' "$2" >"$ERRF.v"
+	if [ -n "$T_DD" ]; then
+		"$T_DD" if="$ERRF.v" of="$1" conv=notrunc 2>"$ERRF" >/dev/null && return 0
+	fi
+	read_errf; classify "$ERRTXT"
+	return 1
 }
 # squash VALUE -> SQ: whitespace runs folded to single spaces
-# shellcheck disable=SC2086 # split on purpose (set -f: no globbing)
 squash() { set -- $1; SQ=$*; }
 
 # ---------------------------------------------------------------- state
 BOOTID=unknown
 state_init() {
-    [ -d "$STATE" ] || mkdir -p "$STATE" 2>/dev/null || die "cannot create state dir $STATE" 1
-    rd "$PROC/sys/kernel/random/boot_id" && BOOTID=$VAL
-    rd "$STATE/boot_id" || VAL=''
-    if [ "$VAL" != "$BOOTID" ]; then
-        # originals from another boot describe a system that is gone
-        : >"$STATE/saved"
-        set +f; rm -f "$STATE"/ntuple+*; set -f
-        printf '%s\n' "$BOOTID" >"$STATE/boot_id"
-    fi
-    # the saved originals: one journal line per changed knob, "KEY ORIGINAL",
-    # KEY = ORDER+VERB+IFACE+TARGET; appended through one descriptor
-    SAVEDKEYS='|'
-    if [ -f "$STATE/saved" ]; then
-        while IFS= read -r sit_l; do SAVEDKEYS="$SAVEDKEYS${sit_l%% *}|"; done <"$STATE/saved"
-    fi
-    { command exec 6>>"$STATE/saved"; } 2>/dev/null || die "cannot write $STATE/saved" 1
+	[ -d "$STATE" ] || mkdir -p "$STATE" 2>/dev/null || die "cannot create state dir $STATE" 1
+	rd "$PROC/sys/kernel/random/boot_id" && BOOTID=$VAL
+	rd "$STATE/boot_id" || VAL=''
+	if [ "$VAL" != "$BOOTID" ]; then
+		# originals from another boot describe a system that is gone
+		: >"$STATE/saved"
+		set +f; rm -f "$STATE"/ntuple+*; set -f
+		printf '%s\n' "$BOOTID" >"$STATE/boot_id"
+	fi
+	# the saved originals: one journal line per changed knob, "KEY ORIGINAL",
+	# KEY = ORDER+VERB+IFACE+TARGET; appended through one descriptor
+	SAVEDKEYS='|'
+	if [ -f "$STATE/saved" ]; then
+		while IFS= read -r sit_l; do SAVEDKEYS="$SAVEDKEYS${sit_l%% *}|"; done <"$STATE/saved"
+	fi
+	{ command exec 6>>"$STATE/saved"; } 2>/dev/null || die "cannot write $STATE/saved" 1
 }
 # save ORDER VERB IFACE TARGET ORIGINAL: first original wins
 save() {
-    se_k="$1+$2+$3+$4"
-    case $SAVEDKEYS in *"|$se_k|"*) return 0 ;; esac
-    SAVEDKEYS="$SAVEDKEYS$se_k|"
-    printf '%s %s\n' "$se_k" "$5" >&6
+	se_k="$1+$2+$3+$4"
+	case $SAVEDKEYS in *"|$se_k|"*) return 0 ;; esac
+	SAVEDKEYS="$SAVEDKEYS$se_k|"
+	printf '%s %s\n' "$se_k" "$5" >&6
 }
 
 # ---------------------------------------------------------------- steps
 MODE=apply
 ABSENT=
 iface_ok() {
-    [ -d "$SYS/class/net/$1" ] && return 0
-    case " $ABSENT " in *" $1 "*) WHY="absent interface (waited)" ;; *) WHY="absent interface" ;; esac
-    return 1
+	[ -d "$SYS/class/net/$1" ] && return 0
+	case " $ABSENT " in *" $1 "*) WHY="absent interface (waited)" ;; *) WHY="absent interface" ;; esac
+	return 1
 }
 # Tools by absolute path: a busybox sh built with "prefer applets" would
 # otherwise run its own reduced ip/tc instead of iproute2.
 case :$PATH: in *:/usr/sbin:*) ;; *) PATH=$PATH:/usr/sbin:/sbin ;; esac
 find_tool() {
-    fl_p=$PATH: TOOL=''
-    while [ -n "$fl_p" ]; do
-        fl_d=${fl_p%%:*}; fl_p=${fl_p#*:}
-        case $fl_d in /*) [ -f "$fl_d/$1" ] && [ -x "$fl_d/$1" ] && { TOOL=$fl_d/$1; return 0; } ;; esac
-    done
-    return 1
+	fl_p=$PATH: TOOL=''
+	while [ -n "$fl_p" ]; do
+		fl_d=${fl_p%%:*}; fl_p=${fl_p#*:}
+		case $fl_d in /*) [ -f "$fl_d/$1" ] && [ -x "$fl_d/$1" ] && { TOOL=$fl_d/$1; return 0; } ;; esac
+	done
+	return 1
 }
 find_tool ethtool; T_ETHTOOL=$TOOL
 find_tool ip; T_IP=$TOOL
 find_tool tc; T_TC=$TOOL
 find_tool dd; T_DD=$TOOL
 need_tool() {
-    case $1 in ethtool) TOOL=$T_ETHTOOL ;; ip) TOOL=$T_IP ;; tc) TOOL=$T_TC ;; esac
-    [ -n "$TOOL" ] && return 0
-    WHY="tool missing ($1)"; return 1
+	case $1 in ethtool) TOOL=$T_ETHTOOL ;; ip) TOOL=$T_IP ;; tc) TOOL=$T_TC ;; esac
+	[ -n "$TOOL" ] && return 0
+	WHY="tool missing ($1)"; return 1
 }
 
 # file_knob ORDER VERB IFACE TARGET FILE DESIRED KIND(mask|num|cnt|str)
 file_knob() {
-    fkb_o=$1 fkb_vb=$2 fkb_if=$3 fkb_tg=$4 fkb_fl=$5 fkb_want=$6 fkb_kind=$7 fkb_extra=
-    if [ ! -e "$fkb_fl" ]; then report skipped "$fkb_vb" "$fkb_if" "$fkb_tg" "$fkb_want" "" "absent file ${fkb_fl#"$SYS"}"; return; fi
-    if ! rdk "$fkb_kind" "$fkb_fl"; then report skipped "$fkb_vb" "$fkb_if" "$fkb_tg" "$fkb_want" "" "unreadable"; return; fi
-    fkb_cur=$VAL fkb_put=$fkb_want
-    case $fkb_kind in
-    mask)
-        MASK_IN=$fkb_want; mask_online "$fkb_want"
-        if [ "$ALLGONE" = 1 ]; then report skipped "$fkb_vb" "$fkb_if" "$fkb_tg" "$fkb_want" "$fkb_cur" "no CPU of the mask is online (dropped $DROPPED)"; return; fi
-        fkb_put=$MASKED
-        [ -n "$DROPPED" ] && fkb_extra="offline CPUs dropped: $DROPPED"
-        canon "$fkb_put"; fkb_cw=$CANON; canon "$fkb_cur"; [ "$CANON" = "$fkb_cw" ] ;;
-    num) [ "$fkb_cur" = "$fkb_put" ] ;;
-    cnt) # the kernel rounds rps_flow_cnt up to a power of two
-        fkb_p=1; while [ $fkb_p -lt "$fkb_put" ]; do fkb_p=$((fkb_p * 2)); done
-        [ "$fkb_put" = 0 ] && fkb_p=0
-        [ "$fkb_cur" = "$fkb_p" ] || [ "$fkb_cur" = "$fkb_put" ] ;;
-    *) squash "$fkb_cur"; fkb_sc=$SQ; squash "$fkb_put"; [ "$fkb_sc" = "$SQ" ] ;;
-    esac
-    fkb_same=$?
-    if [ "$MODE" = status ]; then
-        if [ $fkb_same = 0 ]; then report ok "$fkb_vb" "$fkb_if" "$fkb_tg" "$fkb_want" "$fkb_cur" "$fkb_extra"
-        else report differs "$fkb_vb" "$fkb_if" "$fkb_tg" "$fkb_want" "$fkb_cur" "$fkb_extra"; fi
-        return
-    fi
-    if [ $fkb_same = 0 ]; then report unchanged "$fkb_vb" "$fkb_if" "$fkb_tg" "$fkb_want" "$fkb_cur" "$fkb_extra"; return; fi
-    if ! wr "$fkb_fl" "$fkb_put"; then
-        [ "$fkb_vb" = irq ] && [ "$CLS" = skipped ] && case $WHY in refused*|not*) WHY="not changeable (${WHY#*(}" ;; esac
-        report "$CLS" "$fkb_vb" "$fkb_if" "$fkb_tg" "$fkb_want" "$fkb_cur" "$WHY"; return
-    fi
-    save "$fkb_o" "$fkb_vb" "$fkb_if" "$fkb_tg" "$fkb_cur"
-    rdk "$fkb_kind" "$fkb_fl"; fkb_new=$VAL
-    case $fkb_kind in
-    mask) canon "$fkb_new"; [ "$CANON" = "$fkb_cw" ] ;;
-    cnt) [ "$fkb_new" = "$fkb_p" ] || [ "$fkb_new" = "$fkb_put" ] ;;
-    num) [ "$fkb_new" = "$fkb_put" ] ;;
-    *) squash "$fkb_new"; fkb_sn=$SQ; squash "$fkb_put"; [ "$fkb_sn" = "$SQ" ] ;;
-    esac || { report failed "$fkb_vb" "$fkb_if" "$fkb_tg" "$fkb_want" "$fkb_new" "kernel kept $fkb_new"; return; }
-    if [ "$fkb_vb" = irq ] && rd "${fkb_fl%/*}/effective_affinity"; then
-        fkb_extra="${fkb_extra:+$fkb_extra; }effective $VAL"
-    fi
-    report applied "$fkb_vb" "$fkb_if" "$fkb_tg" "$fkb_want" "$fkb_new" "was $fkb_cur${fkb_extra:+; $fkb_extra}"
+	fkb_o=$1 fkb_vb=$2 fkb_if=$3 fkb_tg=$4 fkb_fl=$5 fkb_want=$6 fkb_kind=$7 fkb_extra=
+	if [ ! -e "$fkb_fl" ]; then report skipped "$fkb_vb" "$fkb_if" "$fkb_tg" "$fkb_want" "" "absent file ${fkb_fl#"$SYS"}"; return; fi
+	if ! rdk "$fkb_kind" "$fkb_fl"; then report skipped "$fkb_vb" "$fkb_if" "$fkb_tg" "$fkb_want" "" "unreadable"; return; fi
+	fkb_cur=$VAL fkb_put=$fkb_want
+	case $fkb_kind in
+	mask)
+		MASK_IN=$fkb_want; mask_online "$fkb_want"
+		if [ "$ALLGONE" = 1 ]; then report skipped "$fkb_vb" "$fkb_if" "$fkb_tg" "$fkb_want" "$fkb_cur" "no CPU of the mask is online (dropped $DROPPED)"; return; fi
+		fkb_put=$MASKED
+		[ -n "$DROPPED" ] && fkb_extra="offline CPUs dropped: $DROPPED"
+		canon "$fkb_put"; fkb_cw=$CANON; canon "$fkb_cur"; [ "$CANON" = "$fkb_cw" ] ;;
+	num) [ "$fkb_cur" = "$fkb_put" ] ;;
+	cnt) # the kernel rounds rps_flow_cnt up to a power of two
+		fkb_p=1; while [ $fkb_p -lt "$fkb_put" ]; do fkb_p=$((fkb_p * 2)); done
+		[ "$fkb_put" = 0 ] && fkb_p=0
+		[ "$fkb_cur" = "$fkb_p" ] || [ "$fkb_cur" = "$fkb_put" ] ;;
+	*) squash "$fkb_cur"; fkb_sc=$SQ; squash "$fkb_put"; [ "$fkb_sc" = "$SQ" ] ;;
+	esac
+	fkb_same=$?
+	if [ "$MODE" = status ]; then
+		if [ $fkb_same = 0 ]; then report ok "$fkb_vb" "$fkb_if" "$fkb_tg" "$fkb_want" "$fkb_cur" "$fkb_extra"
+		else report differs "$fkb_vb" "$fkb_if" "$fkb_tg" "$fkb_want" "$fkb_cur" "$fkb_extra"; fi
+		return
+	fi
+	if [ $fkb_same = 0 ]; then report unchanged "$fkb_vb" "$fkb_if" "$fkb_tg" "$fkb_want" "$fkb_cur" "$fkb_extra"; return; fi
+	if ! wr "$fkb_fl" "$fkb_put"; then
+		[ "$fkb_vb" = irq ] && [ "$CLS" = skipped ] && case $WHY in refused*|not*) WHY="not changeable (${WHY#*(}" ;; esac
+		report "$CLS" "$fkb_vb" "$fkb_if" "$fkb_tg" "$fkb_want" "$fkb_cur" "$WHY"; return
+	fi
+	save "$fkb_o" "$fkb_vb" "$fkb_if" "$fkb_tg" "$fkb_cur"
+	rdk "$fkb_kind" "$fkb_fl"; fkb_new=$VAL
+	case $fkb_kind in
+	mask) canon "$fkb_new"; [ "$CANON" = "$fkb_cw" ] ;;
+	cnt) [ "$fkb_new" = "$fkb_p" ] || [ "$fkb_new" = "$fkb_put" ] ;;
+	num) [ "$fkb_new" = "$fkb_put" ] ;;
+	*) squash "$fkb_new"; fkb_sn=$SQ; squash "$fkb_put"; [ "$fkb_sn" = "$SQ" ] ;;
+	esac || { report failed "$fkb_vb" "$fkb_if" "$fkb_tg" "$fkb_want" "$fkb_new" "kernel kept $fkb_new"; return; }
+	if [ "$fkb_vb" = irq ] && rd "${fkb_fl%/*}/effective_affinity"; then
+		fkb_extra="${fkb_extra:+$fkb_extra; }effective $VAL"
+	fi
+	report applied "$fkb_vb" "$fkb_if" "$fkb_tg" "$fkb_want" "$fkb_new" "was $fkb_cur${fkb_extra:+; $fkb_extra}"
 }
 
 step_wait() {
-    swt_t=$2
-    [ "$swt_t" -gt "$WAIT_MAX" ] && swt_t=$WAIT_MAX
-    [ "$MODE" = status ] && swt_t=0
-    swt_w=0
-    while [ ! -d "$SYS/class/net/$1" ] && [ $swt_w -lt "$swt_t" ]; do
-        sleep 1; swt_w=$((swt_w + 1))
-    done
-    if [ -d "$SYS/class/net/$1" ]; then
-        report "$OKWORD" wait "$1" - "$2" "" "present after ${swt_w}s"
-    else
-        ABSENT="$ABSENT $1"
-        report skipped wait "$1" - "$2" "" "absent interface after ${swt_w}s"
-    fi
+	swt_t=$2
+	[ "$swt_t" -gt "$WAIT_MAX" ] && swt_t=$WAIT_MAX
+	[ "$MODE" = status ] && swt_t=0
+	swt_w=0
+	while [ ! -d "$SYS/class/net/$1" ] && [ $swt_w -lt "$swt_t" ]; do
+		sleep 1; swt_w=$((swt_w + 1))
+	done
+	if [ -d "$SYS/class/net/$1" ]; then
+		report "$OKWORD" wait "$1" - "$2" "" "present after ${swt_w}s"
+	else
+		ABSENT="$ABSENT $1"
+		report skipped wait "$1" - "$2" "" "absent interface after ${swt_w}s"
+	fi
 }
 
 step_mtu() {
-    iface_ok "$1" || { report skipped mtu "$1" - "$2" "" "$WHY"; return; }
-    rd "$SYS/class/net/$1/mtu"; smu_cur=$VAL
-    if [ "$smu_cur" = "$2" ]; then report "$OKWORD" mtu "$1" - "$2" "$smu_cur" ""; return; fi
-    [ "$MODE" = status ] && { report differs mtu "$1" - "$2" "$smu_cur" ""; return; }
-    need_tool ip || { report skipped mtu "$1" - "$2" "$smu_cur" "$WHY"; return; }
-    if ! "$T_IP" link set dev "$1" mtu "$2" 2>"$ERRF" </dev/null; then
-        read_errf; classify "$ERRTXT"; report "$CLS" mtu "$1" - "$2" "$smu_cur" "$WHY"; return
-    fi
-    save 01 mtu "$1" - "$smu_cur"
-    rd "$SYS/class/net/$1/mtu"
-    if [ "$VAL" = "$2" ]; then report applied mtu "$1" - "$2" "$VAL" "was $smu_cur"
-    else report failed mtu "$1" - "$2" "$VAL" "kernel kept $VAL"; fi
+	iface_ok "$1" || { report skipped mtu "$1" - "$2" "" "$WHY"; return; }
+	rd "$SYS/class/net/$1/mtu"; smu_cur=$VAL
+	if [ "$smu_cur" = "$2" ]; then report "$OKWORD" mtu "$1" - "$2" "$smu_cur" ""; return; fi
+	[ "$MODE" = status ] && { report differs mtu "$1" - "$2" "$smu_cur" ""; return; }
+	need_tool ip || { report skipped mtu "$1" - "$2" "$smu_cur" "$WHY"; return; }
+	if ! "$T_IP" link set dev "$1" mtu "$2" 2>"$ERRF" </dev/null; then
+		read_errf; classify "$ERRTXT"; report "$CLS" mtu "$1" - "$2" "$smu_cur" "$WHY"; return
+	fi
+	save 01 mtu "$1" - "$smu_cur"
+	rd "$SYS/class/net/$1/mtu"
+	if [ "$VAL" = "$2" ]; then report applied mtu "$1" - "$2" "$VAL" "was $smu_cur"
+	else report failed mtu "$1" - "$2" "$VAL" "kernel kept $VAL"; fi
 }
 
 # ethtool groups: consecutive steps with the same verb and interface are read
 # with one `ethtool -k/-l/-g/-c`, written with one -K/-L/-G/-C and read back once.
 G_VERB='' G_IF='' G_ITEMS=
 eth_flag() {
-    case $1 in offload) EF=k ;; channels) EF=l ;; rings) EF=g ;; coalesce) EF=c ;; esac
+	case $1 in offload) EF=k ;; channels) EF=l ;; rings) EF=g ;; coalesce) EF=c ;; esac
 }
 # eth_get OUT VERB PARAM -> KV value (empty: absent), FIXED=1 for fixed features
 eth_get() {
-    egt_out=$1 KV='' FIXED=0
-    case $2 in
-    channels|rings) egt_out=${egt_out#*Current hardware settings:} ;;
-    esac
-    case $2:$3 in
-    channels:rx|rings:rx) egt_k="RX:" ;; channels:tx|rings:tx) egt_k="TX:" ;;
-    channels:other) egt_k="Other:" ;; channels:combined) egt_k="Combined:" ;;
-    rings:rx-mini) egt_k="RX Mini:" ;; rings:rx-jumbo) egt_k="RX Jumbo:" ;;
-    rings:rx-buf-len) egt_k="RX Buf Len:" ;; rings:tcp-data-split) egt_k="TCP data split:" ;;
-    coalesce:adaptive-rx) egt_k="Adaptive RX:" ;;
-    coalesce:adaptive-tx) egt_out=${egt_out#*Adaptive RX:}; egt_k="TX:"; egt_out="$NL${egt_out#*  }" ;;
-    offload:gro) egt_k="generic-receive-offload:" ;; offload:gso) egt_k="generic-segmentation-offload:" ;;
-    offload:tso) egt_k="tcp-segmentation-offload:" ;; offload:lro) egt_k="large-receive-offload:" ;;
-    offload:sg) egt_k="scatter-gather:" ;; offload:rx) egt_k="rx-checksumming:" ;;
-    offload:tx) egt_k="tx-checksumming:" ;; offload:rxvlan) egt_k="rx-vlan-offload:" ;;
-    offload:txvlan) egt_k="tx-vlan-offload:" ;; offload:ntuple) egt_k="ntuple-filters:" ;;
-    offload:rxhash) egt_k="receive-hashing:" ;; offload:ufo) egt_k="udp-fragmentation-offload:" ;;
-    *) egt_k="$3:" ;;
-    esac
-    case $egt_out in
-    *"$NL$egt_k"*) KV=${egt_out#*"$NL$egt_k"} ;;
-    *"$NL	$egt_k"*) KV=${egt_out#*"$NL	$egt_k"} ;;
-    *) return 1 ;;
-    esac
-    KV=${KV%%"$NL"*}
-    case $KV in *"[fixed]"*) FIXED=1 ;; esac
-    squash "$KV"; KV=${SQ%% *}
-    [ "$KV" = n/a ] && KV=
-    [ -n "$KV" ]
+	egt_out=$1 KV='' FIXED=0
+	case $2 in
+	channels|rings) egt_out=${egt_out#*Current hardware settings:} ;;
+	esac
+	case $2:$3 in
+	channels:rx|rings:rx) egt_k="RX:" ;; channels:tx|rings:tx) egt_k="TX:" ;;
+	channels:other) egt_k="Other:" ;; channels:combined) egt_k="Combined:" ;;
+	rings:rx-mini) egt_k="RX Mini:" ;; rings:rx-jumbo) egt_k="RX Jumbo:" ;;
+	rings:rx-buf-len) egt_k="RX Buf Len:" ;; rings:tcp-data-split) egt_k="TCP data split:" ;;
+	coalesce:adaptive-rx) egt_k="Adaptive RX:" ;;
+	coalesce:adaptive-tx) egt_out=${egt_out#*Adaptive RX:}; egt_k="TX:"; egt_out="$NL${egt_out#*  }" ;;
+	offload:gro) egt_k="generic-receive-offload:" ;; offload:gso) egt_k="generic-segmentation-offload:" ;;
+	offload:tso) egt_k="tcp-segmentation-offload:" ;; offload:lro) egt_k="large-receive-offload:" ;;
+	offload:sg) egt_k="scatter-gather:" ;; offload:rx) egt_k="rx-checksumming:" ;;
+	offload:tx) egt_k="tx-checksumming:" ;; offload:rxvlan) egt_k="rx-vlan-offload:" ;;
+	offload:txvlan) egt_k="tx-vlan-offload:" ;; offload:ntuple) egt_k="ntuple-filters:" ;;
+	offload:rxhash) egt_k="receive-hashing:" ;; offload:ufo) egt_k="udp-fragmentation-offload:" ;;
+	*) egt_k="$3:" ;;
+	esac
+	case $egt_out in
+	*"$NL$egt_k"*) KV=${egt_out#*"$NL$egt_k"} ;;
+	*"$NL	$egt_k"*) KV=${egt_out#*"$NL	$egt_k"} ;;
+	*) return 1 ;;
+	esac
+	KV=${KV%%"$NL"*}
+	case $KV in *"[fixed]"*) FIXED=1 ;; esac
+	squash "$KV"; KV=${SQ%% *}
+	[ "$KV" = n/a ] && KV=
+	[ -n "$KV" ]
 }
 flush_eth() {
-    [ -n "$G_VERB" ] || return 0
-    feh_gv=$G_VERB feh_gi=$G_IF feh_items=$G_ITEMS
-    G_VERB='' G_IF='' G_ITEMS=
-    case $feh_gv in offload) feh_ord=04 ;; channels) feh_ord=02 ;; rings) feh_ord=03 ;; *) feh_ord=05 ;; esac
-    eth_flag "$feh_gv"
-    feh_why=
-    iface_ok "$feh_gi" || feh_why=$WHY
-    [ -n "$feh_why" ] || need_tool ethtool || feh_why=$WHY
-    if [ -z "$feh_why" ]; then
-        if ! feh_out=$("$T_ETHTOOL" "-$EF" "$feh_gi" 2>"$ERRF" </dev/null); then
-            read_errf; classify "$ERRTXT"; feh_why=$WHY
-        fi
-    fi
-    # pass 1: compare
-    set --
-    feh_todo=
-    while [ -n "$feh_items" ]; do
-        feh_it=${feh_items%%"$NL"*}; feh_items=${feh_items#*"$NL"}
-        feh_p=${feh_it% *} feh_w=${feh_it#* }
-        if [ -n "$feh_why" ]; then report "${CLS:-skipped}" "$feh_gv" "$feh_gi" "$feh_p" "$feh_w" "" "$feh_why"; continue; fi
-        if ! eth_get "$feh_out" "$feh_gv" "$feh_p"; then report skipped "$feh_gv" "$feh_gi" "$feh_p" "$feh_w" "" "unsupported (no $feh_p in ethtool -$EF)"; continue; fi
-        feh_c=$KV
-        if [ "$feh_c" = "$feh_w" ] || { [ "$feh_gv" = rings ] && pow2eq "$feh_c" "$feh_w"; }; then
-            report "$OKWORD" "$feh_gv" "$feh_gi" "$feh_p" "$feh_w" "$feh_c" ""; continue
-        fi
-        if [ "$MODE" = status ]; then report differs "$feh_gv" "$feh_gi" "$feh_p" "$feh_w" "$feh_c" ""; continue; fi
-        if [ "$feh_gv" = offload ] && [ "$FIXED" = 1 ]; then report skipped "$feh_gv" "$feh_gi" "$feh_p" "$feh_w" "$feh_c" "unsupported (fixed by the driver)"; continue; fi
-        set -- "$@" "$feh_p" "$feh_w"
-        feh_todo="$feh_todo$feh_p $feh_w $feh_c$NL"
-    done
-    [ -n "$feh_todo" ] || return 0
-    feh_wf=
-    case $feh_gv in offload) feh_wf=K ;; channels) feh_wf=L ;; rings) feh_wf=G ;; coalesce) feh_wf=C ;; esac
-    feh_werr=
-    if ! "$T_ETHTOOL" "-$feh_wf" "$feh_gi" "$@" >/dev/null 2>"$ERRF" </dev/null; then
-        read_errf; feh_werr=$ERRTXT
-        case $feh_werr in
-        *"resource busy"*)
-            # axienet with MCDMA takes rings/channels only while the link is down
-            rd "$SYS/class/net/$feh_gi/operstate"
-            if [ "$VAL" != down ] && "$T_IP" link set dev "$feh_gi" down 2>/dev/null </dev/null; then
-                "$T_ETHTOOL" "-$feh_wf" "$feh_gi" "$@" >/dev/null 2>"$ERRF" </dev/null && feh_werr=
-                [ -n "$feh_werr" ] && read_errf && feh_werr=$ERRTXT
-                "$T_IP" link set dev "$feh_gi" up 2>/dev/null </dev/null
-            fi ;;
-        esac
-    fi
-    feh_out=$("$T_ETHTOOL" "-$EF" "$feh_gi" 2>/dev/null </dev/null) || feh_out=
-    while [ -n "$feh_todo" ]; do
-        feh_it=${feh_todo%%"$NL"*}; feh_todo=${feh_todo#*"$NL"}
-        # shellcheck disable=SC2086 # split on purpose (set -f: no globbing)
-        set -- $feh_it
-        if eth_get "$feh_out" "$feh_gv" "$1" && { [ "$KV" = "$2" ] || { [ "$feh_gv" = rings ] && pow2eq "$KV" "$2"; }; }; then
-            save "$feh_ord" "$feh_gv" "$feh_gi" "$1" "$3"
-            if [ "$KV" = "$2" ]; then report applied "$feh_gv" "$feh_gi" "$1" "$2" "$KV" "was $3"
-            else report applied "$feh_gv" "$feh_gi" "$1" "$2" "$KV" "was $3; driver rounded to $KV"; fi
-            continue
-        fi
-        if [ -n "$feh_werr" ]; then
-            classify "$feh_werr"; report "$CLS" "$feh_gv" "$feh_gi" "$1" "$2" "$KV" "$WHY"
-        elif [ "$FIXED" = 1 ]; then
-            report skipped "$feh_gv" "$feh_gi" "$1" "$2" "$KV" "unsupported (fixed by the driver)"
-        else
-            report failed "$feh_gv" "$feh_gi" "$1" "$2" "$KV" "driver kept ${KV:-?}"
-        fi
-    done
+	[ -n "$G_VERB" ] || return 0
+	feh_gv=$G_VERB feh_gi=$G_IF feh_items=$G_ITEMS
+	G_VERB='' G_IF='' G_ITEMS=
+	case $feh_gv in offload) feh_ord=04 ;; channels) feh_ord=02 ;; rings) feh_ord=03 ;; *) feh_ord=05 ;; esac
+	eth_flag "$feh_gv"
+	feh_why=
+	iface_ok "$feh_gi" || feh_why=$WHY
+	[ -n "$feh_why" ] || need_tool ethtool || feh_why=$WHY
+	if [ -z "$feh_why" ]; then
+		if ! feh_out=$("$T_ETHTOOL" "-$EF" "$feh_gi" 2>"$ERRF" </dev/null); then
+			read_errf; classify "$ERRTXT"; feh_why=$WHY
+		fi
+	fi
+	# pass 1: compare
+	set --
+	feh_todo=
+	while [ -n "$feh_items" ]; do
+		feh_it=${feh_items%%"$NL"*}; feh_items=${feh_items#*"$NL"}
+		feh_p=${feh_it% *} feh_w=${feh_it#* }
+		if [ -n "$feh_why" ]; then report "${CLS:-skipped}" "$feh_gv" "$feh_gi" "$feh_p" "$feh_w" "" "$feh_why"; continue; fi
+		if ! eth_get "$feh_out" "$feh_gv" "$feh_p"; then report skipped "$feh_gv" "$feh_gi" "$feh_p" "$feh_w" "" "unsupported (no $feh_p in ethtool -$EF)"; continue; fi
+		feh_c=$KV
+		if [ "$feh_c" = "$feh_w" ] || { [ "$feh_gv" = rings ] && pow2eq "$feh_c" "$feh_w"; }; then
+			report "$OKWORD" "$feh_gv" "$feh_gi" "$feh_p" "$feh_w" "$feh_c" ""; continue
+		fi
+		if [ "$MODE" = status ]; then report differs "$feh_gv" "$feh_gi" "$feh_p" "$feh_w" "$feh_c" ""; continue; fi
+		if [ "$feh_gv" = offload ] && [ "$FIXED" = 1 ]; then report skipped "$feh_gv" "$feh_gi" "$feh_p" "$feh_w" "$feh_c" "unsupported (fixed by the driver)"; continue; fi
+		set -- "$@" "$feh_p" "$feh_w"
+		feh_todo="$feh_todo$feh_p $feh_w $feh_c$NL"
+	done
+	[ -n "$feh_todo" ] || return 0
+	feh_wf=
+	case $feh_gv in offload) feh_wf=K ;; channels) feh_wf=L ;; rings) feh_wf=G ;; coalesce) feh_wf=C ;; esac
+	feh_werr=
+	if ! "$T_ETHTOOL" "-$feh_wf" "$feh_gi" "$@" >/dev/null 2>"$ERRF" </dev/null; then
+		read_errf; feh_werr=$ERRTXT
+		case $feh_werr in
+		*"resource busy"*)
+			# axienet with MCDMA takes rings/channels only while the link is down
+			rd "$SYS/class/net/$feh_gi/operstate"
+			if [ "$VAL" != down ] && "$T_IP" link set dev "$feh_gi" down 2>/dev/null </dev/null; then
+				"$T_ETHTOOL" "-$feh_wf" "$feh_gi" "$@" >/dev/null 2>"$ERRF" </dev/null && feh_werr=
+				[ -n "$feh_werr" ] && read_errf && feh_werr=$ERRTXT
+				"$T_IP" link set dev "$feh_gi" up 2>/dev/null </dev/null
+			fi ;;
+		esac
+	fi
+	feh_out=$("$T_ETHTOOL" "-$EF" "$feh_gi" 2>/dev/null </dev/null) || feh_out=
+	while [ -n "$feh_todo" ]; do
+		feh_it=${feh_todo%%"$NL"*}; feh_todo=${feh_todo#*"$NL"}
+				set -- $feh_it
+		if eth_get "$feh_out" "$feh_gv" "$1" && { [ "$KV" = "$2" ] || { [ "$feh_gv" = rings ] && pow2eq "$KV" "$2"; }; }; then
+			save "$feh_ord" "$feh_gv" "$feh_gi" "$1" "$3"
+			if [ "$KV" = "$2" ]; then report applied "$feh_gv" "$feh_gi" "$1" "$2" "$KV" "was $3"
+			else report applied "$feh_gv" "$feh_gi" "$1" "$2" "$KV" "was $3; driver rounded to $KV"; fi
+			continue
+		fi
+		if [ -n "$feh_werr" ]; then
+			classify "$feh_werr"; report "$CLS" "$feh_gv" "$feh_gi" "$1" "$2" "$KV" "$WHY"
+		elif [ "$FIXED" = 1 ]; then
+			report skipped "$feh_gv" "$feh_gi" "$1" "$2" "$KV" "unsupported (fixed by the driver)"
+		else
+			report failed "$feh_gv" "$feh_gi" "$1" "$2" "$KV" "driver kept ${KV:-?}"
+		fi
+	done
 }
 pow2eq() { # CUR WANT: CUR is WANT rounded up to a power of two
-    case $1$2 in *[!0-9]*) return 1 ;; esac
-    pq_q=1; while [ $pq_q -lt "$2" ]; do pq_q=$((pq_q * 2)); done
-    [ "$1" = "$pq_q" ]
+	case $1$2 in *[!0-9]*) return 1 ;; esac
+	pq_q=1; while [ $pq_q -lt "$2" ]; do pq_q=$((pq_q * 2)); done
+	[ "$1" = "$pq_q" ]
 }
 
 step_queue() { # VERB IFACE QUEUE VALUE
-    iface_ok "$2" || { report skipped "$1" "$2" "$3" "$4" "" "$WHY"; return; }
-    case $1 in
-    rps) file_knob 07 rps "$2" "$3" "$SYS/class/net/$2/queues/$3/rps_cpus" "$4" mask ;;
-    rfs) file_knob 08 rfs "$2" "$3" "$SYS/class/net/$2/queues/$3/rps_flow_cnt" "$4" cnt ;;
-    xps) file_knob 09 xps "$2" "$3" "$SYS/class/net/$2/queues/$3/xps_cpus" "$4" mask ;;
-    esac
+	iface_ok "$2" || { report skipped "$1" "$2" "$3" "$4" "" "$WHY"; return; }
+	case $1 in
+	rps) file_knob 07 rps "$2" "$3" "$SYS/class/net/$2/queues/$3/rps_cpus" "$4" mask ;;
+	rfs) file_knob 08 rfs "$2" "$3" "$SYS/class/net/$2/queues/$3/rps_flow_cnt" "$4" cnt ;;
+	xps) file_knob 09 xps "$2" "$3" "$SYS/class/net/$2/queues/$3/xps_cpus" "$4" mask ;;
+	esac
 }
 
 step_ptp() {
-    iface_ok "$1" || { report skipped ptp "$1" - "$2" "" "$WHY"; return; }
-    file_knob 06 ptp "$1" - "$SYS/class/net/$1/ptp_1588" 0 num
+	iface_ok "$1" || { report skipped ptp "$1" - "$2" "" "$WHY"; return; }
+	file_knob 06 ptp "$1" - "$SYS/class/net/$1/ptp_1588" 0 num
 }
 
 step_irq() { # IFACE PATTERN MASK
-    siq_pi=$1 siq_pp=$2 siq_pm=$3
-    siq_irqs=
-    if [ -r "$PROC/interrupts" ]; then
-        while IFS= read -r siq_ln; do
-            # shellcheck disable=SC2086 # split on purpose (set -f: no globbing)
-            set -- $siq_ln
-            case ${1-} in *[0-9]:) ;; *) continue ;; esac
-            siq_num=${1%:}
-            is_num "$siq_num" || continue
-            shift
-            # action names are the last field(s); shared IRQs list "a, b"
-            siq_last=
-            for siq_f in "$@"; do siq_last="$siq_last $siq_f"; case $siq_f in *,) ;; *) siq_last=" $siq_f" ;; esac; done
-            siq_hit=0
-            for siq_f in $siq_last; do
-                # shellcheck disable=SC2254 # the plan's PATTERN is a glob
-                case ${siq_f%,} in $siq_pp) siq_hit=1 ;; esac
-            done
-            [ $siq_hit = 1 ] && siq_irqs="$siq_irqs $siq_num"
-        done <"$PROC/interrupts"
-    fi
-    if [ -z "$siq_irqs" ]; then
-        report skipped irq "$siq_pi" "$siq_pp" "$siq_pm" "" "absent (no IRQ named $siq_pp in /proc/interrupts)"; return
-    fi
-    for siq_num in $siq_irqs; do
-        file_knob 11 irq "$siq_pi" "$siq_num" "$PROC/irq/$siq_num/smp_affinity" "$siq_pm" mask
-    done
+	siq_pi=$1 siq_pp=$2 siq_pm=$3
+	siq_irqs=
+	if [ -r "$PROC/interrupts" ]; then
+		while IFS= read -r siq_ln; do
+						set -- $siq_ln
+			case ${1-} in *[0-9]:) ;; *) continue ;; esac
+			siq_num=${1%:}
+			is_num "$siq_num" || continue
+			shift
+			# action names are the last field(s); shared IRQs list "a, b"
+			siq_last=
+			for siq_f in "$@"; do siq_last="$siq_last $siq_f"; case $siq_f in *,) ;; *) siq_last=" $siq_f" ;; esac; done
+			siq_hit=0
+			for siq_f in $siq_last; do
+				# shellcheck disable=SC2254 # the plan's PATTERN is a glob
+				case ${siq_f%,} in $siq_pp) siq_hit=1 ;; esac
+			done
+			[ $siq_hit = 1 ] && siq_irqs="$siq_irqs $siq_num"
+		done <"$PROC/interrupts"
+	fi
+	if [ -z "$siq_irqs" ]; then
+		report skipped irq "$siq_pi" "$siq_pp" "$siq_pm" "" "absent (no IRQ named $siq_pp in /proc/interrupts)"; return
+	fi
+	for siq_num in $siq_irqs; do
+		file_knob 11 irq "$siq_pi" "$siq_num" "$PROC/irq/$siq_num/smp_affinity" "$siq_pm" mask
+	done
 }
 
 # root_qdisc IFACE -> RQ: "KIND HANDLE" of the root qdisc ("noqueue 0:"), or none
 root_qdisc() {
-    rqc_o=$("$T_TC" qdisc show dev "$1" 2>/dev/null </dev/null)
-    RQ=none
-    while [ -n "$rqc_o" ]; do
-        rqc_l=${rqc_o%%"$NL"*}
-        case $rqc_l in "qdisc "*" root"*) rqc_l=${rqc_l#qdisc }; RQ=${rqc_l%% root*}; return 0 ;; esac
-        case $rqc_o in *"$NL"*) rqc_o=${rqc_o#*"$NL"} ;; *) break ;; esac
-    done
+	rqc_o=$("$T_TC" qdisc show dev "$1" 2>/dev/null </dev/null)
+	RQ=none
+	while [ -n "$rqc_o" ]; do
+		rqc_l=${rqc_o%%"$NL"*}
+		case $rqc_l in "qdisc "*" root"*) rqc_l=${rqc_l#qdisc }; RQ=${rqc_l%% root*}; return 0 ;; esac
+		case $rqc_o in *"$NL"*) rqc_o=${rqc_o#*"$NL"} ;; *) break ;; esac
+	done
 }
 step_qdisc() {
-    iface_ok "$1" || { report skipped qdisc "$1" - "$2" "" "$WHY"; return; }
-    set +f
-    set -- "$1" "$2" "$SYS/class/net/$1/queues"/tx-*
-    set -f
-    sqc_ntx=$(($# - 2))
-    [ -e "$3" ] || sqc_ntx=0
-    if [ "$sqc_ntx" -le 1 ]; then
-        report skipped qdisc "$1" - "$2" "" "single TX queue ($sqc_ntx TX queue): multiq needs several"; return
-    fi
-    need_tool tc || { report skipped qdisc "$1" - "$2" "" "$WHY"; return; }
-    root_qdisc "$1"; sqc_cur=$RQ
-    if [ "$RQ" = "multiq 1:" ]; then report "$OKWORD" qdisc "$1" - multiq "$RQ" "$sqc_ntx TX queues"; return; fi
-    [ "$MODE" = status ] && { report differs qdisc "$1" - multiq "$RQ" ""; return; }
-    if ! "$T_TC" qdisc replace dev "$1" root handle 1: multiq 2>"$ERRF" </dev/null; then
-        read_errf; classify "$ERRTXT"; report "$CLS" qdisc "$1" - multiq "$sqc_cur" "$WHY"; return
-    fi
-    save 12 qdisc "$1" - "$sqc_cur"
-    root_qdisc "$1"
-    if [ "$RQ" = "multiq 1:" ]; then report applied qdisc "$1" - multiq "$RQ" "was $sqc_cur; $sqc_ntx bands"
-    else report failed qdisc "$1" - multiq "$RQ" "root qdisc not multiq after replace"; fi
+	iface_ok "$1" || { report skipped qdisc "$1" - "$2" "" "$WHY"; return; }
+	set +f
+	set -- "$1" "$2" "$SYS/class/net/$1/queues"/tx-*
+	set -f
+	sqc_ntx=$(($# - 2))
+	[ -e "$3" ] || sqc_ntx=0
+	if [ "$sqc_ntx" -le 1 ]; then
+		report skipped qdisc "$1" - "$2" "" "single TX queue ($sqc_ntx TX queue): multiq needs several"; return
+	fi
+	need_tool tc || { report skipped qdisc "$1" - "$2" "" "$WHY"; return; }
+	root_qdisc "$1"; sqc_cur=$RQ
+	if [ "$RQ" = "multiq 1:" ]; then report "$OKWORD" qdisc "$1" - multiq "$RQ" "$sqc_ntx TX queues"; return; fi
+	[ "$MODE" = status ] && { report differs qdisc "$1" - multiq "$RQ" ""; return; }
+	if ! "$T_TC" qdisc replace dev "$1" root handle 1: multiq 2>"$ERRF" </dev/null; then
+		read_errf; classify "$ERRTXT"; report "$CLS" qdisc "$1" - multiq "$sqc_cur" "$WHY"; return
+	fi
+	save 12 qdisc "$1" - "$sqc_cur"
+	root_qdisc "$1"
+	if [ "$RQ" = "multiq 1:" ]; then report applied qdisc "$1" - multiq "$RQ" "was $sqc_cur; $sqc_ntx bands"
+	else report failed qdisc "$1" - multiq "$RQ" "root qdisc not multiq after replace"; fi
 }
 
 ip_hex() { # A.B.C.D[/N] -> IPHEX IPMASK (8 hex digits each)
-    ihx_a=${1%/*} ihx_len=32
-    [ "$ihx_a" != "$1" ] && ihx_len=${1#*/}
-    ihx_v=0 ihx_r=$ihx_a.
-    while [ -n "$ihx_r" ]; do ihx_v=$(( (ihx_v << 8) | ${ihx_r%%.*} )); ihx_r=${ihx_r#*.}; done
-    ihx_mk=$(( ihx_len == 0 ? 0 : (0xffffffff << (32 - ihx_len)) & 0xffffffff ))
-    hex8 $((ihx_v & ihx_mk)); IPHEX=$H
-    hex8 "$ihx_mk"; IPMASK=$H
+	ihx_a=${1%/*} ihx_len=32
+	[ "$ihx_a" != "$1" ] && ihx_len=${1#*/}
+	ihx_v=0 ihx_r=$ihx_a.
+	while [ -n "$ihx_r" ]; do ihx_v=$(( (ihx_v << 8) | ${ihx_r%%.*} )); ihx_r=${ihx_r#*.}; done
+	ihx_mk=$(( ihx_len == 0 ? 0 : (0xffffffff << (32 - ihx_len)) & 0xffffffff ))
+	hex8 $((ihx_v & ihx_mk)); IPHEX=$H
+	hex8 "$ihx_mk"; IPMASK=$H
 }
 step_filter() { # IFACE PRIO MATCH ADDR QUEUE
-    sfr_t="$2"
-    iface_ok "$1" || { report skipped filter "$1" "$sfr_t" "$3 $4 queue $5" "" "$WHY"; return; }
-    need_tool tc || { report skipped filter "$1" "$sfr_t" "$3 $4 queue $5" "" "$WHY"; return; }
-    ip_hex "$4"
-    sfr_at=16; [ "$3" = src ] && sfr_at=12
-    sfr_want="match $IPHEX/$IPMASK at $sfr_at"
-    root_qdisc "$1"
-    case $RQ in *" 1:") ;; *)
-        report skipped filter "$1" "$sfr_t" "$3 $4 queue $5" "" "no root qdisc 1: (root is $RQ)"; return ;;
-    esac
-    sfr_f=$("$T_TC" filter show dev "$1" parent 1: prio "$2" 2>/dev/null </dev/null)
-    case $sfr_f in
-    *"$sfr_want"*"queue_mapping $5 "*|*"$sfr_want"*"queue_mapping $5$NL"*|*"$sfr_want"*"queue_mapping $5")
-        report "$OKWORD" filter "$1" "$sfr_t" "$3 $4 queue $5" "present" ""; return ;;
-    esac
-    [ "$MODE" = status ] && { report differs filter "$1" "$sfr_t" "$3 $4 queue $5" "${sfr_f:+other}" ""; return; }
-    sfr_cur=none; [ -n "$sfr_f" ] && sfr_cur=other
-    [ -n "$sfr_f" ] && "$T_TC" filter del dev "$1" parent 1: prio "$2" 2>/dev/null </dev/null
-    if ! "$T_TC" filter add dev "$1" parent 1: protocol ip prio "$2" u32 match ip "$3" "$4" \
-        action skbedit queue_mapping "$5" 2>"$ERRF" </dev/null; then
-        read_errf; classify "$ERRTXT"; report "$CLS" filter "$1" "$sfr_t" "$3 $4 queue $5" "" "$WHY"; return
-    fi
-    save 13 filter "$1" "$2" "$sfr_cur"
-    sfr_f=$("$T_TC" filter show dev "$1" parent 1: prio "$2" 2>/dev/null </dev/null)
-    case $sfr_f in
-    *"$sfr_want"*"queue_mapping $5"*) report applied filter "$1" "$sfr_t" "$3 $4 queue $5" "present" "was $sfr_cur" ;;
-    *) report failed filter "$1" "$sfr_t" "$3 $4 queue $5" "" "filter not found after add" ;;
-    esac
+	sfr_t="$2"
+	iface_ok "$1" || { report skipped filter "$1" "$sfr_t" "$3 $4 queue $5" "" "$WHY"; return; }
+	need_tool tc || { report skipped filter "$1" "$sfr_t" "$3 $4 queue $5" "" "$WHY"; return; }
+	ip_hex "$4"
+	sfr_at=16; [ "$3" = src ] && sfr_at=12
+	sfr_want="match $IPHEX/$IPMASK at $sfr_at"
+	root_qdisc "$1"
+	case $RQ in *" 1:") ;; *)
+		report skipped filter "$1" "$sfr_t" "$3 $4 queue $5" "" "no root qdisc 1: (root is $RQ)"; return ;;
+	esac
+	sfr_f=$("$T_TC" filter show dev "$1" parent 1: prio "$2" 2>/dev/null </dev/null)
+	case $sfr_f in
+	*"$sfr_want"*"queue_mapping $5 "*|*"$sfr_want"*"queue_mapping $5$NL"*|*"$sfr_want"*"queue_mapping $5")
+		report "$OKWORD" filter "$1" "$sfr_t" "$3 $4 queue $5" "present" ""; return ;;
+	esac
+	[ "$MODE" = status ] && { report differs filter "$1" "$sfr_t" "$3 $4 queue $5" "${sfr_f:+other}" ""; return; }
+	sfr_cur=none; [ -n "$sfr_f" ] && sfr_cur=other
+	[ -n "$sfr_f" ] && "$T_TC" filter del dev "$1" parent 1: prio "$2" 2>/dev/null </dev/null
+	if ! "$T_TC" filter add dev "$1" parent 1: protocol ip prio "$2" u32 match ip "$3" "$4" \
+		action skbedit queue_mapping "$5" 2>"$ERRF" </dev/null; then
+		read_errf; classify "$ERRTXT"; report "$CLS" filter "$1" "$sfr_t" "$3 $4 queue $5" "" "$WHY"; return
+	fi
+	save 13 filter "$1" "$2" "$sfr_cur"
+	sfr_f=$("$T_TC" filter show dev "$1" parent 1: prio "$2" 2>/dev/null </dev/null)
+	case $sfr_f in
+	*"$sfr_want"*"queue_mapping $5"*) report applied filter "$1" "$sfr_t" "$3 $4 queue $5" "present" "was $sfr_cur" ;;
+	*) report failed filter "$1" "$sfr_t" "$3 $4 queue $5" "" "filter not found after add" ;;
+	esac
 }
 
 step_ntuple() { # IFACE FIELDS...: the rule's location is remembered per spec
-    sne_ni=$1; shift
-    sne_spec=$* sne_loc='' sne_key='' sne_r=$*
-    while [ $# -gt 0 ]; do [ "$1" = loc ] && sne_loc=${2-}; shift; done
-    while [ -n "$sne_r" ]; do
-        sne_c=${sne_r%"${sne_r#?}"}; sne_r=${sne_r#?}
-        case $sne_c in ' ') sne_c=_ ;; /) sne_c=: ;; esac
-        sne_key=$sne_key$sne_c
-    done
-    iface_ok "$sne_ni" || { report skipped ntuple "$sne_ni" - "$sne_spec" "" "$WHY"; return; }
-    need_tool ethtool || { report skipped ntuple "$sne_ni" - "$sne_spec" "" "$WHY"; return; }
-    sne_mark="$STATE/ntuple+$sne_ni+$sne_key" sne_id=''
-    if [ -e "$sne_mark" ] && { read -r sne_id <"$sne_mark"; } 2>/dev/null && [ -n "$sne_id" ] &&
-        "$T_ETHTOOL" -n "$sne_ni" rule "$sne_id" >/dev/null 2>&1 </dev/null; then
-        report "$OKWORD" ntuple "$sne_ni" "rule$sne_id" "$sne_spec" present ""; return
-    fi
-    [ "$MODE" = status ] && { report differs ntuple "$sne_ni" - "$sne_spec" "" ""; return; }
-    [ -n "$sne_loc" ] && "$T_ETHTOOL" -N "$sne_ni" delete "$sne_loc" >/dev/null 2>&1 </dev/null
-    # shellcheck disable=SC2086 # split on purpose (set -f: no globbing)
-    set -- $sne_spec
-    if ! sne_o=$("$T_ETHTOOL" -N "$sne_ni" "$@" 2>"$ERRF" </dev/null); then
-        read_errf; classify "$ERRTXT"; report "$CLS" ntuple "$sne_ni" - "$sne_spec" "" "$WHY"; return
-    fi
-    sne_id=$sne_loc
-    case $sne_o in *"rule with ID "*) sne_id=${sne_o##*rule with ID }; sne_id=${sne_id%%[!0-9]*} ;; esac
-    is_num "$sne_id" || { report failed ntuple "$sne_ni" - "$sne_spec" "" "no rule ID in ethtool's answer"; return; }
-    printf '%s\n' "$sne_id" >"$sne_mark"
-    save 10 ntuple "$sne_ni" "$sne_id" none
-    if "$T_ETHTOOL" -n "$sne_ni" rule "$sne_id" >/dev/null 2>&1 </dev/null; then
-        report applied ntuple "$sne_ni" "rule$sne_id" "$sne_spec" present ""
-    else
-        report failed ntuple "$sne_ni" "rule$sne_id" "$sne_spec" "" "rule not found after insert"
-    fi
+	sne_ni=$1; shift
+	sne_spec=$* sne_loc='' sne_key='' sne_r=$*
+	while [ $# -gt 0 ]; do [ "$1" = loc ] && sne_loc=${2-}; shift; done
+	while [ -n "$sne_r" ]; do
+		sne_c=${sne_r%"${sne_r#?}"}; sne_r=${sne_r#?}
+		case $sne_c in ' ') sne_c=_ ;; /) sne_c=: ;; esac
+		sne_key=$sne_key$sne_c
+	done
+	iface_ok "$sne_ni" || { report skipped ntuple "$sne_ni" - "$sne_spec" "" "$WHY"; return; }
+	need_tool ethtool || { report skipped ntuple "$sne_ni" - "$sne_spec" "" "$WHY"; return; }
+	sne_mark="$STATE/ntuple+$sne_ni+$sne_key" sne_id=''
+	if [ -e "$sne_mark" ] && { read -r sne_id <"$sne_mark"; } 2>/dev/null && [ -n "$sne_id" ] &&
+		"$T_ETHTOOL" -n "$sne_ni" rule "$sne_id" >/dev/null 2>&1 </dev/null; then
+		report "$OKWORD" ntuple "$sne_ni" "rule$sne_id" "$sne_spec" present ""; return
+	fi
+	[ "$MODE" = status ] && { report differs ntuple "$sne_ni" - "$sne_spec" "" ""; return; }
+	[ -n "$sne_loc" ] && "$T_ETHTOOL" -N "$sne_ni" delete "$sne_loc" >/dev/null 2>&1 </dev/null
+		set -- $sne_spec
+	if ! sne_o=$("$T_ETHTOOL" -N "$sne_ni" "$@" 2>"$ERRF" </dev/null); then
+		read_errf; classify "$ERRTXT"; report "$CLS" ntuple "$sne_ni" - "$sne_spec" "" "$WHY"; return
+	fi
+	sne_id=$sne_loc
+	case $sne_o in *"rule with ID "*) sne_id=${sne_o##*rule with ID }; sne_id=${sne_id%%[!0-9]*} ;; esac
+	is_num "$sne_id" || { report failed ntuple "$sne_ni" - "$sne_spec" "" "no rule ID in ethtool's answer"; return; }
+	printf '%s\n' "$sne_id" >"$sne_mark"
+	save 10 ntuple "$sne_ni" "$sne_id" none
+	if "$T_ETHTOOL" -n "$sne_ni" rule "$sne_id" >/dev/null 2>&1 </dev/null; then
+		report applied ntuple "$sne_ni" "rule$sne_id" "$sne_spec" present ""
+	else
+		report failed ntuple "$sne_ni" "rule$sne_id" "$sne_spec" "" "rule not found after insert"
+	fi
 }
 
 step_sysctl() { # KEY VALUE...
-    ssl_key=$1; shift
-    ssl_val=$*
-    case $ssl_key in
-    */*) ssl_path=$ssl_key ;;
-    *) ssl_path='' ssl_r=$ssl_key
-       while :; do
-           case $ssl_r in *.*) ssl_path="$ssl_path${ssl_r%%.*}/"; ssl_r=${ssl_r#*.} ;; *) ssl_path=$ssl_path$ssl_r; break ;; esac
-       done ;;
-    esac
-    file_knob 14 sysctl - "$ssl_key" "$PROC/sys/$ssl_path" "$ssl_val" str
+	ssl_key=$1; shift
+	ssl_val=$*
+	case $ssl_key in
+	*/*) ssl_path=$ssl_key ;;
+	*) ssl_path='' ssl_r=$ssl_key
+	   while :; do
+		   case $ssl_r in *.*) ssl_path="$ssl_path${ssl_r%%.*}/"; ssl_r=${ssl_r#*.} ;; *) ssl_path=$ssl_path$ssl_r; break ;; esac
+	   done ;;
+	esac
+	file_knob 14 sysctl - "$ssl_key" "$PROC/sys/$ssl_path" "$ssl_val" str
 }
 
 # ---------------------------------------------------------------- plan
 PLAN='' IFILTER='' BOARD='?'
 # read_plan PASS(check|run)
 read_plan() {
-    rpn_pass=$1 rpn_lno=0 rpn_ver=0
-    while IFS= read -r rpn_line <&3 || [ -n "$rpn_line" ]; do
-        rpn_lno=$((rpn_lno + 1))
-        case $rpn_line in ''|'#'*) rpn_line=; continue ;; esac
-        # shellcheck disable=SC2086 # split on purpose (set -f: no globbing)
-        set -- $rpn_line
-        rpn_line=
-        if [ $rpn_ver = 0 ]; then
-            { [ "$1 ${2-}" = "zynq-net-plan 1" ] && [ $# -eq 2 ]; } ||
-                die "$PLAN:$rpn_lno: not a zynq-net plan version 1 (first line must be 'zynq-net-plan 1')"
-            rpn_ver=1; continue
-        fi
-        if [ "$rpn_pass" = check ]; then
-            check_line "$@" || die "$PLAN:$rpn_lno: invalid step '$*': expected $ERR"
-            [ "$1" = board ] && BOARD=$2
-            continue
-        fi
-        rpn_verb=$1; shift
-        # the interface filter (hot-plug) keeps only that interface's steps
-        if [ -n "$IFILTER" ]; then
-            case $rpn_verb in board|sysctl) ;; *) [ "${1-}" = "$IFILTER" ] || continue ;; esac
-            [ "$rpn_verb" = sysctl ] && continue
-        fi
-        case $rpn_verb in
-        offload|channels|rings|coalesce)
-            if [ "$rpn_verb" != "$G_VERB" ] || [ "$1" != "$G_IF" ]; then
-                flush_eth; G_VERB=$rpn_verb G_IF=$1
-            fi
-            G_ITEMS="$G_ITEMS$2 $3$NL"
-            continue ;;
-        esac
-        flush_eth
-        case $rpn_verb in
-        board) ;;
-        wait) step_wait "$@" ;;
-        mtu) step_mtu "$@" ;;
-        ptp) step_ptp "$@" ;;
-        rps|rfs|xps) step_queue "$rpn_verb" "$@" ;;
-        ntuple) step_ntuple "$@" ;;
-        irq) step_irq "$@" ;;
-        qdisc) step_qdisc "$@" ;;
-        filter) step_filter "$@" ;;
-        sysctl) step_sysctl "$@" ;;
-        *) report skipped "$rpn_verb" "${1:--}" - "" "" "unknown verb (newer plan?)" ;;
-        esac
-    done 3<"$PLAN"
-    [ $rpn_ver = 1 ] || die "$PLAN: empty plan (no 'zynq-net-plan 1' line)"
-    [ "$rpn_pass" = run ] && flush_eth
-    return 0
+	rpn_pass=$1 rpn_lno=0 rpn_ver=0
+	while IFS= read -r rpn_line <&3 || [ -n "$rpn_line" ]; do
+		rpn_lno=$((rpn_lno + 1))
+		case $rpn_line in ''|'#'*) rpn_line=; continue ;; esac
+				set -- $rpn_line
+		rpn_line=
+		if [ $rpn_ver = 0 ]; then
+			{ [ "$1 ${2-}" = "zynq-net-plan 1" ] && [ $# -eq 2 ]; } ||
+				die "$PLAN:$rpn_lno: not a zynq-net plan version 1 (first line must be 'zynq-net-plan 1')"
+			rpn_ver=1; continue
+		fi
+		if [ "$rpn_pass" = check ]; then
+			check_line "$@" || die "$PLAN:$rpn_lno: invalid step '$*': expected $ERR"
+			[ "$1" = board ] && BOARD=$2
+			continue
+		fi
+		rpn_verb=$1; shift
+		# the interface filter (hot-plug) keeps only that interface's steps
+		if [ -n "$IFILTER" ]; then
+			case $rpn_verb in board|sysctl) ;; *) [ "${1-}" = "$IFILTER" ] || continue ;; esac
+			[ "$rpn_verb" = sysctl ] && continue
+		fi
+		case $rpn_verb in
+		offload|channels|rings|coalesce)
+			if [ "$rpn_verb" != "$G_VERB" ] || [ "$1" != "$G_IF" ]; then
+				flush_eth; G_VERB=$rpn_verb G_IF=$1
+			fi
+			G_ITEMS="$G_ITEMS$2 $3$NL"
+			continue ;;
+		esac
+		flush_eth
+		case $rpn_verb in
+		board) ;;
+		wait) step_wait "$@" ;;
+		mtu) step_mtu "$@" ;;
+		ptp) step_ptp "$@" ;;
+		rps|rfs|xps) step_queue "$rpn_verb" "$@" ;;
+		ntuple) step_ntuple "$@" ;;
+		irq) step_irq "$@" ;;
+		qdisc) step_qdisc "$@" ;;
+		filter) step_filter "$@" ;;
+		sysctl) step_sysctl "$@" ;;
+		*) report skipped "$rpn_verb" "${1:--}" - "" "" "unknown verb (newer plan?)" ;;
+		esac
+	done 3<"$PLAN"
+	[ $rpn_ver = 1 ] || die "$PLAN: empty plan (no 'zynq-net-plan 1' line)"
+	[ "$rpn_pass" = run ] && flush_eth
+	return 0
 }
 
 # ---------------------------------------------------------------- lock
 LOCKED=0
 lock() {
-    lk_w=0
-    while ! mkdir "$LOCK" 2>/dev/null; do
-        rd "$LOCK/pid"
-        if [ -n "$VAL" ] && is_num "$VAL" && ! kill -0 "$VAL" 2>/dev/null; then
-            rm -rf "$LOCK"; continue # stale: its owner is gone
-        fi
-        [ $lk_w -ge "$LOCK_WAIT" ] && die "locked by pid ${VAL:-?} ($LOCK)" 4
-        sleep 1; lk_w=$((lk_w + 1))
-    done
-    LOCKED=1
-    printf '%s\n' "$$" >"$LOCK/pid"
+	lk_w=0
+	while ! mkdir "$LOCK" 2>/dev/null; do
+		rd "$LOCK/pid"
+		if [ -n "$VAL" ] && is_num "$VAL" && ! kill -0 "$VAL" 2>/dev/null; then
+			rm -rf "$LOCK"; continue # stale: its owner is gone
+		fi
+		[ $lk_w -ge "$LOCK_WAIT" ] && die "locked by pid ${VAL:-?} ($LOCK)" 4
+		sleep 1; lk_w=$((lk_w + 1))
+	done
+	LOCKED=1
+	printf '%s\n' "$$" >"$LOCK/pid"
 }
 # shellcheck disable=SC2317 # called from the EXIT trap
 unlock() { if [ "$LOCKED" = 1 ]; then rm -rf "$LOCK"; fi; LOCKED=0; }
 
 # ---------------------------------------------------------------- revert
 do_revert() {
-    drt_list='' drt_keep=''
-    if [ -f "$STATE/saved" ]; then
-        # newest first: undo in the reverse order of apply
-        while IFS= read -r drt_l; do drt_list="$drt_l$NL$drt_list"; done <"$STATE/saved"
-    fi
-    [ -n "$drt_list" ] || { [ "$QUIET" = 1 ] || [ "$JSON" = 1 ] || echo "nothing to revert"; return 0; }
-    while [ -n "$drt_list" ]; do
-        drt_l=${drt_list%%"$NL"*}; drt_list=${drt_list#*"$NL"}
-        drt_k=${drt_l%% *} drt_ov=${drt_l#* }
-        drt_r=${drt_k#*+}; drt_rv=${drt_r%%+*}; drt_r=${drt_r#*+}
-        drt_ri=${drt_r%%+*} drt_rt=${drt_r#*+} drt_ok=1
-        : >"$ERRF"
-        case $drt_rv in
-        mtu) "$T_IP" link set dev "$drt_ri" mtu "$drt_ov" 2>"$ERRF" </dev/null || drt_ok=0 ;;
-        offload) "$T_ETHTOOL" -K "$drt_ri" "$drt_rt" "$drt_ov" 2>"$ERRF" </dev/null || drt_ok=0 ;;
-        channels) "$T_ETHTOOL" -L "$drt_ri" "$drt_rt" "$drt_ov" 2>"$ERRF" </dev/null || drt_ok=0 ;;
-        rings) "$T_ETHTOOL" -G "$drt_ri" "$drt_rt" "$drt_ov" 2>"$ERRF" </dev/null || drt_ok=0 ;;
-        coalesce) "$T_ETHTOOL" -C "$drt_ri" "$drt_rt" "$drt_ov" 2>"$ERRF" </dev/null || drt_ok=0 ;;
-        ptp) wr "$SYS/class/net/$drt_ri/ptp_1588" "$drt_ov" || drt_ok=0 ;;
-        rps) wr "$SYS/class/net/$drt_ri/queues/$drt_rt/rps_cpus" "$drt_ov" || drt_ok=0 ;;
-        rfs) wr "$SYS/class/net/$drt_ri/queues/$drt_rt/rps_flow_cnt" "$drt_ov" || drt_ok=0 ;;
-        xps) wr "$SYS/class/net/$drt_ri/queues/$drt_rt/xps_cpus" "$drt_ov" || drt_ok=0 ;;
-        irq) wr "$PROC/irq/$drt_rt/smp_affinity" "$drt_ov" || drt_ok=0 ;;
-        ntuple) "$T_ETHTOOL" -N "$drt_ri" delete "$drt_rt" 2>"$ERRF" </dev/null || drt_ok=0 ;;
-        qdisc) "$T_TC" qdisc del dev "$drt_ri" root 2>"$ERRF" </dev/null || drt_ok=0
-               drt_ov="kernel default (was $drt_ov)" ;;
-        filter) "$T_TC" filter del dev "$drt_ri" parent 1: prio "$drt_rt" 2>"$ERRF" </dev/null || drt_ok=0 ;;
-        sysctl)
-            drt_path='' drt_r=$drt_rt
-            case $drt_rt in */*) drt_path=$drt_rt ;; *)
-                while :; do case $drt_r in *.*) drt_path="$drt_path${drt_r%%.*}/"; drt_r=${drt_r#*.} ;; *) drt_path=$drt_path$drt_r; break ;; esac; done ;;
-            esac
-            wr "$PROC/sys/$drt_path" "$drt_ov" || drt_ok=0 ;;
-        *) drt_ok=0 ;;
-        esac
-        if [ $drt_ok = 1 ]; then
-            report restored "$drt_rv" "$drt_ri" "$drt_rt" "$drt_ov" "" ""
-        else
-            read_errf; classify "$ERRTXT"
-                    case $drt_rv:$ERRTXT in
-            qdisc:*"handle of zero"*|*:*"No such file"*|*:*"Cannot find"*|*:*"not find"*)
-                report restored "$drt_rv" "$drt_ri" "$drt_rt" "$drt_ov" "" "already gone"; continue ;;
-            esac
-            report failed "$drt_rv" "$drt_ri" "$drt_rt" "$drt_ov" "" "$WHY"
-            drt_keep="$drt_l$NL$drt_keep"
-        fi
-    done    # what could not be restored stays for the next revert
-    printf '%s' "$drt_keep" >"$STATE/saved"
-    set +f; rm -f "$STATE"/ntuple+*; set -f
+	drt_list='' drt_keep=''
+	if [ -f "$STATE/saved" ]; then
+		# newest first: undo in the reverse order of apply
+		while IFS= read -r drt_l; do drt_list="$drt_l$NL$drt_list"; done <"$STATE/saved"
+	fi
+	[ -n "$drt_list" ] || { [ "$QUIET" = 1 ] || [ "$JSON" = 1 ] || echo "nothing to revert"; return 0; }
+	while [ -n "$drt_list" ]; do
+		drt_l=${drt_list%%"$NL"*}; drt_list=${drt_list#*"$NL"}
+		drt_k=${drt_l%% *} drt_ov=${drt_l#* }
+		drt_r=${drt_k#*+}; drt_rv=${drt_r%%+*}; drt_r=${drt_r#*+}
+		drt_ri=${drt_r%%+*} drt_rt=${drt_r#*+} drt_ok=1
+		: >"$ERRF"
+		case $drt_rv in
+		mtu) "$T_IP" link set dev "$drt_ri" mtu "$drt_ov" 2>"$ERRF" </dev/null || drt_ok=0 ;;
+		offload) "$T_ETHTOOL" -K "$drt_ri" "$drt_rt" "$drt_ov" 2>"$ERRF" </dev/null || drt_ok=0 ;;
+		channels) "$T_ETHTOOL" -L "$drt_ri" "$drt_rt" "$drt_ov" 2>"$ERRF" </dev/null || drt_ok=0 ;;
+		rings) "$T_ETHTOOL" -G "$drt_ri" "$drt_rt" "$drt_ov" 2>"$ERRF" </dev/null || drt_ok=0 ;;
+		coalesce) "$T_ETHTOOL" -C "$drt_ri" "$drt_rt" "$drt_ov" 2>"$ERRF" </dev/null || drt_ok=0 ;;
+		ptp) wr "$SYS/class/net/$drt_ri/ptp_1588" "$drt_ov" || drt_ok=0 ;;
+		rps) wr "$SYS/class/net/$drt_ri/queues/$drt_rt/rps_cpus" "$drt_ov" || drt_ok=0 ;;
+		rfs) wr "$SYS/class/net/$drt_ri/queues/$drt_rt/rps_flow_cnt" "$drt_ov" || drt_ok=0 ;;
+		xps) wr "$SYS/class/net/$drt_ri/queues/$drt_rt/xps_cpus" "$drt_ov" || drt_ok=0 ;;
+		irq) wr "$PROC/irq/$drt_rt/smp_affinity" "$drt_ov" || drt_ok=0 ;;
+		ntuple) "$T_ETHTOOL" -N "$drt_ri" delete "$drt_rt" 2>"$ERRF" </dev/null || drt_ok=0 ;;
+		qdisc) "$T_TC" qdisc del dev "$drt_ri" root 2>"$ERRF" </dev/null || drt_ok=0
+			   drt_ov="kernel default (was $drt_ov)" ;;
+		filter) "$T_TC" filter del dev "$drt_ri" parent 1: prio "$drt_rt" 2>"$ERRF" </dev/null || drt_ok=0 ;;
+		sysctl)
+			drt_path='' drt_r=$drt_rt
+			case $drt_rt in */*) drt_path=$drt_rt ;; *)
+				while :; do case $drt_r in *.*) drt_path="$drt_path${drt_r%%.*}/"; drt_r=${drt_r#*.} ;; *) drt_path=$drt_path$drt_r; break ;; esac; done ;;
+			esac
+			wr "$PROC/sys/$drt_path" "$drt_ov" || drt_ok=0 ;;
+		*) drt_ok=0 ;;
+		esac
+		if [ $drt_ok = 1 ]; then
+			report restored "$drt_rv" "$drt_ri" "$drt_rt" "$drt_ov" "" ""
+		else
+			read_errf; classify "$ERRTXT"
+					case $drt_rv:$ERRTXT in
+			qdisc:*"handle of zero"*|*:*"No such file"*|*:*"Cannot find"*|*:*"not find"*)
+				report restored "$drt_rv" "$drt_ri" "$drt_rt" "$drt_ov" "" "already gone"; continue ;;
+			esac
+			report failed "$drt_rv" "$drt_ri" "$drt_rt" "$drt_ov" "" "$WHY"
+			drt_keep="$drt_l$NL$drt_keep"
+		fi
+	done    # what could not be restored stays for the next revert
+	printf '%s' "$drt_keep" >"$STATE/saved"
+	set +f; rm -f "$STATE"/ntuple+*; set -f
 }
 
 # ---------------------------------------------------------------- main
@@ -858,87 +853,87 @@ apply|status|revert) ;;
 *) usage >&2; exit 2 ;;
 esac
 while [ $# -gt 0 ]; do
-    case $1 in
-    --json) JSON=1 ;;
-    -q|--quiet) QUIET=1 ;;
-    --hotplug) HOTPLUG=1 ;;
-    --iface) { [ $# -ge 2 ] && is_ifname "$2"; } || die "--iface needs a valid interface name"; IFILTER=$2; shift ;;
-    --iface=*) is_ifname "${1#--iface=}" || die "--iface needs a valid interface name"; IFILTER=${1#--iface=} ;;
-    -h|--help) usage; exit 0 ;;
-    -*) die "unknown option $1" ;;
-    *) [ -z "$PLAN" ] || die "one plan only"; PLAN=$1 ;;
-    esac
-    shift
+	case $1 in
+	--json) JSON=1 ;;
+	-q|--quiet) QUIET=1 ;;
+	--hotplug) HOTPLUG=1 ;;
+	--iface) { [ $# -ge 2 ] && is_ifname "$2"; } || die "--iface needs a valid interface name"; IFILTER=$2; shift ;;
+	--iface=*) is_ifname "${1#--iface=}" || die "--iface needs a valid interface name"; IFILTER=${1#--iface=} ;;
+	-h|--help) usage; exit 0 ;;
+	-*) die "unknown option $1" ;;
+	*) [ -z "$PLAN" ] || die "one plan only"; PLAN=$1 ;;
+	esac
+	shift
 done
 MODE=$CMD
 OKWORD=unchanged
 [ "$MODE" = status ] && OKWORD=ok
 if [ "$MODE" = revert ]; then
-    [ -z "$PLAN" ] || die "revert takes no plan (it restores what apply saved)"
+	[ -z "$PLAN" ] || die "revert takes no plan (it restores what apply saved)"
 else
-    [ -n "$PLAN" ] || die "$CMD needs a PLAN"
-    { [ -f "$PLAN" ] && [ -r "$PLAN" ]; } || die "cannot read plan $PLAN"
-    read_plan check
+	[ -n "$PLAN" ] || die "$CMD needs a PLAN"
+	{ [ -f "$PLAN" ] && [ -r "$PLAN" ]; } || die "cannot read plan $PLAN"
+	read_plan check
 fi
 
 HAVE_OUT=0
 if [ "$HOTPLUG" = 1 ]; then
-    # udev/mdev "add" events: coldplug ones arrive before the boot-time run,
-    # which tunes every interface itself; act only after that run.
-    { [ "$MODE" = apply ] && [ -n "$IFILTER" ]; } || die "--hotplug goes with apply --iface"
-    rd "$PROC/sys/kernel/random/boot_id" && BOOTID=$VAL
-    rd "$STATE/boot_id" || VAL=''
-    [ "$VAL" = "$BOOTID" ] || exit 0
+	# udev/mdev "add" events: coldplug ones arrive before the boot-time run,
+	# which tunes every interface itself; act only after that run.
+	{ [ "$MODE" = apply ] && [ -n "$IFILTER" ]; } || die "--hotplug goes with apply --iface"
+	rd "$PROC/sys/kernel/random/boot_id" && BOOTID=$VAL
+	rd "$STATE/boot_id" || VAL=''
+	[ "$VAL" = "$BOOTID" ] || exit 0
 fi
 if [ "$MODE" = status ]; then
-    ERRF=${TMPDIR:-/tmp}/zynq-net-status.$$
+	ERRF=${TMPDIR:-/tmp}/zynq-net-status.$$
 else
-    lock
-    trap 'unlock; rm -f "$ERRF" "$ERRF.v"' EXIT
-    trap 'exit 130' INT TERM
-    state_init
-    ERRF=$STATE/.err.$$
-    if { command exec 5>"$STATE/last-report.new"; } 2>/dev/null; then HAVE_OUT=1; fi
+	lock
+	trap 'unlock; rm -f "$ERRF" "$ERRF.v"' EXIT
+	trap 'exit 130' INT TERM
+	state_init
+	ERRF=$STATE/.err.$$
+	if { command exec 5>"$STATE/last-report.new"; } 2>/dev/null; then HAVE_OUT=1; fi
 fi
 [ "$MODE" = status ] && trap 'rm -f "$ERRF" "$ERRF.v"' EXIT
 : >"$ERRF" || die "cannot write $ERRF" 1
 
 if [ "$JSON" = 1 ]; then
-    json_esc "$BOARD"
-    JB=$JE
-    json_esc "$PLAN"
-    printf '{"command":"%s","board":"%s","plan":"%s","steps":[\n' "$MODE" "$JB" "$JE"
+	json_esc "$BOARD"
+	JB=$JE
+	json_esc "$PLAN"
+	printf '{"command":"%s","board":"%s","plan":"%s","steps":[\n' "$MODE" "$JB" "$JE"
 fi
 if [ "$MODE" = revert ]; then
-    rd "$STATE/board" && BOARD=$VAL
-    do_revert
+	rd "$STATE/board" && BOARD=$VAL
+	do_revert
 else
-    [ "$MODE" = apply ] && printf '%s\n' "$BOARD" >"$STATE/board"
-    read_plan run
+	[ "$MODE" = apply ] && printf '%s\n' "$BOARD" >"$STATE/board"
+	read_plan run
 fi
 
 if [ "$MODE" = status ]; then
-    SUMMARY="$CNT_O ok, $CNT_D differ, $CNT_S skipped, $CNT_F failed"
-    RC=0; [ $((CNT_D + CNT_S + CNT_F)) -gt 0 ] && RC=3
+	SUMMARY="$CNT_O ok, $CNT_D differ, $CNT_S skipped, $CNT_F failed"
+	RC=0; [ $((CNT_D + CNT_S + CNT_F)) -gt 0 ] && RC=3
 elif [ "$MODE" = revert ]; then
-    SUMMARY="$CNT_R restored, $CNT_F failed"
-    RC=0; [ "$CNT_F" -gt 0 ] && RC=3
+	SUMMARY="$CNT_R restored, $CNT_F failed"
+	RC=0; [ "$CNT_F" -gt 0 ] && RC=3
 else
-    SUMMARY="$CNT_A applied, $CNT_U unchanged, $CNT_S skipped, $CNT_F failed"
-    RC=0; [ $((CNT_S + CNT_F)) -gt 0 ] && RC=3
+	SUMMARY="$CNT_A applied, $CNT_U unchanged, $CNT_S skipped, $CNT_F failed"
+	RC=0; [ $((CNT_S + CNT_F)) -gt 0 ] && RC=3
 fi
 if [ "$JSON" = 1 ]; then
-    printf '\n],"applied":%s,"unchanged":%s,"ok":%s,"differs":%s,"skipped":%s,"failed":%s,"restored":%s,"exit":%s}\n' \
-        "$CNT_A" "$CNT_U" "$CNT_O" "$CNT_D" "$CNT_S" "$CNT_F" "$CNT_R" "$RC"
+	printf '\n],"applied":%s,"unchanged":%s,"ok":%s,"differs":%s,"skipped":%s,"failed":%s,"restored":%s,"exit":%s}\n' \
+		"$CNT_A" "$CNT_U" "$CNT_O" "$CNT_D" "$CNT_S" "$CNT_F" "$CNT_R" "$RC"
 fi
 SUMMARY="zynq-net: $BOARD: $MODE${IFILTER:+ $IFILTER}: $SUMMARY"
 [ "$JSON" = 1 ] || printf '%s\n' "$SUMMARY"
 if [ "$HAVE_OUT" = 1 ]; then
-    printf '%s\n' "$SUMMARY" >&5
-    exec 5>&-
-    mv -f "$STATE/last-report.new" "$STATE/last-report" 2>/dev/null
-    # the log keeps every run: a header, the report, the summary
-    { printf '== %s %s %s\n' "$(date '+%Y-%m-%dT%H:%M:%S%z' 2>/dev/null)" "$MODE" "${PLAN:-}"
-      cat "$STATE/last-report"; } >>"$LOG" 2>/dev/null
+	printf '%s\n' "$SUMMARY" >&5
+	exec 5>&-
+	mv -f "$STATE/last-report.new" "$STATE/last-report" 2>/dev/null
+	# the log keeps every run: a header, the report, the summary
+	{ printf '== %s %s %s\n' "$(date '+%Y-%m-%dT%H:%M:%S%z' 2>/dev/null)" "$MODE" "${PLAN:-}"
+	  cat "$STATE/last-report"; } >>"$LOG" 2>/dev/null
 fi
 exit "$RC"
