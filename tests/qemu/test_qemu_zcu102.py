@@ -95,10 +95,13 @@ class Run:
     """The results of one boot (the --out directory of scripts/qemu-zcu102)."""
 
     def __init__(self, out: pathlib.Path, proc: subprocess.CompletedProcess,
-                 plan: pathlib.Path | None):
+                 gen: pathlib.Path, variant: pathlib.Path):
         self.out = out
         self.proc = proc
-        self.plan = parse_plan(plan) if plan else []
+        self.gen = gen
+        plan = gen / "tuning" / "zynq-net.plan"
+        self.plan = parse_plan(plan) if plan.exists() else []
+        self.variant = parse_plan(variant)
         self.env = {}
         env = out / "result.env"
         if env.exists():
@@ -199,14 +202,11 @@ def run(gen_board, zynq_net, tmp_path_factory) -> Run:
          "--out", str(out), "--timeout", str(BOOT_TIMEOUT),
          "--zynq-net", str(zynq_net)],
         capture_output=True, text=True, timeout=SCRIPT_TIMEOUT)
-    r = Run(out, proc, gen / "tuning" / "zynq-net.plan")
-    r.gen = gen
-    r.variant = parse_plan(variant)
-    return r
+    return Run(out, proc, gen, variant)
 
 
 # ----------------------------------------------------------------- tests
-def test_boots_to_result_well_under_a_minute(run):
+def test_boots_to_result_in_time(run):
     assert run.proc.returncode == 0, "guest did not finish" + run.context()
     assert run.env.get("done") == "1", run.context()
     secs = float(run.env["boot_seconds"])
