@@ -21,8 +21,10 @@
 #   DELTA_KERNEL_DEFCONFIG (meta-freescale's linux-qoriq): the fragments are
 #     concatenated, in .scc order, into ${WORKDIR}/zynq-net.cfg and appended
 #     to DELTA_KERNEL_DEFCONFIG (merged by do_merge_delta_config).
-# In both cases do_zynq_net_kconfig_verify runs `zynq-net kconfig verify` on
-# the final .config after do_configure.
+# The checks of the result (`zynq-net kconfig verify` on the final .config,
+# `zynq-net dtb verify` on the DTB) run in the zynq-net-verify recipe, after
+# the kernel: a task of the kernel recipe that read the board file would put
+# the board's tuning section into the kernel's task hashes.
 
 ZYNQ_NET_SKIP_WITHOUT_BOARD = "0"
 inherit zynq-net
@@ -31,7 +33,7 @@ ZYNQ_NET_KCONF_AUDIT ?= "1"
 ZYNQ_NET_KCONF_AUDIT[doc] = "kernel-yocto kernels: '1' sets KCONF_AUDIT_LEVEL = 2 and KMETA_AUDIT_WERROR = 1, so any fragment symbol that does not reach the final .config fails do_kernel_configcheck (the vendor recipes set the audit to 0). '0' keeps the recipe's audit; zynq-net kconfig verify still checks the board's own symbols."
 
 ZYNQ_NET_KERNEL_DTBS ?= ""
-ZYNQ_NET_KERNEL_DTBS[doc] = "KERNEL_DEVICETREE entries (e.g. fsl/p1020rdb-pd.dtb) whose in-tree DTS gets '#include \"zynq-net.dtsi\"' and whose built DTB is checked with zynq-net dtb verify. Empty when the DTB comes from another recipe (meta-xilinx device-tree) or from QEMU."
+ZYNQ_NET_KERNEL_DTBS[doc] = "KERNEL_DEVICETREE entries (e.g. fsl/p1020rdb-pd.dtb) whose in-tree DTS gets '#include \"zynq-net.dtsi\"'. Empty when the DTB comes from another recipe (meta-xilinx device-tree) or from QEMU."
 
 ZYNQ_NET_STAGED = "${RECIPE_SYSROOT}${datadir}/zynq-net"
 
@@ -40,7 +42,7 @@ ZYNQ_NET_STAGED = "${RECIPE_SYSROOT}${datadir}/zynq-net"
 python __anonymous() {
     if not d.getVar('ZYNQ_NET_BOARD'):
         return
-    frag_dep = ' zynq-net-fragments:do_populate_sysroot zynq-net-tools-native:do_populate_sysroot'
+    frag_dep = ' zynq-net-fragments:do_populate_sysroot'
     d.appendVar('DEPENDS', ' zynq-net-fragments')
     fastpath = d.getVar('ZYNQ_NET_FASTPATH')
 
@@ -66,15 +68,12 @@ python __anonymous() {
                  "DELTA_KERNEL_DEFCONFIG; zynq-net does not know how to add a config "
                  "fragment to it (set ZYNQ_NET_BOARD = \"\" to build it untouched)" % d.getVar('PN'))
 
-    bb.build.addtask('do_zynq_net_kconfig_verify', 'do_compile', 'do_configure', d)
-
     if d.getVar('ZYNQ_NET_KERNEL_DTBS'):
         d.appendVarFlag('do_patch', 'depends', frag_dep)
         d.appendVarFlag('do_patch', 'postfuncs', ' zynq_net_patch_dts')
         # zynq-net dtb verify resolves the fragment's &label references
         # through /__symbols__; it also lets the target apply .dtbo overlays.
         d.appendVar('KERNEL_DTC_FLAGS', ' -@')
-        bb.build.addtask('do_zynq_net_dtb_verify', 'do_install', 'do_compile', d)
 }
 
 # kernel-yocto: fill the kmeta folder (unpacked from the layer's
@@ -99,17 +98,6 @@ zynq_net_write_delta_cfg() {
     fi
 }
 
-do_zynq_net_kconfig_verify() {
-    zynq_net_kconfig_verify ${B}/.config
-    if [ "${ZYNQ_NET_FASTPATH}" = "flowtable" ]; then
-        for sym in $(sed -n 's/^\(CONFIG_[A-Z0-9_]*\)=[ym]$/\1/p' ${ZYNQ_NET_LAYERDIR}/files/zynq-net-kmeta/zynq-net-fastpath-flowtable.cfg); do
-            grep -q "^$sym=[ym]$" ${B}/.config || \
-                bbfatal "zynq-net: fast path 'flowtable' needs $sym, which is not set in ${B}/.config"
-        done
-    fi
-}
-do_zynq_net_kconfig_verify[file-checksums] += "${ZYNQ_NET_LAYERDIR}/files/zynq-net-kmeta/zynq-net-fastpath-flowtable.cfg:True"
-
 # Kernels that build the board DTB in-tree: include the generated dtsi at
 # the end of each DTS named in ZYNQ_NET_KERNEL_DTBS (idempotent).
 zynq_net_patch_dts() {
@@ -119,19 +107,5 @@ zynq_net_patch_dts() {
         cp ${ZYNQ_NET_STAGED}/dt/zynq-net.dtsi $(dirname $dts)/zynq-net.dtsi
         grep -q '^#include "zynq-net.dtsi"' $dts || \
             printf '\n/* added by meta-zynq-net */\n#include "zynq-net.dtsi"\n' >> $dts
-    done
-}
-
-do_zynq_net_dtb_verify() {
-    for dtb in ${ZYNQ_NET_KERNEL_DTBS}; do
-        found=""
-        for f in ${B}/arch/${ARCH}/boot/dts/$dtb ${B}/arch/${ARCH}/boot/$(basename $dtb); do
-            if [ -f "$f" ]; then
-                found=$f
-                break
-            fi
-        done
-        [ -n "$found" ] || bbfatal "zynq-net: built DTB $dtb not found under ${B}/arch/${ARCH}/boot"
-        zynq_net_dtb_verify $found
     done
 }

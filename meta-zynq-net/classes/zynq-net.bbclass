@@ -8,8 +8,10 @@
 #   - zynq_net_gen: `zynq-net gen ${ZYNQ_NET_BOARD} -o ${ZYNQ_NET_GEN_DIR}`
 #     (layout: docs/artifacts.md of the zynq-net repository);
 #   - zynq_net_dtb_verify FILE / zynq_net_kconfig_verify FILE: the checks of
-#     a built DTB and a final kernel .config against the board;
-#   - the board file in the task checksums, so editing it reruns the tasks.
+#     a built DTB and a final kernel .config against the board (run by the
+#     zynq-net-verify recipe);
+#   - the board file in the checksums of ZYNQ_NET_BOARD_TASKS, so editing it
+#     reruns them.
 #
 # A vendor uses their own board by setting one variable, e.g. in local.conf:
 #     ZYNQ_NET_BOARD = "/path/to/my-board.yml"
@@ -40,6 +42,9 @@ ZYNQ_NET_FASTPATH[doc] = "Forwarding fast path: 'flowtable' (nftables flowtable,
 
 ZYNQ_NET_ASF_KERNELS ?= "linux-qoriq-sdk"
 ZYNQ_NET_ASF_KERNELS[doc] = "Kernel recipes known to carry CONFIG_AS_FASTPATH (QorIQ SDK kernels); ZYNQ_NET_FASTPATH = 'asf' is refused with any other virtual/kernel provider."
+
+ZYNQ_NET_BOARD_TASKS ?= "do_compile"
+ZYNQ_NET_BOARD_TASKS[doc] = "Tasks of the recipe that read ZYNQ_NET_BOARD (the board file is added to their checksums)."
 
 ZYNQ_NET_GEN_DIR ?= "${WORKDIR}/zynq-net-gen"
 ZYNQ_NET_GEN_DIR[doc] = "Output folder of `zynq-net gen` inside the recipe's work directory."
@@ -96,10 +101,14 @@ python __anonymous() {
         bb.fatal("ZYNQ_NET_BOARD = \"%s\": not an existing board file (give an absolute path "
                  "to the board YAML)" % board)
     zynq_net_check_fastpath(d)
-    d.appendVar('DEPENDS', ' zynq-net-tools-native')
-    # The board is an input of every task that runs the generator.
-    for task in ('do_compile', 'do_zynq_net_kconfig_verify', 'do_zynq_net_dtb_verify'):
-        d.appendVarFlag(task, 'file-checksums', ' %s:True' % board)
+    if d.getVar('ZYNQ_NET_SKIP_WITHOUT_BOARD') == '1':
+        # A recipe of ours that runs the tool: the board is an input of
+        # every task that reads it. The kernel and device-tree appends never
+        # read the board (only the staged dt/ and kernel/ fragments), so a
+        # tuning-only change of the board leaves their task hashes alone.
+        d.appendVar('DEPENDS', ' zynq-net-tools-native')
+        for task in (d.getVar('ZYNQ_NET_BOARD_TASKS') or '').split():
+            d.appendVarFlag(task, 'file-checksums', ' %s:True' % board)
 }
 
 # Runs the generator into ${ZYNQ_NET_GEN_DIR} (replaced as a whole).

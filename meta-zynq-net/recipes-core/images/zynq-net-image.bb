@@ -16,6 +16,10 @@ IMAGE_INSTALL = "\
     ${CORE_IMAGE_EXTRA_INSTALL} \
 "
 
+# The kernel config and the DTB are checked against the board before the
+# root filesystem is assembled (zynq-net-verify).
+do_rootfs[depends] += "${@'zynq-net-verify:do_zynq_net_verify' if d.getVar('ZYNQ_NET_BOARD') else ''}"
+
 # `bitbake zynq-net-image -c testimage` (QEMU, kas/qemuarm64.yml) runs the
 # zynq_net oeqa case of meta-zynq-net/lib/oeqa/runtime/cases/.
 TEST_SUITES ?= "ping ssh zynq_net"

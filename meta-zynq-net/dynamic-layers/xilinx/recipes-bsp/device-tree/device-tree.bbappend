@@ -1,6 +1,6 @@
 # meta-xilinx device-tree: the board's device-tree fragment through
 # EXTRA_DT_INCLUDE_FILES (device-tree.bb appends '/include/ "zynq-net.dtsi"'
-# to the base DTS), then zynq-net dtb verify on the built DTB.
+# to the base DTS). zynq-net-verify checks the deployed DTB.
 #
 # EXTRA_DT_INCLUDE_FILES entries are normally file:// SRC_URI files, which
 # must exist when the recipe is parsed; ours is generated during the build
@@ -19,15 +19,8 @@ python __anonymous() {
         d.setVar('SRC_URI:remove', 'file://zynq-net.dtsi')
         d.appendVar('DEPENDS', ' zynq-net-fragments')
         d.appendVarFlag('do_configure', 'prefuncs', ' zynq_net_stage_dtsi')
-        bb.build.addtask('do_zynq_net_dtb_verify', 'do_install', 'do_compile', d)
 }
 
 zynq_net_stage_dtsi() {
     cp ${RECIPE_SYSROOT}${datadir}/zynq-net/dt/zynq-net.dtsi ${WORKDIR}/zynq-net.dtsi
-}
-
-do_zynq_net_dtb_verify() {
-    dtb=$(find ${B} -name '${DTB_FILE_NAME}' -type f | head -n 1)
-    [ -n "$dtb" ] || bbfatal "zynq-net: built DTB ${DTB_FILE_NAME} not found under ${B}"
-    zynq_net_dtb_verify $dtb
 }
