@@ -148,3 +148,34 @@ def test_zcu102_extra_dt_include_and_dtb_verify(gen_board, zynq_net, tmp_path):
     res = subprocess.run([str(zynq_net), "dtb", "verify", str(META / "boards" / "zcu102.yml"), str(dtb)],
                          capture_output=True, text=True)
     assert res.returncode == 0, res.stdout + res.stderr
+
+
+@pytest.mark.parametrize("board", BOARDS)
+def test_run_ptest_output_format(gen_board, board, tmp_path):
+    """run-ptest against the real plan and applier (paths moved into a temp
+    folder): every result line is PASS:/FAIL: as ptest-runner expects, the
+    plan header and applier checks pass, and the status check ran (not a
+    usage error)."""
+    out = gen_board(board)
+    etc = tmp_path / "etc"
+    (etc / "zynq-net").mkdir(parents=True)
+    (etc / "sysctl.d").mkdir()
+    shutil.copy(out / "tuning" / "zynq-net.plan", etc / "zynq-net" / "zynq-net.plan")
+    shutil.copy(out / "tuning" / "99-zynq-net.conf", etc / "sysctl.d" / "99-zynq-net.conf")
+    sbin = tmp_path / "sbin"
+    sbin.mkdir()
+    shutil.copy(out / "tuning" / "zynq-net-apply", sbin / "zynq-net-apply")
+    (sbin / "zynq-net-apply").chmod(0o755)
+    text = (META / "recipes-connectivity" / "zynq-net" / "files" / "run-ptest").read_text()
+    text = text.replace("/etc/", f"{etc}/").replace("/usr/sbin/", f"{sbin}/")
+    script = tmp_path / "run-ptest"
+    script.write_text(text)
+    # Status on the build host: a private state dir so nothing is shared.
+    env = {"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "ZYNQ_NET_STATE_DIR": str(tmp_path / "state")}
+    res = subprocess.run(["sh", str(script)], capture_output=True, text=True, env=env, timeout=120)
+    lines = [line for line in res.stdout.splitlines() if not line.startswith("    ")]
+    assert lines and all(re.match(r"^(PASS|FAIL): ", line) for line in lines), res.stdout + res.stderr
+    assert any(line.startswith("PASS: plan-header") for line in lines), res.stdout
+    assert "PASS: applier-installed" in lines, res.stdout
+    status = [line for line in lines if "applier-status" in line]
+    assert status and "exit 2" not in status[0], res.stdout

@@ -64,8 +64,9 @@ do_install_ptest() {
 }
 
 INITSCRIPT_NAME = "zynq-net"
-# After networking (S 01), before the usual services.
-INITSCRIPT_PARAMS = "start 45 2 3 4 5 ."
+# As the script's LSB header says: runlevel S, after udev (S 04), before
+# networking (runlevels 2-5).
+INITSCRIPT_PARAMS = "start 05 S ."
 
 SYSTEMD_SERVICE:${PN} = "zynq-net.service"
 
