@@ -283,7 +283,7 @@ pub fn run_bench(cmd: BenchCommand) -> anyhow::Result<i32> {
                 },
                 |fr| {
                     if !quiet {
-                        pb.println(format!(
+                        run::say(&pb, format!(
                             "{:>5} B: {:>10.0} frames/s {:>9.1} Mbit/s {:>5.1}% of line rate, {} search trials{}{}",
                             fr.frame_size,
                             fr.fps,

@@ -228,6 +228,9 @@ fn build(o: &LabOptions, c: &str, r: &str, s: &str) -> Result<LabState, BenchErr
         ifaces: ifaces.iter().map(|s| (*s).to_string()).collect(),
         irq_pattern: None,
         pace_iface: None,
+        // The lab shares one machine with whatever else runs on it: the
+        // tester processes go first so they, not the background, set the pace.
+        nice: Some(-10),
     };
     let targets = Targets {
         format: TARGETS_FORMAT.into(),

@@ -287,11 +287,13 @@ where
 
 /// Paces the client's egress to `fps` frames of `frame` bytes: a tbf at the
 /// frame rate in bytes the qdisc sees (`F - 4`, no FCS) plus 0.2%, with a
-/// bucket of two frames (or 0.1 ms), so iperf3's catch-up bursts leave the
-/// tester as a constant rate. The socket send buffer gives back-pressure.
+/// bucket of 1.5 ms of traffic (at least two frames), so iperf3's catch-up
+/// bursts leave the tester spread out while a late qdisc watchdog on a
+/// loaded host does not throttle the sender. The socket send buffer gives
+/// back-pressure.
 fn pace(host: &crate::exec::Host, dev: &str, fps: f64, frame: u32) -> Result<(), crate::BenchError> {
     let rate = (fps * 8.0 * (frame - 4) as f64 * 1.002).max(8000.0);
-    let burst = (2 * frame as u64).max((rate / 8.0 / 10_000.0) as u64).max(3200);
+    let burst = (2 * frame as u64).max((rate / 8.0 * 0.0015) as u64).max(3200);
     let limit = burst + (rate / 8.0 * 0.1) as u64 + 65536;
     host.run(&crate::exec::argv(&[
         "tc", "qdisc", "replace", "dev", dev, "root", "tbf",

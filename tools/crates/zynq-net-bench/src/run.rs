@@ -162,6 +162,19 @@ fn cpu_list(c: &[usize]) -> String {
     c.iter().map(usize::to_string).collect::<Vec<_>>().join(",")
 }
 
+/// Prefixes `nice -n N` when asked.
+pub fn niced(nice: Option<i32>, cmd: Vec<String>) -> Vec<String> {
+    match nice {
+        Some(n) => {
+            let mut v = argv(&["nice", "-n"]);
+            v.push(n.to_string());
+            v.extend(cmd);
+            v
+        }
+        None => cmd,
+    }
+}
+
 /// Prefixes `taskset -c LIST` when `cpus` is not empty. iperf3's own `-A`
 /// is never used: from 3.16 it pins every stream thread to one CPU.
 pub fn pinned(cpus: &[usize], cmd: Vec<String>) -> Vec<String> {
@@ -211,11 +224,11 @@ pub fn trial(ctx: &Context, opts: &ClientOpts, cell: &str, repeat: u32) -> Trial
     let limit = (opts.seconds + opts.omit as f64 + 30.0).ceil() as u64;
     let mut server_cmd = argv(&["timeout", &limit.to_string(), "iperf3", "-s", "-1", "-p"]);
     server_cmd.push(opts.port.to_string());
-    let server_cmd = pinned(&ctx.server_cpus, server_cmd);
+    let server_cmd = niced(ctx.targets.server.nice, pinned(&ctx.server_cpus, server_cmd));
     let client_cmd = {
         let mut c = vec!["iperf3".to_string()];
         c.extend(opts.args(ctx.client_version));
-        pinned(&ctx.client_cpus, c)
+        niced(ctx.targets.client.nice, pinned(&ctx.client_cpus, c))
     };
     let command = client_cmd.join(" ");
     let mut record = TrialRecord {
@@ -400,6 +413,16 @@ pub fn progress(total_seconds: f64, quiet: bool) -> indicatif::ProgressBar {
     pb
 }
 
+/// Prints a line above the progress bar, or on stderr when there is no
+/// terminal to draw the bar on (CI logs still show each trial).
+pub fn say(pb: &indicatif::ProgressBar, line: String) {
+    if pb.is_hidden() {
+        eprintln!("{line}");
+    } else {
+        pb.println(line);
+    }
+}
+
 /// Runs the matrix of `plan` against `targets`, appending to `out/results.jsonl`.
 pub fn run_plan(plan: &Plan, targets: &Targets, out: &Path, opts: &RunOptions) -> Result<Vec<TrialRecord>, BenchError> {
     std::fs::create_dir_all(out.join(files::RAW_DIR)).map_err(|e| BenchError::io(out, e))?;
@@ -447,9 +470,9 @@ pub fn run_plan(plan: &Plan, targets: &Targets, out: &Path, opts: &RunOptions) -
             if opts.quiet {
                 // keep quiet
             } else if let Some(e) = &t.record.error {
-                pb.println(format!("{} #{}: FAILED: {e}", cell.id, rep + 1));
+                say(&pb, format!("{} #{}: FAILED: {e}", cell.id, rep + 1));
             } else {
-                pb.println(format!(
+                say(&pb, format!(
                     "{} #{}: {:.1} Mbit/s{}",
                     cell.id,
                     rep + 1,

@@ -42,6 +42,10 @@ pub struct Endpoint {
     /// descheduled; a hardware tester offers a constant rate). Client only.
     #[serde(default)]
     pub pace_iface: Option<String>,
+    /// Run iperf3 under `nice -n N` (negative: ahead of background load on
+    /// a shared lab host).
+    #[serde(default)]
+    pub nice: Option<i32>,
 }
 
 /// A targets file.

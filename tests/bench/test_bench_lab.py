@@ -1,0 +1,244 @@
+"""The benchmark runner in a namespace lab (issue 6).
+
+- RFC 2544-style search finds a tbf-shaped 200 Mbit/s within +-3% at 1518 B
+  in at most 10 search trials, and reports a frame rate at 64 B;
+- a short TCP/UDP matrix produces every report format and the HTML report
+  renders in headless Chromium with its plots;
+- `compare` on two runs: the lab without and with the zcu102 tuning plan.
+"""
+import csv
+import json
+import os
+import pathlib
+import shutil
+import struct
+import subprocess
+import tempfile
+import zlib
+
+import pytest
+
+from benchlab import Lab, need_root_and_iperf3
+
+SHAPED = 200e6
+
+
+def spec(path: pathlib.Path, text: str) -> pathlib.Path:
+    path.write_text(text)
+    return path
+
+
+# ------------------------------------------------------------------ RFC 2544
+@pytest.fixture(scope="module")
+def rfc_run(shaped_lab, tmp_path_factory):
+    out = tmp_path_factory.mktemp("rfc2544")
+    s = spec(out / "spec.yml", "frame_sizes: [1518, 64]\nline_rate: 1G\n")
+    r = shaped_lab.bench("rfc2544", "--plan", str(s), "--lab", shaped_lab.name, "-o", str(out / "run"),
+                         "--trial-seconds", "1", "--confirm-seconds", "2", "--max-trials", "10",
+                         check=False)
+    assert r.returncode in (0, 1), r.stderr
+    res = json.loads((out / "run" / "rfc2544.json").read_text())
+    return out / "run", {f["frame_size"]: f for f in res["frames"]}, res
+
+
+def test_rfc2544_finds_the_shaped_rate_at_1518(rfc_run):
+    _, frames, res = rfc_run
+    f = frames[1518]
+    trace = "\n".join(f"  {s}" for s in f["steps"])
+    assert f["search_trials"] <= 10, trace
+    # tbf counts 1514-byte skbs: 200 Mbit/s = 16,512 frames/s = 200.5 Mbit/s of 1518-byte frames.
+    assert abs(f["frame_bps"] / SHAPED - 1) <= 0.03, f"{f['frame_bps'] / 1e6:.1f} Mbit/s\n{trace}"
+    assert abs(f["line_percent"] - 100 * f["fps"] / (1e9 / (8 * 1538))) < 0.01
+    assert f["udp_payload"] == 1472
+    assert any("RFC 2544-style" in d for d in res["deviations"])
+
+
+def test_rfc2544_reports_a_frame_rate_at_64(rfc_run):
+    _, frames, _ = rfc_run
+    f = frames[64]
+    assert f["fps"] > 1000, f["steps"]
+    # frames/s, not bits: Mbit/s of frames is fps * 64 * 8, and the rate is
+    # below the line-rate maximum of 1,488,095 frames/s at 1 Gbit/s.
+    assert abs(f["frame_bps"] - f["fps"] * 64 * 8) < 1
+    assert f["fps"] <= f["max_fps"] * 1.001
+    assert abs(f["max_fps"] - 1e9 / (8 * 84)) < 1
+    assert f["udp_payload"] == 18
+
+
+def test_rfc2544_report_table(rfc_run, shaped_lab):
+    run, frames, _ = rfc_run
+    shaped_lab.bench("report", str(run))
+    md = (run / "report.md").read_text()
+    assert "| frame size (B) | frames/s |" in md
+    assert "Deviations from RFC 2544" in md
+    rows = list(csv.DictReader((run / "report-rfc2544.csv").open()))
+    assert {int(r["frame_size"]) for r in rows} == {64, 1518}
+
+
+# ------------------------------------------------------------------ matrix + reports
+MATRIX = """\
+duration: 1
+repeats: 2
+protocols: [tcp, udp]
+directions: [tx, rx]
+streams: [1, 2]
+udp_bitrate: 100M
+"""
+
+
+@pytest.fixture(scope="module")
+def matrix_run(shaped_lab, tmp_path_factory):
+    out = tmp_path_factory.mktemp("matrix")
+    s = spec(out / "spec.yml", MATRIX)
+    shaped_lab.bench("plan", str(s), "-o", str(out / "plan.json"))
+    shaped_lab.bench("run", "--plan", str(out / "plan.json"), "--lab", shaped_lab.name, "-o", str(out / "run"),
+                     "--quiet")
+    shaped_lab.bench("report", str(out / "run"))
+    return out / "run"
+
+
+def test_matrix_results_and_cpu_samples(matrix_run):
+    lines = [json.loads(x) for x in (matrix_run / "results.jsonl").read_text().splitlines()]
+    assert len(lines) == 8 * 2
+    for r in lines:
+        assert r["error"] is None, r
+        assert r["throughput_bps"] > 1e6, r
+        cores = r["cpu"][0]["cores"]
+        assert cores and all({"usr", "sys", "irq", "softirq", "idle"} <= c.keys() for c in cores)
+        # the UDP rate is the receiver's, never above the shaper
+        assert r["throughput_bps"] < SHAPED * 1.05, r["cell"]
+        assert "-l " in r["command"]
+        assert " -A" not in r["command"]
+        if "-u" in r["command"].split():
+            assert "--udp-counters-64bit" in r["command"]
+    raw = sorted(p.name for p in (matrix_run / "raw").iterdir())
+    assert len(raw) == 16
+
+
+def test_matrix_all_report_formats(matrix_run):
+    md = (matrix_run / "report.md").read_text()
+    assert "udp-rx-mtu1500-p2" in md and "CPU-bound" in md
+    rows = list(csv.DictReader((matrix_run / "report.csv").open()))
+    assert len(rows) == 16 and {r["protocol"] for r in rows} == {"tcp", "udp"}
+    rep = json.loads((matrix_run / "report.json").read_text())
+    assert len(rep["cells"]) == 8 and all(c["throughput"]["n"] == 2 for c in rep["cells"])
+    html = (matrix_run / "report.html").read_text()
+    assert html.count("<svg") >= 2 and 'id="plot-cells"' in html and 'class="plot-cpu"' in html
+    # self-contained: nothing fetched from elsewhere
+    assert "src=\"http" not in html and "href=\"http" not in html and "<script" not in html
+
+
+def png_pixels(path: pathlib.Path):
+    """Decodes an 8-bit RGB/RGBA PNG (what Chromium writes) into rows of bytes."""
+    data = path.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    pos, idat, width = 8, b"", 0
+    while pos < len(data):
+        n, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        body = data[pos + 8:pos + 8 + n]
+        if kind == b"IHDR":
+            width, height, depth, ctype = struct.unpack(">IIBB", body[:10])
+            assert depth == 8 and ctype in (2, 6), (depth, ctype)
+            bpp = 3 if ctype == 2 else 4
+        elif kind == b"IDAT":
+            idat += body
+        pos += 12 + n
+    raw = zlib.decompress(idat)
+    stride = width * bpp
+    rows, prev = [], bytearray(stride)
+    for y in range(height):
+        f = raw[y * (stride + 1)]
+        line = bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+        for i in range(stride):
+            a = line[i - bpp] if i >= bpp else 0
+            b = prev[i]
+            c = prev[i - bpp] if i >= bpp else 0
+            if f == 1:
+                line[i] = (line[i] + a) & 255
+            elif f == 2:
+                line[i] = (line[i] + b) & 255
+            elif f == 3:
+                line[i] = (line[i] + (a + b) // 2) & 255
+            elif f == 4:
+                p = a + b - c
+                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+        rows.append(bytes(line))
+        prev = line
+    return width, height, bpp, rows
+
+
+def chromium():
+    for name in ("chromium", "chromium-browser", "google-chrome"):
+        if shutil.which(name):
+            return name
+    return None
+
+
+def test_html_report_renders_in_headless_chromium(matrix_run, tmp_path):
+    browser = chromium()
+    if browser is None:
+        pytest.skip("chromium is not installed (scripts/install-deps)")
+    shot = tmp_path / "report.png"
+    profile = tempfile.mkdtemp(prefix="znb-chromium-")
+    try:
+        subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+                        "--no-first-run", "--disable-background-networking", "--disable-component-update",
+                        "--disable-sync", f"--user-data-dir={profile}", "--hide-scrollbars",
+                        "--window-size=1200,2400", f"--screenshot={shot}",
+                        (matrix_run / "report.html").resolve().as_uri()],
+                       check=True, capture_output=True, timeout=120)
+    finally:
+        shutil.rmtree(profile, ignore_errors=True)
+    keep = os.environ.get("ZYNQ_NET_KEEP_SCREENSHOT")
+    if keep:
+        shutil.copy(shot, keep)
+    width, height, bpp, rows = png_pixels(shot)
+    assert (width, height) == (1200, 2400)
+    colours = set()
+    green = 0
+    for row in rows[::4]:
+        for x in range(0, width * bpp, bpp * 4):
+            px = row[x:x + 3]
+            colours.add(px)
+            if px == b"\x16\xa3\x4a":  # the throughput bars (#16a34a)
+                green += 1
+    assert len(colours) > 20, f"blank page? {len(colours)} colours"
+    assert green > 50, "throughput bars not drawn"
+
+
+# ------------------------------------------------------------------ compare
+SMALL = """\
+duration: 1
+repeats: 3
+protocols: [tcp, udp]
+directions: [tx]
+streams: [1]
+udp_bitrate: 100M
+"""
+
+
+def test_compare_without_and_with_tuning_plan(bench_bin, shaped_lab, gen_board, tmp_path):
+    need_root_and_iperf3()
+    s = spec(tmp_path / "spec.yml", SMALL)
+    a = tmp_path / "default"
+    shaped_lab.bench("run", "--plan", str(s), "--lab", shaped_lab.name, "-o", str(a), "--quiet")
+    plan = gen_board("zcu102") / "tuning" / "zynq-net.plan"
+    b = tmp_path / "tuned"
+    with Lab(bench_bin, "znbtuned", 63, "--shape", "200M", "--plan", str(plan)) as tuned:
+        assert "tuning plan" in tuned.up_output
+        # the plan really is applied inside the router namespace
+        rps = subprocess.run(["ip", "netns", "exec", "znbtuned-router", "cat",
+                              "/sys/class/net/eth1/queues/rx-0/rps_cpus"],
+                             capture_output=True, text=True, check=True).stdout
+        assert int(rps.strip().replace(",", ""), 16) == 3, rps
+        tuned.bench("run", "--plan", str(s), "--lab", tuned.name, "-o", str(b), "--quiet")
+    r = shaped_lab.bench("compare", str(a), str(b), "-o", str(tmp_path / "cmp"))
+    assert "| tcp-tx-mtu1500-p1 |" in r.stdout
+    c = json.loads((tmp_path / "cmp" / "compare.json").read_text())
+    assert {d["cell"] for d in c["cells"]} == {"tcp-tx-mtu1500-p1", "udp-tx-mtu1500-p1"}
+    for d in c["cells"]:
+        assert d["a"]["n"] == 3 and d["b"]["n"] == 3
+        assert d["noise_percent"] is not None
+        assert d["verdict"] in ("within noise", "better", "worse")
+    assert (tmp_path / "cmp" / "compare.md").read_text().startswith("# zynq-net bench compare")
