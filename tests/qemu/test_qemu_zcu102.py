@@ -342,8 +342,9 @@ def test_ring_change_keeps_queue_and_irq_settings(run):
 
 
 def test_exit_code_as_documented(run):
-    """docs/applier.md: 0 all applied/unchanged (status: all ok), 3 some
-    skipped, failed or differing; the JSON's "exit" is the exit code."""
+    """`zynq-net-apply --help` (docs/applier.md): 0 all applied/unchanged
+    (status: all ok), 3 some skipped, failed or differing; the JSON's
+    "exit" is the exit code."""
     for name in ("apply1", "apply2", "status-json", "extra-apply"):
         doc = run.json(name)
         rc = run.rc(name)
