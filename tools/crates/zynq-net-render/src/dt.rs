@@ -11,6 +11,11 @@
 use zynq_net_model::model::{Arch, Board, Driver, IfaceDt, Interface, PlEthernet, Soc};
 use zynq_net_model::validate::parse_mac;
 
+/// Name of the bus node that holds the PL nodes a board describes itself
+/// (`/zynq-net-bus`, a `simple-bus` under the root; its name matches
+/// dt-schema's simple-bus node-name pattern `*-bus`).
+pub const PL_BUS: &str = "zynq-net-bus";
+
 /// A property line without the trailing `;` (`phy-mode = "rgmii-id"`).
 pub type Prop = String;
 
@@ -21,6 +26,8 @@ pub struct Patch {
     pub label: String,
     /// Properties to set.
     pub props: Vec<Prop>,
+    /// Comment lines written above the properties (decisions, omissions).
+    pub notes: Vec<String>,
 }
 
 /// A new node.
@@ -34,6 +41,8 @@ pub struct Node {
     pub props: Vec<Prop>,
     /// Child nodes (DMA channels), one level.
     pub children: Vec<Node>,
+    /// Comment lines written above the properties (decisions, omissions).
+    pub notes: Vec<String>,
 }
 
 /// The whole fragment.
@@ -45,6 +54,8 @@ pub struct DtView {
     pub cells: u32,
     /// New PL nodes (empty = no bus node).
     pub pl_nodes: Vec<Node>,
+    /// Name of the PL bus node ([`PL_BUS`]).
+    pub bus: &'static str,
 }
 
 fn mac_prop(mac: &str) -> Option<Prop> {
@@ -79,13 +90,39 @@ fn clocks(n: &PlEthernet, count: usize) -> Prop {
     format!("clocks = {}", vec![one; count].join(", "))
 }
 
+/// Clock names the MAC driver asks for. AXI 1G/2.5G (xlnx,axi-ethernet.yaml
+/// and axienet_probe): `s_axi_lite_clk`, `axis_clk`, `ref_clk`, `mgt_clk`;
+/// XXV in linux-xlnx (xxvenet_clk_init): `s_axi_aclk`, `rx_core_clk`,
+/// `dclk` (linux-xlnx's yaml only lists the 1G names; the driver wins, or
+/// the clocks stay unclaimed and clk_disable_unused gates them).
+/// The board names one PL clock; every input is fed from it.
+fn mac_clock_names(driver: Driver) -> &'static [&'static str] {
+    if driver == Driver::XxvMcdma {
+        &["s_axi_aclk", "rx_core_clk", "dclk"]
+    } else {
+        // The binding lists four clocks without minItems: dt-schema wants all four.
+        &["s_axi_lite_clk", "axis_clk", "ref_clk", "mgt_clk"]
+    }
+}
+
 fn quoted(list: &[&str]) -> String {
     list.iter().map(|s| format!("\"{s}\"")).collect::<Vec<_>>().join(", ")
 }
 
-fn common_mac_props(dt: &IfaceDt, props: &mut Vec<Prop>) {
+/// Why an AXI/XXV Ethernet node gets no `local-mac-address`.
+const AXI_MAC_NOTE: &str = "local-mac-address omitted: xlnx,axi-ethernet.yaml (additionalProperties: false) does not allow it; the MAC is set at boot (docs/kernel-fragments.md)";
+
+/// MAC and phy-mode. AXI 1G/XXV Ethernet (`axi`): xlnx,axi-ethernet.yaml,
+/// mainline 6.12 and linux-xlnx alike, has `additionalProperties: false`
+/// without `local-mac-address`, so dt-schema rejects it there; the MAC is
+/// left out of those nodes (with a note) instead of adding a schema error.
+fn common_mac_props(dt: &IfaceDt, axi: bool, props: &mut Vec<Prop>, notes: &mut Vec<String>) {
     if let Some(p) = dt.mac.as_deref().and_then(mac_prop) {
-        props.push(p);
+        if axi {
+            notes.push(AXI_MAC_NOTE.to_string());
+        } else {
+            props.push(p);
+        }
     }
     if let Some(mode) = &dt.phy_mode {
         props.push(format!("phy-mode = \"{mode}\""));
@@ -122,8 +159,9 @@ fn pl_nodes(b: &Board, i: &Interface, dt: &IfaceDt, n: &PlEthernet, cells: u32) 
             eth.push(format!("interrupt-parent = <&{gic}>"));
             eth.push(irqs(&n.interrupts));
         }
-        eth.push(clocks(n, 3));
-        eth.push(format!("clock-names = {}", quoted(&["s_axi_lite_clk", "axis_clk", "ref_clk"])));
+        let names = mac_clock_names(i.driver);
+        eth.push(clocks(n, names.len()));
+        eth.push(format!("clock-names = {}", quoted(names)));
         eth.push(format!("axistream-connected = <&{}>", d.label));
         if let Some(q) = n.num_queues {
             eth.push(format!("xlnx,num-queues = /bits/ 16 <0x{q:x}>"));
@@ -133,12 +171,14 @@ fn pl_nodes(b: &Board, i: &Interface, dt: &IfaceDt, n: &PlEthernet, cells: u32) 
             eth.push(format!("xlnx,channel-ids = {}", quoted(&refs)));
         }
     } else {
-        // Mainline: xlnx,axi-dma-1.00.a dmaengine with MM2S/S2MM channel children.
+        // Mainline: xlnx,axi-dma-1.00.a dmaengine with MM2S/S2MM channel
+        // children (dma/xilinx/xilinx_dma.txt): the interrupts are per
+        // channel, in the children; `dmas = <&dma 0>, <&dma 1>` selects
+        // channel 0 (MM2S, TX) and 1 (S2MM, RX) in xilinx_dma's of_xlate.
         dma_props.push("compatible = \"xlnx,axi-dma-1.00.a\"".to_string());
         dma_props.push(reg(cells, d.reg, d.size));
         dma_props.push("#dma-cells = <1>".to_string());
         dma_props.push(format!("interrupt-parent = <&{gic}>"));
-        dma_props.push(irqs(&d.interrupts));
         dma_props.push(clocks(n, 3));
         dma_props.push(format!("clock-names = {}", quoted(&["s_axi_lite_aclk", "m_axi_mm2s_aclk", "m_axi_s2mm_aclk"])));
         dma_props.push(format!("xlnx,addrwidth = <0x{:x}>", d.addrwidth));
@@ -150,14 +190,17 @@ fn pl_nodes(b: &Board, i: &Interface, dt: &IfaceDt, n: &PlEthernet, cells: u32) 
             if d.include_dre {
                 props.push("xlnx,include-dre".to_string());
             }
-            children.push(Node { label: String::new(), name: format!("dma-channel@{:x}", d.reg + off), props, children: Vec::new() });
+            children.push(Node { label: String::new(), name: format!("dma-channel@{:x}", d.reg + off), props, children: Vec::new(), notes: Vec::new() });
         }
         eth.push("compatible = \"xlnx,axi-ethernet-1.00.a\"".to_string());
         eth.push(reg(cells, n.reg, n.size));
-        eth.push(format!("interrupt-parent = <&{gic}>"));
-        eth.push(irqs(&n.interrupts));
-        eth.push(clocks(n, 3));
-        eth.push(format!("clock-names = {}", quoted(&["s_axi_lite_clk", "axis_clk", "ref_clk"])));
+        if !n.interrupts.is_empty() {
+            eth.push(format!("interrupt-parent = <&{gic}>"));
+            eth.push(irqs(&n.interrupts));
+        }
+        let names = mac_clock_names(i.driver);
+        eth.push(clocks(n, names.len()));
+        eth.push(format!("clock-names = {}", quoted(names)));
         eth.push(format!("dmas = <&{0} 0>, <&{0} 1>", d.label));
         eth.push(format!("dma-names = {}", quoted(&["tx_chan0", "rx_chan0"])));
     }
@@ -165,10 +208,11 @@ fn pl_nodes(b: &Board, i: &Interface, dt: &IfaceDt, n: &PlEthernet, cells: u32) 
         eth.push(format!("phy-handle = <&{ph}>"));
     }
     eth.push(format!("xlnx,rxmem = <0x{:x}>", n.rxmem));
-    common_mac_props(dt, &mut eth);
+    let mut notes = Vec::new();
+    common_mac_props(dt, true, &mut eth, &mut notes);
     vec![
-        Node { label: d.label.clone(), name: format!("dma@{:x}", d.reg), props: dma_props, children },
-        Node { label: dt.label.clone(), name: format!("ethernet@{:x}", n.reg), props: eth, children: Vec::new() },
+        Node { label: d.label.clone(), name: format!("dma@{:x}", d.reg), props: dma_props, children, notes: Vec::new() },
+        Node { label: dt.label.clone(), name: format!("ethernet@{:x}", n.reg), props: eth, children: Vec::new(), notes },
     ]
 }
 
@@ -184,10 +228,12 @@ pub fn view(b: &Board) -> DtView {
             Some(n) => pl.extend(pl_nodes(b, i, dt, n, cells)),
             None => {
                 let mut props = vec!["status = \"okay\"".to_string()];
-                common_mac_props(dt, &mut props);
-                patches.push(Patch { label: dt.label.clone(), props });
+                let mut notes = Vec::new();
+                let axi = matches!(i.driver, Driver::Axienet | Driver::XxvMcdma);
+                common_mac_props(dt, axi, &mut props, &mut notes);
+                patches.push(Patch { label: dt.label.clone(), props, notes });
             }
         }
     }
-    DtView { patches, cells, pl_nodes: pl }
+    DtView { patches, cells, pl_nodes: pl, bus: PL_BUS }
 }

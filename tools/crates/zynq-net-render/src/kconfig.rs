@@ -26,16 +26,40 @@ pub struct VendorOnly {
     pub trees: &'static str,
     /// Where it is defined (for the report).
     pub source: &'static str,
+    /// What the symbol does and what replaces it elsewhere (for the report).
+    pub note: &'static str,
 }
 
-/// Symbols that are not in the reference kernel (Debian linux-source-6.12):
-/// vendor trees or newer kernels. They are written to the fragments as the
-/// board requires them, and every check reports them as vendor-only instead
-/// of passing or failing them silently.
+/// Symbols that are not in the reference kernel (Debian linux-source-6.12,
+/// i.e. mainline 6.12): vendor trees or newer kernels. They are written to
+/// the fragments as the board requires them, and every check reports them
+/// as vendor-only instead of passing or failing them silently
+/// (`zynq-net kconfig verify`, tests/kernel/).
 pub const VENDOR_ONLY: &[(&str, VendorOnly)] = &[
-    ("AS_FASTPATH", VendorOnly { trees: "QorIQ SDK kernel (qoriq-sdk)", source: "QorIQ SDK linux net/Kconfig: Application Specific FastPath (asf)" }),
-    ("AXIENET_HAS_MCDMA", VendorOnly { trees: "linux-xlnx", source: "linux-xlnx drivers/net/ethernet/xilinx/Kconfig" }),
-    ("IO_URING_ZCRX", VendorOnly { trees: "Linux 6.15 and later", source: "io_uring/Kconfig (6.15+)" }),
+    (
+        "AS_FASTPATH",
+        VendorOnly {
+            trees: "QorIQ SDK kernel (kernel flavour qoriq-sdk)",
+            source: "QorIQ SDK linux net/Kconfig: Application Specific FastPath (asf)",
+            note: "current kernels use the nftables flowtable (NF_FLOW_TABLE, NFT_FLOW_OFFLOAD) instead",
+        },
+    ),
+    (
+        "AXIENET_HAS_MCDMA",
+        VendorOnly {
+            trees: "linux-xlnx (kernel flavour linux-xlnx)",
+            source: "linux-xlnx drivers/net/ethernet/xilinx/Kconfig (depends on XILINX_AXI_EMAC)",
+            note: "builds axienet's MCDMA path (xlnx,num-queues, xlnx,channel-ids); mainline axienet has no MCDMA",
+        },
+    ),
+    (
+        "IO_URING_ZCRX",
+        VendorOnly {
+            trees: "Linux 6.15 and later",
+            source: "io_uring/Kconfig (6.15+): depends on IO_URING, NET_RX_BUSY_POLL, PAGE_POOL",
+            note: "io_uring zero-copy receive; absent from 6.12",
+        },
+    ),
 ];
 
 /// Looks a symbol up in [`VENDOR_ONLY`].
@@ -73,14 +97,21 @@ pub fn features(b: &Board) -> Vec<Feature> {
     drivers.dedup();
     for d in drivers {
         match d {
-            Driver::Macb => drv.extend(y(&["NET_VENDOR_CADENCE", "MACB"])),
+            // drivers/net/ethernet/cadence/Kconfig: MACB depends on HAS_DMA && COMMON_CLK.
+            Driver::Macb => drv.extend(y(&["COMMON_CLK", "NET_VENDOR_CADENCE", "MACB"])),
+            // drivers/net/ethernet/xilinx/Kconfig (6.12): XILINX_AXI_EMAC depends on
+            // XILINX_DMA (drivers/dma/Kconfig, under DMADEVICES). Without it
+            // olddefconfig drops the MAC on arm64 defconfig (XILINX_DMA is off).
             Driver::Axienet => {
-                // Mainline: XILINX_AXI_EMAC depends on XILINX_DMA (dmaengine) since 6.8.
                 drv.extend(y(&["DMADEVICES", "XILINX_DMA", "NET_VENDOR_XILINX", "XILINX_AXI_EMAC"]));
             }
+            // linux-xlnx: the MCDMA path is AXIENET_HAS_MCDMA (depends on XILINX_AXI_EMAC);
+            // the MAC's dependencies are the same as above.
             Driver::XxvMcdma => {
-                drv.extend(y(&["NET_VENDOR_XILINX", "XILINX_AXI_EMAC", "AXIENET_HAS_MCDMA"]));
+                drv.extend(y(&["DMADEVICES", "XILINX_DMA", "NET_VENDOR_XILINX", "XILINX_AXI_EMAC", "AXIENET_HAS_MCDMA"]));
             }
+            // drivers/net/ethernet/freescale/Kconfig: GIANFAR depends on HAS_DMA and
+            // selects FSL_PQ_MDIO (listed so the check sees the MDIO bus driver too).
             Driver::Gianfar => drv.extend(y(&["NET_VENDOR_FREESCALE", "FSL_PQ_MDIO", "GIANFAR"])),
             Driver::Mlx5 => drv.extend(y(&["NET_VENDOR_MELLANOX", "MLX5_CORE", "MLX5_CORE_EN"])),
             Driver::VirtioNet => drv.extend(y(&["VIRTIO", "VIRTIO_NET"])),
@@ -92,7 +123,14 @@ pub fn features(b: &Board) -> Vec<Feature> {
     }
     // e500v2 has no classic FPU; current GCC/Rust emit FPU code for ppce500v2.
     if b.board.soc == Soc::QoriqP1020 && b.board.arch == Arch::Powerpc {
-        out.push(Feature { name: "e500v2", description: "e500v2 (P1020): floating-point emulation for classic FPU code", class: "hardware", symbols: y(&["MATH_EMULATION"]) });
+        // arch/powerpc/Kconfig: MATH_EMULATION depends on BOOKE (e500 is BookE); the
+        // choice below it must be FULL (HW_UNIMPLEMENTED assumes an FPU).
+        out.push(Feature {
+            name: "e500v2",
+            description: "e500v2 (P1020): floating-point emulation for classic FPU code",
+            class: "hardware",
+            symbols: y(&["MATH_EMULATION", "MATH_EMULATION_FULL"]),
+        });
     }
     // net/Kconfig: RPS/XPS are def_bool y on SMP && SYSFS (no prompt); RFS needs RPS.
     if ifs.iter().any(|i| !i.rps.is_empty() || !i.xps.is_empty() || i.rfs_flow_cnt.is_some()) || b.system.rfs_sock_flow_entries.is_some() {
