@@ -378,6 +378,16 @@ def test_second_run_changes_nothing(run):
             assert status[key]["result"] == "ok", (r, status[key])
 
 
+def test_status_same_under_busybox_ash(run):
+    """The applier is POSIX sh: busybox ash reads the system as dash does."""
+    dash = [(r["verb"], r["iface"], r["target"], r["result"], r["actual"])
+            for r in run.json("status2-json")["steps"]]
+    ash = [(r["verb"], r["iface"], r["target"], r["result"], r["actual"])
+           for r in run.json("status-ash-json")["steps"]]
+    assert ash == dash, run.text("status-ash-json")
+    assert run.rc("status-ash-json") == run.rc("status2-json")
+
+
 def test_missing_kernel_features_reported_not_fatal(run):
     doc = run.json("extra-apply")
     by = {(r["verb"], r["target"]): r for r in doc["steps"]}

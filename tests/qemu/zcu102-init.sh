@@ -123,6 +123,9 @@ if [ -x "$APPLY" ] && [ -r "$PLAN" ]; then
     section status-json "$APPLY" status --json "$PLAN"
     section apply2 "$APPLY" apply --json "$PLAN"
     section status2-json "$APPLY" status --json "$PLAN"
+    # The same check under busybox ash (Yocto's usual /bin/sh; this Debian
+    # build even prefers its own ip/tc applets over PATH).
+    section status-ash-json /bin/busybox sh "$APPLY" status --json "$PLAN"
 else
     kmsg "ZNQ:NOTE no applier/plan in the initramfs: only the driver state is dumped"
 fi
