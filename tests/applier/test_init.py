@@ -1,0 +1,187 @@
+"""Init integration and the applier's shell hygiene.
+
+- zynq-net-apply passes `shellcheck -s sh` and stays small (P1020 images);
+- the sysvinit script (rendered from init.sysvinit.j2 with the lead's view
+  model names) passes shellcheck, has an LSB header, `start` always exits 0
+  with a one-line summary, `status` maps to LSB codes, `stop` is a no-op;
+- the systemd unit passes `systemd-analyze verify`;
+- the udev rule re-runs the applier for a hot-plugged interface: before the
+  boot-time run it does nothing (coldplug), after it a late interface gets
+  exactly its own steps;
+- the irqbalance policy script bans exactly the IRQs the board pins (C3);
+- the generated artifacts (zynq-net gen) carry the same applier bytes and
+  shell-clean init files.
+"""
+import os
+import pathlib
+import subprocess
+
+import pytest
+
+from conftest import (APPLIER, ROOT, SHELLS, Applier, need, prepared_proc, render, sh, steps_of)
+
+VIEW = dict(tool_version="0.0.0-test", input="test.yml", board="testboard",
+            interfaces=["eth0", "eth1"], pinned_irq_patterns=["eth0_g0_*", "ff0e0000.ethernet"],
+            plan_path="/etc/zynq-net/zynq-net.plan", applier_path="/usr/sbin/zynq-net-apply")
+
+
+def test_applier_shellcheck_and_size():
+    need("shellcheck")
+    r = sh(["shellcheck", "-s", "sh", str(APPLIER)], check=False)
+    assert r.returncode == 0, r.stdout + r.stderr
+    size = APPLIER.stat().st_size
+    print(f"zynq-net-apply: {size} bytes")
+    assert size < 40 * 1024, f"{size} bytes: keep the applier under 40 KB for P1020 images"
+
+
+def test_templates_strict():
+    """Templates use only the view-model names the renderer provides."""
+    jinja2 = pytest.importorskip("jinja2")
+    for t in ("init.sysvinit.j2", "init.systemd.j2", "udev.rules.j2", "irqbalance-policy.j2"):
+        render(t, **VIEW)
+        for missing in VIEW:
+            view = {k: v for k, v in VIEW.items() if k != missing}
+            try:
+                render(t, **view)
+            except jinja2.UndefinedError:
+                pass  # uses it: fine, and strict
+
+
+@pytest.mark.parametrize("shell", sorted(SHELLS))
+def test_sysvinit_script(shell, tmp_path, netns_factory):
+    need("shellcheck", "ip", SHELLS[shell][0])
+    plan = tmp_path / "zynq-net.plan"
+    plan.write_text("zynq-net-plan 1\nboard testboard\nwait eth0 5\nrps eth0 rx-0 00000001\n"
+                    "offload eth0 gro on\n")
+    init = tmp_path / "zynq-net.init"
+    init.write_text(render("init.sysvinit.j2", **dict(VIEW, plan_path=str(plan), applier_path=str(APPLIER))))
+    r = sh(["shellcheck", "-s", "sh", str(init)], check=False)
+    assert r.returncode == 0, r.stdout
+    text = init.read_text()
+    assert "### BEGIN INIT INFO" in text and "### END INIT INFO" in text and "Provides:          zynq-net" in text
+    ns = netns_factory({"eth0": 2})
+    proc = prepared_proc(tmp_path, "           CPU0       CPU1\n")
+    ap = Applier(tmp_path, SHELLS[shell], netns=ns, proc=proc)
+    cmd = ["ip", "netns", "exec", ns.name] + SHELLS[shell] + [str(init)]
+    run = lambda *a: subprocess.run(cmd + list(a), capture_output=True, text=True, env=ap.env)
+    r = run("start")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip().splitlines() == ["zynq-net: testboard: apply: 2 applied, 1 unchanged, 0 skipped, 0 failed"], r.stdout
+    assert int(ns.read("/sys/class/net/eth0/queues/rx-0/rps_cpus"), 16) == 1
+    assert run("status").returncode == 0
+    assert run("stop").returncode == 0
+    assert int(ns.read("/sys/class/net/eth0/queues/rx-0/rps_cpus"), 16) == 1, "stop is a no-op"
+    ns.run(["sh", "-c", "echo 2 > /sys/class/net/eth0/queues/rx-0/rps_cpus"])
+    assert run("status").returncode == 3, "drift: LSB 3"
+    r = run("restart")
+    assert r.returncode == 0 and "1 applied" in r.stdout
+    # a step that fails and a broken plan still never fail the boot
+    plan.write_text("zynq-net-plan 1\nboard testboard\nrps eth0 rx-0 zz\n")
+    r = run("start")
+    assert r.returncode == 0 and "applier exit 2" in r.stdout, r.stdout + r.stderr
+    plan.unlink()
+    r = run("start")
+    assert r.returncode == 0 and "no tuning applied" in r.stdout
+    assert run("bogus").returncode != 0
+
+
+def test_systemd_unit(tmp_path):
+    need("systemd-analyze")
+    d = tmp_path / "units"
+    d.mkdir()
+    plan = tmp_path / "zynq-net.plan"
+    plan.write_text("zynq-net-plan 1\nboard testboard\n")
+    unit = d / "zynq-net.service"
+    unit.write_text(render("init.systemd.j2", **dict(VIEW, plan_path=str(plan), applier_path=str(APPLIER))))
+    r = subprocess.run(["systemd-analyze", "verify", "--man=no", str(unit)], capture_output=True, text=True,
+                       env=dict(os.environ, SYSTEMD_UNIT_PATH=f"{d}:"))
+    mine = [ln for ln in (r.stdout + r.stderr).splitlines() if "zynq-net.service" in ln]
+    assert not mine, "\n".join(mine)
+    text = unit.read_text()
+    for want in ("Type=oneshot", "RemainAfterExit=yes", "Before=network-pre.target", "Wants=network-pre.target",
+                 "After=local-fs.target systemd-sysctl.service", "SuccessExitStatus=3 4"):
+        assert want in text, want
+
+
+@pytest.mark.parametrize("shell", sorted(SHELLS))
+def test_hotplug_late_interface(shell, tmp_path, netns_factory):
+    """udev/mdev re-run for an interface that appears after boot-time tuning."""
+    need("ip", SHELLS[shell][0])
+    rule = render("udev.rules.j2", **VIEW)
+    line = [ln for ln in rule.splitlines() if ln and not ln.startswith("#")]
+    assert len(line) == 1 and 'KERNEL=="eth0|eth1"' in line[0] and 'SUBSYSTEM=="net"' in line[0]
+    assert "apply --quiet --hotplug --iface %k /etc/zynq-net/zynq-net.plan" in line[0]
+
+    ns = netns_factory({"eth0": 2})
+    plan = tmp_path / "late.plan"
+    plan.write_text("zynq-net-plan 1\nboard late\nwait eth0 5\nwait eth1 5\n"
+                    "rps eth0 rx-0 00000001\nrps eth1 rx-0 00000002\nxps eth1 tx-1 00000001\n"
+                    "sysctl net.core.somaxconn 8192\n")
+    proc = prepared_proc(tmp_path, "           CPU0       CPU1\n")
+    ap = Applier(tmp_path, SHELLS[shell], netns=ns, proc=proc)
+    # coldplug event before the boot-time run: nothing to do
+    r = ap("apply", "--quiet", "--hotplug", "--iface", "eth0", plan, expect=0)
+    assert r.stdout == "" and not (tmp_path / "state").exists()
+    boot = ap.json("apply", plan, expect=3)
+    assert steps_of(boot, "wait", "eth1")[0]["result"] == "skipped"
+    # eth1 appears late (driver probe, hot-plug)
+    ns.run(["ip", "link", "add", "eth1", "numtxqueues", "2", "numrxqueues", "2", "type", "veth",
+            "peer", "name", "zl1", "numtxqueues", "2", "numrxqueues", "2"])
+    late = ap.json("apply", "--hotplug", "--iface", "eth1", plan, expect=0)
+    assert {s["iface"] for s in late["steps"]} == {"eth1"}, late["steps"]
+    assert late["applied"] == 2 and late["failed"] == 0
+    assert int(ns.read("/sys/class/net/eth1/queues/rx-0/rps_cpus"), 16) == 2
+    assert int(ns.read("/sys/class/net/eth1/queues/tx-1/xps_cpus"), 16) == 1
+    # revert covers both runs
+    assert ap.json("revert", expect=0)["restored"] == boot["applied"] + 2
+
+
+@pytest.mark.parametrize("shell", sorted(SHELLS))
+def test_irqbalance_policy_bans_pinned(shell, tmp_path):
+    need("shellcheck", SHELLS[shell][0])
+    pol = tmp_path / "policy"
+    pol.write_text(render("irqbalance-policy.j2", **VIEW))
+    r = sh(["shellcheck", "-s", "sh", str(pol)], check=False)
+    assert r.returncode == 0, r.stdout
+    proc = tmp_path / "proc"
+    proc.mkdir()
+    (proc / "interrupts").write_text(
+        "           CPU0       CPU1\n"
+        " 45:        100          0     GICv2  95 Level     eth0_g0_tx\n"
+        " 46:        200          0     GICv2  96 Level     eth0_g1_rx\n"
+        " 48:          5          0     GICv2  98 Level     ff0e0000.ethernet\n"
+        " 49:          0          0     GICv2  99 Level     mmc0, ff0e0000.ethernet\n"
+        " 50:          1          0     GICv2 100 Level     mmc0\n")
+    env = dict(os.environ, ZYNQ_NET_PROC=str(proc))
+
+    def ask(irq):
+        r = subprocess.run(SHELLS[shell] + [str(pol), "/sys/devices/platform/x", str(irq)],
+                           capture_output=True, text=True, env=env)
+        assert r.returncode == 0, r.stderr
+        return r.stdout.strip()
+
+    assert ask(45) == "ban=true"
+    assert ask(46) == ""
+    assert ask(48) == "ban=true"
+    assert ask(49) == "ban=true"   # shared line carrying a pinned device
+    assert ask(50) == ""
+    assert ask(99) == ""
+    # no pinned IRQs: still a valid script that bans nothing
+    pol.write_text(render("irqbalance-policy.j2", **dict(VIEW, pinned_irq_patterns=[])))
+    assert ask(45) == ""
+
+
+@pytest.mark.parametrize("board", ["zcu102", "p1020rdb"])
+def test_generated_tuning_artifacts(board, request):
+    """zynq-net gen ships the applier byte for byte and shell-clean init files."""
+    need("shellcheck")
+    if not (ROOT / "meta-zynq-net" / "boards" / f"{board}.yml").exists():
+        pytest.skip(f"no meta-zynq-net/boards/{board}.yml yet")
+    out = request.getfixturevalue("gen_board")(board) / "tuning"
+    assert (out / "zynq-net-apply").read_bytes() == APPLIER.read_bytes()
+    for f in ("zynq-net-apply", "zynq-net.init", "zynq-net-irqbalance-policy"):
+        if (out / f).exists():
+            r = sh(["shellcheck", "-s", "sh", str(out / f)], check=False)
+            assert r.returncode == 0, f"{f}:\n{r.stdout}"
+    r = sh(["dash", str(out / "zynq-net-apply"), "status", str(out / "zynq-net.plan")], check=False)
+    assert r.returncode in (0, 3), r.stderr  # the generated plan parses and validates
