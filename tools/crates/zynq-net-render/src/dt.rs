@@ -182,7 +182,10 @@ fn pl_nodes(b: &Board, i: &Interface, dt: &IfaceDt, n: &PlEthernet, cells: u32) 
         dma_props.push(clocks(n, 3));
         dma_props.push(format!("clock-names = {}", quoted(&["s_axi_lite_aclk", "m_axi_mm2s_aclk", "m_axi_s2mm_aclk"])));
         dma_props.push(format!("xlnx,addrwidth = <0x{:x}>", d.addrwidth));
-        for (k, (compat, off)) in [("xlnx,axi-dma-mm2s-channel", 0u64), ("xlnx,axi-dma-s2mm-channel", 0x30)].iter().enumerate() {
+        // Channel children are named without a unit address: they have no
+        // `reg` (xilinx_dma.txt's example uses dma-channel@ADDR, which dtc
+        // flags with unit_address_vs_reg); xilinx_dma matches them by compatible.
+        for (k, (compat, chan)) in [("xlnx,axi-dma-mm2s-channel", "mm2s"), ("xlnx,axi-dma-s2mm-channel", "s2mm")].iter().enumerate() {
             let mut props = vec![format!("compatible = \"{compat}\"")];
             let irq_slice = if k == 0 { &d.interrupts[..half.max(1)] } else { &d.interrupts[half.max(1)..] };
             props.push(irqs(irq_slice));
@@ -190,7 +193,7 @@ fn pl_nodes(b: &Board, i: &Interface, dt: &IfaceDt, n: &PlEthernet, cells: u32) 
             if d.include_dre {
                 props.push("xlnx,include-dre".to_string());
             }
-            children.push(Node { label: String::new(), name: format!("dma-channel@{:x}", d.reg + off), props, children: Vec::new(), notes: Vec::new() });
+            children.push(Node { label: String::new(), name: format!("dma-channel-{chan}"), props, children: Vec::new(), notes: Vec::new() });
         }
         eth.push("compatible = \"xlnx,axi-ethernet-1.00.a\"".to_string());
         eth.push(reg(cells, n.reg, n.size));
