@@ -40,15 +40,21 @@ pub fn schema_value() -> Value {
 /// located with `map`.
 pub fn validate_structure(doc: &Value, map: &SourceMap) -> Vec<Diagnostic> {
     let schema = schema_value();
-    let validator = match jsonschema::validator_for(&schema) {
+    // The `regex` engine (linear time, no backtracking) is enough for our
+    // patterns and much cheaper to set up than the default fancy-regex.
+    let validator = match jsonschema::options()
+        .with_draft(jsonschema::Draft::Draft202012)
+        .with_pattern_options(jsonschema::PatternOptions::regex())
+        .build(&schema)
+    {
         Ok(v) => v,
         Err(e) => return vec![Diagnostic::error("", format!("internal error: board schema does not compile: {e}"))],
     };
     let mut out = Vec::new();
     for err in validator.iter_errors(doc) {
-        let ptr = err.instance_path.as_str().to_string();
+        let ptr = err.instance_path().as_str().to_string();
         let expected = describe(&schema, &ptr);
-        match &err.kind {
+        match err.kind() {
             jsonschema::error::ValidationErrorKind::AdditionalProperties { unexpected } => {
                 for key in unexpected {
                     let child = format!("{ptr}/{}", escape_segment(key));
@@ -73,7 +79,7 @@ pub fn validate_structure(doc: &Value, map: &SourceMap) -> Vec<Diagnostic> {
             }
             _ => {
                 let choices = enum_choices(&schema, &ptr);
-                let got = short(&err.instance);
+                let got = short(err.instance());
                 let message = if !choices.is_empty() {
                     format!("{got} is not one of {}", choices.join(", "))
                 } else {
