@@ -149,13 +149,17 @@ pub fn to_markdown(r: &Report) -> String {
     let mut s = format!("# zynq-net benchmark: {}\n\n", r.title);
     if let Some(run) = &r.run {
         let ctx = &run["context"];
+        let pin = |v: &serde_json::Value| match v.as_array() {
+            Some(a) if !a.is_empty() => format!("CPUs {}", a.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(",")),
+            _ => "not pinned".to_string(),
+        };
         let _ = writeln!(
             s,
-            "iperf3 client {} / server {}; client pinned to {:?}, server to {:?} (taskset).\n",
+            "iperf3 client {} / server {}; client {}, server {} (taskset).\n",
             ver(&ctx["client_version"]),
             ver(&ctx["server_version"]),
-            ctx["client_cpus"].as_array().map(|a| a.len()).map_or("-".to_string(), |_| ctx["client_cpus"].to_string()),
-            ctx["server_cpus"].to_string()
+            pin(&ctx["client_cpus"]),
+            pin(&ctx["server_cpus"])
         );
         if let Some(d) = ctx["targets"]["description"].as_str().filter(|d| !d.is_empty()) {
             let _ = writeln!(s, "Setup: {d}\n");
@@ -362,7 +366,7 @@ pub fn svg_cells(cells: &[CellSummary]) -> String {
     let mut s = format!("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\" role=\"img\" aria-label=\"throughput per cell\">");
     for (i, c) in cells.iter().enumerate() {
         let y = mt + i as f64 * row;
-        let color = if c.cpu_bound.is_empty() { "#16a34a" } else { "#dc2626" };
+        let color = if c.cpu_bound.is_empty() { "#0d9488" } else { "#dc2626" };
         let _ = write!(s, "<text x=\"{}\" y=\"{:.1}\" font-size=\"12\" text-anchor=\"end\">{}</text>", ml - 6.0, y + 16.0, esc(&c.cell));
         let _ = write!(
             s,
@@ -382,7 +386,7 @@ pub fn svg_cells(cells: &[CellSummary]) -> String {
         }
         let _ = write!(s, "<text x=\"{:.1}\" y=\"{:.1}\" font-size=\"11\">{} Mbit/s</text>", sx(c.throughput.mean + c.throughput.sd) + 4.0, y + 16.0, mbit(c.throughput.mean));
     }
-    let _ = write!(s, "<text x=\"{ml}\" y=\"{:.1}\" font-size=\"11\">green: not CPU-bound; red: a core ≥ threshold</text>", h - 8.0);
+    let _ = write!(s, "<text x=\"{ml}\" y=\"{:.1}\" font-size=\"11\">teal: not CPU-bound; red: CPU-bound (a core at or above the threshold)</text>", h - 8.0);
     s.push_str("</svg>");
     s
 }

@@ -286,13 +286,14 @@ where
 }
 
 /// Paces the client's egress to `fps` frames of `frame` bytes: a tbf at the
-/// frame rate in bytes the qdisc sees (`F - 4`, no FCS) plus 0.2%, with a
+/// frame rate in bytes the qdisc sees (`F - 4`, no FCS) plus 2% (room to
+/// catch up after a late qdisc watchdog; iperf3 itself keeps the average), with a
 /// bucket of 1.5 ms of traffic (at least two frames), so iperf3's catch-up
 /// bursts leave the tester spread out while a late qdisc watchdog on a
 /// loaded host does not throttle the sender. The socket send buffer gives
 /// back-pressure.
 fn pace(host: &crate::exec::Host, dev: &str, fps: f64, frame: u32) -> Result<(), crate::BenchError> {
-    let rate = (fps * 8.0 * (frame - 4) as f64 * 1.002).max(8000.0);
+    let rate = (fps * 8.0 * (frame - 4) as f64 * 1.02).max(8000.0);
     let burst = (2 * frame as u64).max((rate / 8.0 * 0.0015) as u64).max(3200);
     let limit = burst + (rate / 8.0 * 0.1) as u64 + 65536;
     host.run(&crate::exec::argv(&[
