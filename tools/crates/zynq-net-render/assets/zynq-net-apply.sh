@@ -489,7 +489,7 @@ flush_eth() {
 	G_VERB='' G_IF='' G_ITEMS=
 	case $feh_gv in offload) feh_ord=04 ;; channels) feh_ord=02 ;; rings) feh_ord=03 ;; *) feh_ord=05 ;; esac
 	eth_flag "$feh_gv"
-	feh_why=
+	feh_why='' CLS=skipped
 	iface_ok "$feh_gi" || feh_why=$WHY
 	[ -n "$feh_why" ] || need_tool ethtool || feh_why=$WHY
 	if [ -z "$feh_why" ]; then
@@ -503,7 +503,7 @@ flush_eth() {
 	while [ -n "$feh_items" ]; do
 		feh_it=${feh_items%%"$NL"*}; feh_items=${feh_items#*"$NL"}
 		feh_p=${feh_it% *} feh_w=${feh_it#* }
-		if [ -n "$feh_why" ]; then report "${CLS:-skipped}" "$feh_gv" "$feh_gi" "$feh_p" "$feh_w" "" "$feh_why"; continue; fi
+		if [ -n "$feh_why" ]; then report "$CLS" "$feh_gv" "$feh_gi" "$feh_p" "$feh_w" "" "$feh_why"; continue; fi
 		if ! eth_get "$feh_out" "$feh_gv" "$feh_p"; then report skipped "$feh_gv" "$feh_gi" "$feh_p" "$feh_w" "" "unsupported (no $feh_p in ethtool -$EF)"; continue; fi
 		feh_c=$KV
 		if [ "$feh_c" = "$feh_w" ] || { [ "$feh_gv" = rings ] && pow2eq "$feh_c" "$feh_w"; }; then
@@ -777,6 +777,7 @@ read_plan() {
 LOCKED=0
 lock() {
 	lk_w=0
+	case $LOCK in */*) [ -d "${LOCK%/*}" ] || die "no directory for the lock $LOCK" 1 ;; esac
 	while ! mkdir "$LOCK" 2>/dev/null; do
 		rd "$LOCK/pid"
 		if [ -n "$VAL" ] && is_num "$VAL" && ! kill -0 "$VAL" 2>/dev/null; then
