@@ -5,7 +5,10 @@ HOMEPAGE = "https://github.com/zynq-net/zynq-net"
 
 LICENSE = "MIT"
 
-inherit core-image
+# zynq-net.bbclass: the machine's board (ZYNQ_NET_BOARD); without one the
+# image is skipped with a message saying so.
+ZYNQ_NET_BOARD_TASKS = ""
+inherit core-image zynq-net
 
 IMAGE_FEATURES += "ssh-server-dropbear"
 
@@ -18,7 +21,7 @@ IMAGE_INSTALL = "\
 
 # The kernel config and the DTB are checked against the board before the
 # root filesystem is assembled (zynq-net-verify).
-do_rootfs[depends] += "${@'zynq-net-verify:do_zynq_net_verify' if d.getVar('ZYNQ_NET_BOARD') else ''}"
+do_rootfs[depends] += "zynq-net-verify:do_zynq_net_verify"
 
 # `bitbake zynq-net-image -c testimage` (QEMU, kas/qemuarm64.yml) runs the
 # zynq_net oeqa case of meta-zynq-net/lib/oeqa/runtime/cases/.
