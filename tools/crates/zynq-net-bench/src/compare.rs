@@ -212,6 +212,7 @@ pub fn to_markdown(c: &Comparison) -> String {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 

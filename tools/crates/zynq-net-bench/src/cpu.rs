@@ -130,6 +130,7 @@ pub fn load(before: &Sample, after: &Sample) -> Vec<CoreLoad> {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 

@@ -129,6 +129,7 @@ pub fn argv(parts: &[&str]) -> Vec<String> {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 

@@ -343,6 +343,7 @@ pub fn parse_value(v: &Value) -> Result<Summary, BenchError> {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 

@@ -295,6 +295,7 @@ pub fn down(name: &str) -> Result<Vec<String>, BenchError> {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 

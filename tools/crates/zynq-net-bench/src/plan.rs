@@ -221,6 +221,7 @@ pub fn irq_cpus_from_interrupts(text: &str, pattern: &str) -> Vec<usize> {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 

@@ -343,8 +343,124 @@ where
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
+
+    use crate::exec::Host;
+    use crate::iperf::{Flow, Summary, Version};
+    use crate::run::{Context, TrialRecord};
+    use crate::targets::{Endpoint, Targets, TARGETS_FORMAT};
+
+    fn ctx() -> Context {
+        let e = |a: &str| Endpoint { host: Host::Local, address: a.into(), ifaces: vec![], irq_pattern: None, pace_iface: None, nice: None };
+        let v = Version { major: 3, minor: 12, patch: 0 };
+        Context {
+            targets: Targets { format: TARGETS_FORMAT.into(), client: e("c"), server: e("s"), dut: None, port: 5201, description: String::new() },
+            client_version: v,
+            server_version: v,
+            client_cpus: vec![],
+            server_cpus: vec![],
+            machines: vec![],
+            cpu_bound_percent: 95.0,
+            notes: vec![],
+        }
+    }
+
+    /// A simulated DUT forwarding at most `cap` frames/s behind a sender
+    /// that manages at most `send_max` frames/s.
+    fn sim(o: &ClientOpts, cap: f64, send_max: f64) -> Trial {
+        let asked = o.bitrate.unwrap_or(0) as f64 / (8.0 * o.length as f64);
+        let sent = asked.min(send_max);
+        let got = sent.min(cap);
+        let secs = o.seconds;
+        let sent_n = (sent * secs).round() as u64;
+        let got_n = (got * secs).round() as u64;
+        let flow = Flow {
+            sent_bps: sent * 8.0 * o.length as f64,
+            received_bps: got * 8.0 * o.length as f64,
+            sent_bytes: sent_n * o.length as u64,
+            received_bytes: got_n * o.length as u64,
+            packets_sent: Some(sent_n),
+            lost_packets: Some(sent_n - got_n),
+            seconds: secs,
+            ..Flow::default()
+        };
+        let summary = Summary {
+            version: None,
+            protocol: Protocol::Udp,
+            streams: 1,
+            blksize: o.length as u64,
+            reverse: false,
+            bidir: false,
+            forward: flow,
+            reverse_flow: None,
+            host_cpu_percent: None,
+            remote_cpu_percent: None,
+        };
+        Trial {
+            record: TrialRecord {
+                cell: "sim".into(),
+                repeat: 0,
+                started: 0.0,
+                wall_seconds: secs,
+                command: String::new(),
+                throughput_bps: summary.forward.received_bps,
+                summary: Some(summary),
+                cpu: vec![],
+                cpu_bound: vec![],
+                notes: vec![],
+                error: None,
+            },
+            raw: None,
+        }
+    }
+
+    #[test]
+    fn search_finds_a_200_mbit_shaper_in_few_trials() {
+        // tbf at 200 Mbit/s counts 1514-byte skbs: 16,512 frames/s.
+        let cap = 200e6 / (8.0 * 1514.0);
+        let r = search(&ctx(), &Rfc2544Spec::default(), 1e9, 1518, |o, _| sim(o, cap, 1e9));
+        assert!(r.confirmed);
+        assert!(r.search_trials <= 10, "{}", r.search_trials);
+        assert!(r.fps <= cap && r.fps >= cap * 0.99, "{} vs {cap}", r.fps);
+        assert!(!r.sender_limited);
+        assert!((r.frame_bps / 200e6 - 1.0).abs() < 0.03);
+    }
+
+    #[test]
+    fn search_at_line_rate_stops_after_one_trial() {
+        let r = search(&ctx(), &Rfc2544Spec::default(), 1e9, 512, |o, _| sim(o, 1e9, 1e9));
+        assert_eq!(r.search_trials, 1);
+        assert!((r.line_percent - 100.0).abs() < 0.01, "{}", r.line_percent);
+    }
+
+    #[test]
+    fn a_slow_sender_is_reported_not_mistaken_for_the_dut() {
+        let r = search(&ctx(), &Rfc2544Spec::default(), 1e9, 64, |o, _| sim(o, 1e9, 50_000.0));
+        assert!(r.sender_limited);
+        assert!((r.fps - 50_000.0).abs() < 1.0, "{}", r.fps);
+        assert!((r.frame_bps - 50_000.0 * 64.0 * 8.0).abs() < 1000.0);
+    }
+
+    #[test]
+    fn search_without_a_usable_estimate_is_a_binary_search() {
+        // A DUT that drops everything above cap but reports garbage receive
+        // rates (0): plain bisection, bounded by max_trials.
+        let cap = 30_000.0;
+        let r = search(&ctx(), &Rfc2544Spec::default(), 1e9, 256, |o, _| {
+            let mut t = sim(o, cap, 1e9);
+            if let Some(s) = t.record.summary.as_mut() {
+                if s.forward.lost_packets != Some(0) {
+                    s.forward.received_bps = 0.0;
+                    s.forward.lost_packets = s.forward.packets_sent;
+                }
+            }
+            t
+        });
+        assert!(r.search_trials <= 10);
+        assert!(r.fps <= cap && r.fps > cap * 0.9, "{}", r.fps);
+    }
 
     #[test]
     fn frame_arithmetic() {

@@ -187,7 +187,7 @@ impl BenchSpec {
     /// Checks values a serde type cannot express; collects every problem.
     pub fn validate(&self) -> Result<(), BenchError> {
         let mut errs = Vec::new();
-        if !(self.duration > 0.0) {
+        if self.duration.is_nan() || self.duration <= 0.0 {
             errs.push("bench.duration: must be > 0 seconds".to_string());
         }
         if self.repeats == 0 {
@@ -211,7 +211,7 @@ impl BenchSpec {
         if self.protocols.is_empty() || self.directions.is_empty() || self.mtus.is_empty() || self.streams.is_empty() {
             errs.push("bench: protocols, directions, mtus and streams must not be empty".to_string());
         }
-        if !(self.line_rate.0 > 0.0) {
+        if self.line_rate.0.is_nan() || self.line_rate.0 <= 0.0 {
             errs.push("bench.line_rate: must be > 0".to_string());
         }
         if !(0.0..=100.0).contains(&self.cpu_bound_percent) {
@@ -303,6 +303,7 @@ pub fn load_spec(path: &Path) -> Result<(Option<String>, BenchSpec), BenchError>
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 

@@ -1,5 +1,6 @@
 //! Parsing of real iperf3 3.12 `--json` output recorded in the lab
 //! (tests/data/README.md says how each capture was made).
+#![allow(clippy::unwrap_used)]
 
 use zynq_net_bench::iperf::{parse, Protocol, Summary};
 
