@@ -73,6 +73,8 @@ def test_rfc2544_report_table(rfc_run, shaped_lab):
     assert "Deviations from RFC 2544" in md
     rows = list(csv.DictReader((run / "report-rfc2544.csv").open()))
     assert {int(r["frame_size"]) for r in rows} == {64, 1518}
+    html = (run / "report.html").read_text()
+    assert 'id="plot-rfc2544"' in html and "line rate 1000.0 Mbit/s" in html
 
 
 # ------------------------------------------------------------------ matrix + reports
@@ -208,3 +210,29 @@ def test_html_report_renders_in_headless_chromium(matrix_run, tmp_path):
     assert len(colours) > 20, f"blank page? {len(colours)} colours"
     assert bars > 100, f"throughput bars not drawn ({bars} px)"
     assert cpu > 50, f"CPU bars not drawn ({cpu} px)"
+
+
+# ------------------------------------------------------------------ interrupted run
+def test_interrupted_run_keeps_results_and_resumes(shaped_lab, tmp_path):
+    import signal
+    import time
+
+    s = spec(tmp_path / "spec.yml", "duration: 1\nrepeats: 4\nprotocols: [tcp]\ndirections: [tx]\n")
+    out = tmp_path / "run"
+    cmd = [str(shaped_lab.binary), "bench", "run", "--plan", str(s), "--lab", shaped_lab.name, "-o", str(out)]
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    deadline = time.monotonic() + 30
+    results = out / "results.jsonl"
+    while time.monotonic() < deadline:
+        if results.exists() and len(results.read_text().splitlines()) >= 2:
+            break
+        time.sleep(0.05)
+    os.killpg(p.pid, signal.SIGINT)  # Ctrl-C: the runner and its iperf3 children
+    p.wait(timeout=30)
+    kept = [json.loads(x) for x in results.read_text().splitlines()]
+    assert 2 <= len(kept) < 4, f"{len(kept)} trials kept"
+    r = subprocess.run(cmd + ["--resume", "--quiet"], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    done = [json.loads(x) for x in results.read_text().splitlines()]
+    assert sorted(d["repeat"] for d in done) == [0, 1, 2, 3]
+    assert [d["started"] for d in done[:len(kept)]] == [k["started"] for k in kept], "kept trials rerun"

@@ -325,7 +325,9 @@ pub fn svg_rfc2544(x: &Rfc2544Result) -> String {
         let _ = write!(curve, "{:.1},{:.1} ", px(f), py(max_fps(x.line_rate_bps, f as u32)));
     }
     let _ = write!(s, "<polyline points=\"{curve}\" fill=\"none\" stroke=\"#c33\" stroke-width=\"2\" stroke-dasharray=\"6 4\"/>");
-    let pts: Vec<String> = x.frames.iter().filter(|f| f.fps > 0.0).map(|f| format!("{:.1},{:.1}", px(f.frame_size as f64), py(f.fps))).collect();
+    let mut sorted: Vec<&crate::rfc2544::FrameResult> = x.frames.iter().filter(|f| f.fps > 0.0).collect();
+    sorted.sort_by_key(|f| f.frame_size);
+    let pts: Vec<String> = sorted.iter().map(|f| format!("{:.1},{:.1}", px(f.frame_size as f64), py(f.fps))).collect();
     let _ = write!(s, "<polyline points=\"{}\" fill=\"none\" stroke=\"#2563eb\" stroke-width=\"2\"/>", pts.join(" "));
     for f in x.frames.iter().filter(|f| f.fps > 0.0) {
         let _ = write!(
