@@ -162,6 +162,8 @@ check_line() {
 		;;
 	irq) [ $# -eq 3 ] && is_ifname "$1" && is_pattern "$2" && is_mask "$3" || ERR="irq IFACE PATTERN MASK" ;;
 	qdisc) [ $# -eq 2 ] && is_ifname "$1" && [ "$2" = multiq ] || ERR="qdisc IFACE multiq" ;;
+	module) [ $# -eq 1 ] && is_word "$1" || ERR="module NAME" ;;
+	asf) [ $# -eq 2 ] && [ "$1" = udp-timeout ] && is_num "$2" || ERR="asf udp-timeout SECONDS" ;;
 	filter)
 		[ $# -eq 5 ] && is_ifname "$1" && is_num "$2" && is_ipv4 "$4" && is_num "$5" || ERR="filter IFACE PRIO src|dst ADDR QUEUE"
 		case ${3-} in src|dst) ;; *) ERR="filter MATCH must be src or dst" ;; esac ;;
@@ -565,6 +567,14 @@ step_queue() { # VERB IFACE QUEUE VALUE
 	esac
 }
 
+# module NAME: load a kernel module (Freescale ASF: asf, asfctrl); never unloaded by revert.
+step_module() {
+	if grep -q "^$1 " "$PROC/modules" 2>/dev/null; then report "$OKWORD" module - "$1" loaded loaded ""; return; fi
+	[ "$MODE" = status ] && { report differs module - "$1" loaded absent ""; return; }
+	if modprobe "$1" 2>"$ERRF" </dev/null; then report applied module - "$1" loaded loaded ""
+	else read_errf; report skipped module - "$1" loaded absent "modprobe: $ERRTXT"; fi
+}
+
 step_ptp() {
 	iface_ok "$1" || { report skipped ptp "$1" - "$2" "" "$WHY"; return; }
 	file_knob 06 ptp "$1" - "$SYS/class/net/$1/ptp_1588" 0 num
@@ -765,6 +775,8 @@ read_plan() {
 		qdisc) step_qdisc "$@" ;;
 		filter) step_filter "$@" ;;
 		sysctl) step_sysctl "$@" ;;
+		module) step_module "$1" ;;
+		asf) file_knob 15 asf - "$1" "$SYS/asfctrl/ffp/asfctrl_ffp_udp_tmout" "$2" num ;;
 		*) report skipped "$rpn_verb" "${1:--}" - "" "" "unknown verb (newer plan?)" ;;
 		esac
 	done 3<"$PLAN"

@@ -2,10 +2,11 @@
 //! the steps must run. MTU, channels and rings come first because they may
 //! reset the device (macb reopens it; axienet/MCDMA accept them only while
 //! down), then offloads, coalescing, RPS/RFS/XPS, IRQ affinity, qdisc and
-//! filters, sysctl.
+//! filters, sysctl; Freescale ASF modules load first and its UDP timeout
+//! is set last (qoriq-sdk boards only).
 
 use zynq_net_model::cpus::kernel_bitmap;
-use zynq_net_model::model::{Board, Interface, QueueCpus, QueueSel, SysctlValue};
+use zynq_net_model::model::{Board, Interface, KernelFlavour, QueueCpus, QueueSel, SysctlValue};
 
 /// Seconds the applier waits for each interface to appear.
 pub const WAIT_SECONDS: u32 = 10;
@@ -136,15 +137,23 @@ pub fn sysctls(b: &Board) -> Vec<(String, String)> {
 /// All plan steps in execution order.
 pub fn steps(b: &Board) -> Vec<Step> {
     let mut out = Vec::new();
+    // Freescale ASF (qoriq-sdk only, validated): modules first, UDP timeout last.
+    let asf = b.fastpath.asf.as_ref().filter(|_| b.board.kernel == KernelFlavour::QoriqSdk);
+    if let Some(a) = asf {
+        for m in &a.modules {
+            out.push(Step { phase: 0, line: format!("module {m}") });
+        }
+    }
     for i in &b.interfaces {
         iface_steps(i, b.board.cpus, &mut out);
     }
+    if let Some(t) = asf.and_then(|a| a.udp_timeout_s) {
+        out.push(Step { phase: 16, line: format!("asf udp-timeout {t}") });
+    }
     for (k, v) in sysctls(b) {
-        // The plan format separates fields by spaces: multi-word sysctl
-        // values (tcp_rmem) go to sysctl.d only.
-        if !v.contains(' ') {
-            out.push(Step { phase: 15, line: format!("sysctl {k} {v}") });
-        }
+        // Multi-word values (tcp_rmem) become several fields, one space apart.
+        let v = v.split_whitespace().collect::<Vec<_>>().join(" ");
+        out.push(Step { phase: 15, line: format!("sysctl {k} {v}") });
     }
     // Stable sort: within a phase, interface order then board order.
     out.sort_by_key(|s| s.phase);
