@@ -212,6 +212,43 @@ def test_html_report_renders_in_headless_chromium(matrix_run, tmp_path):
     assert cpu > 50, f"CPU bars not drawn ({cpu} px)"
 
 
+# ------------------------------------------------------------------ compare
+SMALL = """\
+duration: 1
+repeats: 3
+protocols: [tcp, udp]
+directions: [tx]
+streams: [1]
+udp_bitrate: 100M
+"""
+
+
+def test_compare_without_and_with_tuning_plan(bench_bin, shaped_lab, gen_board, tmp_path):
+    need_root_and_iperf3()
+    s = spec(tmp_path / "spec.yml", SMALL)
+    a = tmp_path / "default"
+    shaped_lab.bench("run", "--plan", str(s), "--lab", shaped_lab.name, "-o", str(a), "--quiet")
+    plan = gen_board("zcu102") / "tuning" / "zynq-net.plan"
+    b = tmp_path / "tuned"
+    with Lab(bench_bin, "znbtuned", 63, "--shape", "200M", "--plan", str(plan)) as tuned:
+        assert "tuning plan" in tuned.up_output
+        # the plan really is applied inside the router namespace
+        rps = subprocess.run(["ip", "netns", "exec", "znbtuned-router", "cat",
+                              "/sys/class/net/eth1/queues/rx-0/rps_cpus"],
+                             capture_output=True, text=True, check=True).stdout
+        assert int(rps.strip().replace(",", ""), 16) == 3, rps
+        tuned.bench("run", "--plan", str(s), "--lab", tuned.name, "-o", str(b), "--quiet")
+    r = shaped_lab.bench("compare", str(a), str(b), "-o", str(tmp_path / "cmp"))
+    assert "| tcp-tx-mtu1500-p1 |" in r.stdout
+    c = json.loads((tmp_path / "cmp" / "compare.json").read_text())
+    assert {d["cell"] for d in c["cells"]} == {"tcp-tx-mtu1500-p1", "udp-tx-mtu1500-p1"}
+    for d in c["cells"]:
+        assert d["a"]["n"] == 3 and d["b"]["n"] == 3
+        assert d["noise_percent"] is not None
+        assert d["verdict"] in ("within noise", "better", "worse")
+    assert (tmp_path / "cmp" / "compare.md").read_text().startswith("# zynq-net bench compare")
+
+
 # ------------------------------------------------------------------ interrupted run
 def test_interrupted_run_keeps_results_and_resumes(shaped_lab, tmp_path):
     import signal
