@@ -110,7 +110,9 @@ fn quoted(list: &[&str]) -> String {
 }
 
 /// Why an AXI/XXV Ethernet node gets no `local-mac-address`.
-const AXI_MAC_NOTE: &str = "local-mac-address omitted: xlnx,axi-ethernet.yaml (additionalProperties: false) does not allow it; the MAC is set at boot (docs/kernel-fragments.md)";
+fn axi_mac_note(mac: &str) -> String {
+    format!("local-mac-address ({mac}) not written: xlnx,axi-ethernet.yaml (additionalProperties: false) does not allow it; set the MAC at boot (docs/kernel-fragments.md)")
+}
 
 /// MAC and phy-mode. AXI 1G/XXV Ethernet (`axi`): xlnx,axi-ethernet.yaml,
 /// mainline 6.12 and linux-xlnx alike, has `additionalProperties: false`
@@ -119,7 +121,7 @@ const AXI_MAC_NOTE: &str = "local-mac-address omitted: xlnx,axi-ethernet.yaml (a
 fn common_mac_props(dt: &IfaceDt, axi: bool, props: &mut Vec<Prop>, notes: &mut Vec<String>) {
     if let Some(p) = dt.mac.as_deref().and_then(mac_prop) {
         if axi {
-            notes.push(AXI_MAC_NOTE.to_string());
+            notes.push(axi_mac_note(dt.mac.as_deref().unwrap_or_default()));
         } else {
             props.push(p);
         }
