@@ -2,7 +2,7 @@
 
 For each case: the board DTS of Debian's linux-source-6.12 (plus, for a
 board that patches an XSA/SDT pl.dtsi by label, tests/kernel/fixtures/
-pl.dtsi) compiled with cpp + dtc -@ (base), the same with dt/zynq-net.dtsi
+pl.dtsi or pl-xxv.dtsi) compiled with cpp + dtc -@ (base), the same with dt/zynq-net.dtsi
 #included after it (include), and dt/zynq-net.dtso compiled with dtc -@
 and applied with fdtoverlay to the base (overlay). Then:
 - dtc gives no warning for include that it does not give for base;
@@ -24,6 +24,7 @@ CASES = {
     "p1020rdb": (BOARDS / "p1020rdb.yml", "powerpc", "fsl/p1020rdb.dts", []),
     "zcu102-pl": (FIXTURES / "zcu102-pl.yml", "arm64", "xilinx/zynqmp-zcu102-rev1.0.dts", [FIXTURES / "pl.dtsi"]),
     "zcu102-axidma": (FIXTURES / "zcu102-axidma.yml", "arm64", "xilinx/zynqmp-zcu102-rev1.0.dts", []),
+    "zcu102-sdt": (FIXTURES / "zcu102-sdt.yml", "arm64", "xilinx/zynqmp-zcu102-rev1.0.dts", [FIXTURES / "pl-xxv.dtsi"]),
 }
 
 
