@@ -151,3 +151,32 @@ def test_fragments_are_deterministic(zynq_net, tmp_path):
             run([zynq_net, "gen", BOARDS / f"{board}.yml", "-o", o])
             outs.append({p.name: p.read_bytes() for d in ("dt", "kernel") for p in (o / d).iterdir()})
         assert outs[0] == outs[1]
+
+
+def test_fragments_are_sliced(zynq_net, tmp_path):
+    """Tuning-only edits (rings, sysctl, IRQ/XPS CPUs, coalescing) leave the
+    kernel and DT fragments byte-identical (bitbake then keeps the kernel)."""
+    edits = {
+        "zcu102": [("rings: { rx: 1024, tx: 1024 }", "rings: { rx: 512, tx: 512 }"),
+                   ("net.core.rmem_max: 4194304", "net.core.rmem_max: 8388608"),
+                   ("- { irq: eth0, cpus: 1 }", "- { irq: eth0, cpus: 2 }")],
+        "p1020rdb": [("coalesce: { rx-frames: 12, rx-usecs: 32 }", "coalesce: { rx-frames: 8, rx-usecs: 16 }"),
+                     ("- { queue: 0, cpus: 1 }", "- { queue: 0, cpus: 0 }")],
+    }
+    for board, subs in edits.items():
+        text = (BOARDS / f"{board}.yml").read_text()
+        tuned = text
+        for old, new in subs:
+            assert old in tuned, f"{board}: {old!r} not in the reference board any more"
+            tuned = tuned.replace(old, new, 1)
+        outs = []
+        for k, t in enumerate((text, tuned)):
+            src = tmp_path / f"{board}-{k}" / f"{board}.yml"
+            src.parent.mkdir()
+            src.write_text(t)
+            run([zynq_net, "gen", src, "-o", src.parent / "out"])
+            outs.append(src.parent / "out")
+        assert (outs[0] / "tuning" / "zynq-net.plan").read_bytes() != (outs[1] / "tuning" / "zynq-net.plan").read_bytes()
+        for d in ("dt", "kernel"):
+            for p in sorted((outs[0] / d).iterdir()):
+                assert p.read_bytes() == (outs[1] / d / p.name).read_bytes(), f"{board}: {d}/{p.name} changed with tuning only"

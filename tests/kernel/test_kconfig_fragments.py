@@ -9,6 +9,7 @@ ones declared vendor-only, and `zynq-net kconfig verify` must agree (and fail
 on a deliberately broken .config). Case C6 (multiq + skbedit on
 mpc85xx_smp_defconfig) and e500v2 MATH_EMULATION are tests of their own.
 """
+import concurrent.futures
 import re
 
 import pytest
@@ -26,17 +27,26 @@ SUMMARY = re.compile(r"requested (\d+), as required (\d+), mismatches (\d+), ven
 
 @pytest.fixture(scope="module")
 def merged(kernel_tree, gen_board, tmp_path_factory):
-    """merged(board) -> (generated dir, base values, final .config path)."""
+    """merged(board) -> (generated dir, base values, final .config path).
+
+    All boards are configured on first use, in parallel (make runs outside
+    the GIL; each board has its own O= directory)."""
     done = {}
 
+    def _one(board, out, work):
+        arch, defconfig = CASES[board]
+        frags = sorted((out / "kernel").glob("zynq-net-*.cfg"))
+        assert frags, f"{board}: no kernel fragments generated"
+        base, final = merged_config(kernel_tree, work, arch, defconfig, frags)
+        return out, config_values(base), final
+
     def _m(board):
-        if board not in done:
-            arch, defconfig = CASES[board]
-            out = gen_board(board)
-            frags = sorted((out / "kernel").glob("zynq-net-*.cfg"))
-            assert frags, f"{board}: no kernel fragments generated"
-            base, final = merged_config(kernel_tree, tmp_path_factory.mktemp(f"k-{board}"), arch, defconfig, frags)
-            done[board] = (out, config_values(base), final)
+        if not done:
+            jobs = {b: (gen_board(b), tmp_path_factory.mktemp(f"k-{b}")) for b in CASES}
+            with concurrent.futures.ThreadPoolExecutor(max_workers=len(jobs)) as pool:
+                futs = {b: pool.submit(_one, b, *args) for b, args in jobs.items()}
+                for b, f in futs.items():
+                    done[b] = f.result()
         return done[board]
 
     return _m
