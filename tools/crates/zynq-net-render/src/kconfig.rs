@@ -106,14 +106,18 @@ pub fn features(b: &Board) -> Vec<Feature> {
                 drv.extend(y(&["DMADEVICES", "XILINX_DMA", "NET_VENDOR_XILINX", "XILINX_AXI_EMAC"]));
             }
             // linux-xlnx: the MCDMA path is AXIENET_HAS_MCDMA (depends on XILINX_AXI_EMAC);
-            // the MAC's dependencies are the same as above.
+            // XILINX_AXI_EMAC depends on XILINX_DMA there too, which is why the
+            // generated MCDMA node is `xlnx,eth-dma` (dt.rs): xilinx_dma must not
+            // claim it (docs/kernel-fragments.md).
             Driver::XxvMcdma => {
                 drv.extend(y(&["DMADEVICES", "XILINX_DMA", "NET_VENDOR_XILINX", "XILINX_AXI_EMAC", "AXIENET_HAS_MCDMA"]));
             }
             // drivers/net/ethernet/freescale/Kconfig: GIANFAR depends on HAS_DMA and
             // selects FSL_PQ_MDIO (listed so the check sees the MDIO bus driver too).
             Driver::Gianfar => drv.extend(y(&["NET_VENDOR_FREESCALE", "FSL_PQ_MDIO", "GIANFAR"])),
-            Driver::Mlx5 => drv.extend(y(&["NET_VENDOR_MELLANOX", "MLX5_CORE", "MLX5_CORE_EN"])),
+            // drivers/net/ethernet/mellanox/mlx5/core/Kconfig: MLX5_CORE depends on PCI;
+            // MLX5_CORE_EN on MLX5_CORE (and selects PAGE_POOL).
+            Driver::Mlx5 => drv.extend(y(&["PCI", "NET_VENDOR_MELLANOX", "MLX5_CORE", "MLX5_CORE_EN"])),
             Driver::VirtioNet => drv.extend(y(&["VIRTIO", "VIRTIO_NET"])),
             Driver::Veth => drv.extend(y(&["VETH"])),
         }
@@ -132,7 +136,8 @@ pub fn features(b: &Board) -> Vec<Feature> {
             symbols: y(&["MATH_EMULATION", "MATH_EMULATION_FULL"]),
         });
     }
-    // net/Kconfig: RPS/XPS are def_bool y on SMP && SYSFS (no prompt); RFS needs RPS.
+    // net/Kconfig: RPS (default y) depends on SMP && SYSFS; XPS (no prompt,
+    // default y) on SMP; RFS is part of RPS (rps_sock_flow_entries).
     if ifs.iter().any(|i| !i.rps.is_empty() || !i.xps.is_empty() || i.rfs_flow_cnt.is_some()) || b.system.rfs_sock_flow_entries.is_some() {
         out.push(Feature { name: "rps", description: "RPS/RFS/XPS (Documentation/networking/scaling.rst)", class: "non-hardware", symbols: y(&["SMP", "SYSFS", "RPS", "XPS"]) });
     }
