@@ -80,6 +80,7 @@ pub fn convert(b: &Bench) -> Result<(BenchSpec, Targets), BenchError> {
         dut: None,
         port: 5201,
         description: format!("DUT {} ({}) -> peer {} ({})", b.dut.address, b.dut.iface, peer.name, peer.address),
+        udp_socket_buffer: None,
     };
     Ok((s, targets))
 }

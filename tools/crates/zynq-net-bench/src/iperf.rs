@@ -132,6 +132,9 @@ pub struct ClientOpts {
     pub omit: u32,
     /// Zero-copy send (`-Z`).
     pub zerocopy: bool,
+    /// Socket buffer size (`-w`), bytes.
+    #[serde(default)]
+    pub window: Option<u64>,
 }
 
 impl ClientOpts {
@@ -184,6 +187,10 @@ impl ClientOpts {
         }
         if self.zerocopy {
             a.push("-Z".into());
+        }
+        if let Some(w) = self.window {
+            a.push("-w".into());
+            a.push(w.to_string());
         }
         a
     }
@@ -371,6 +378,7 @@ mod tests {
             mss: Some(1460),
             omit: 0,
             zerocopy: false,
+            window: None,
         };
         let a = o.args(Version { major: 3, minor: 12, patch: 0 }).join(" ");
         assert!(a.contains("-l 1472"), "{a}");

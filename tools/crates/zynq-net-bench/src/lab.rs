@@ -60,6 +60,38 @@ pub struct LabState {
     pub applier: Option<PathBuf>,
     /// Applier output.
     pub apply_output: Option<String>,
+    /// Global sysctls the lab raised: (key, original value, value set).
+    #[serde(default)]
+    pub raised_sysctls: Vec<(String, String, String)>,
+}
+
+/// UDP socket buffer the lab's tests use (`-w`).
+pub const LAB_UDP_BUFFER: u64 = 4 * 1024 * 1024;
+
+/// `net.core.rmem_max`/`wmem_max` exist only in the initial namespace: the
+/// lab raises them (never lowers) so `-w` can take effect, and `lab down`
+/// puts back the originals unless someone changed them meanwhile.
+fn raise_buffer_limits() -> Vec<(String, String, String)> {
+    let mut out = Vec::new();
+    for key in ["net/core/rmem_max", "net/core/wmem_max"] {
+        let p = Path::new("/proc/sys").join(key);
+        let Ok(cur) = std::fs::read_to_string(&p) else { continue };
+        let cur = cur.trim().to_string();
+        let want = (2 * LAB_UDP_BUFFER).to_string();
+        if cur.parse::<u64>().map_or(false, |v| v < 2 * LAB_UDP_BUFFER) && std::fs::write(&p, &want).is_ok() {
+            out.push((key.replace('/', "."), cur, want));
+        }
+    }
+    out
+}
+
+fn restore_buffer_limits(raised: &[(String, String, String)]) {
+    for (key, orig, set) in raised {
+        let p = Path::new("/proc/sys").join(key.replace('.', "/"));
+        if std::fs::read_to_string(&p).map(|v| v.trim() == set).unwrap_or(false) {
+            let _ = std::fs::write(&p, orig);
+        }
+    }
 }
 
 fn valid_name(n: &str) -> bool {
@@ -239,8 +271,10 @@ fn build(o: &LabOptions, c: &str, r: &str, s: &str) -> Result<LabState, BenchErr
         dut: Some(endpoint(r, format!("10.201.{n1}.1"), &["eth0", "eth1"])),
         port: 5201,
         description: desc,
+        udp_socket_buffer: Some(LAB_UDP_BUFFER),
     };
-    let st = LabState { options: o.clone(), targets, applier: applier_used, apply_output };
+    let raised_sysctls = raise_buffer_limits();
+    let st = LabState { options: o.clone(), targets, applier: applier_used, apply_output, raised_sysctls };
     std::fs::create_dir_all(STATE_DIR).map_err(|e| BenchError::io(STATE_DIR, e))?;
     let p = state_path(&o.name);
     std::fs::write(&p, serde_json::to_string_pretty(&st).unwrap_or_default() + "\n").map_err(|e| BenchError::io(&p, e))?;
@@ -289,6 +323,7 @@ pub fn down(name: &str) -> Result<Vec<String>, BenchError> {
                 Err(e) => msgs.push(e.to_string()),
             }
         }
+        restore_buffer_limits(&st.raised_sysctls);
     }
     msgs.extend(teardown(name));
     Ok(msgs)

@@ -170,6 +170,7 @@ where
         mss: None,
         omit: 0,
         zerocopy: false,
+        window: ctx.targets.udp_socket_buffer,
     };
     let mut steps = Vec::new();
     let mut lo = 0.0_f64; // highest passing rate
@@ -177,10 +178,9 @@ where
     let mut hi_failed = false;
     // Receive rate of the latest failing trial: where the DUT saturated.
     let mut estimate: Option<f64> = None;
-    let mut stepped_up = false;
     let mut sender_limited = false;
     let mut short_sends = 0;
-    let step_up = 1.0 + s.resolution_percent / 100.0;
+    let mut gallop = 0u32;
     let mut n = 0;
     let mut probe = top;
     while n < s.max_trials {
@@ -215,30 +215,31 @@ where
             hi_failed = true;
             if st.error.is_none() && st.received_fps > 0.0 {
                 estimate = Some(st.received_fps);
-                stepped_up = false;
+                gallop = 0;
             }
         }
         steps.push(st);
         if hi_failed && (hi - lo) / hi * 100.0 <= s.resolution_percent {
             break;
         }
-        // Next probe: just under the measured receive rate when it lies in
-        // the bracket; one resolution step above the last pass when the
-        // estimate says the limit is right there; else the bracket's middle.
+        // Next probe: just under the receive rate of the latest lossy trial
+        // (where the DUT saturated), else just over it, else the middle of
+        // the bracket; never a rate already tried.
         let mid = (lo + hi) / 2.0;
-        let under = |e: f64| e * (1.0 - s.resolution_percent / 200.0);
-        let last = probe;
+        let tried = |x: f64| steps.iter().any(|st: &Step| (st.offered_fps - x).abs() <= x * 1e-3);
+        let half = s.resolution_percent / 200.0;
         probe = match estimate {
-            Some(e) if lo > 0.0 && e <= lo * step_up && !stepped_up && lo * step_up < hi => {
-                stepped_up = true;
-                lo * step_up
+            Some(e) if e * (1.0 - half) > lo && e * (1.0 - half) < hi && !tried(e * (1.0 - half)) => e * (1.0 - half),
+            Some(e) if e * (1.0 + half) > lo && e * (1.0 + half) < hi && !tried(e * (1.0 + half)) => e * (1.0 + half),
+            // Both sides of the estimate tried: gallop up from the last
+            // pass in doubling steps (a lossy trial's receive rate is a
+            // good guess, so the limit is near), never past the middle.
+            Some(_) if lo > 0.0 => {
+                gallop += 1;
+                (lo * (1.0 + s.resolution_percent / 100.0 * f64::from(1u32 << gallop.min(16)))).min(mid)
             }
-            Some(e) if under(e) > lo && under(e) < hi && !stepped_up => under(e),
             _ => mid,
         };
-        if (probe - last).abs() < 1e-9 * last.max(1.0) {
-            probe = mid;
-        }
     }
     let search_trials = n;
     // Confirmation at the found rate; step down by the resolution (at most
@@ -295,7 +296,8 @@ where
 fn pace(host: &crate::exec::Host, dev: &str, fps: f64, frame: u32) -> Result<(), crate::BenchError> {
     let rate = (fps * 8.0 * (frame - 4) as f64 * 1.02).max(8000.0);
     let burst = (2 * frame as u64).max((rate / 8.0 * 0.0015) as u64).max(3200);
-    let limit = burst + (rate / 8.0 * 0.1) as u64 + 65536;
+    // Room for a whole socket send buffer: the socket, not the qdisc, pushes back.
+    let limit = burst + (rate / 8.0 * 0.1) as u64 + 8 * 1024 * 1024;
     host.run(&crate::exec::argv(&[
         "tc", "qdisc", "replace", "dev", dev, "root", "tbf",
         "rate", &format!("{}bit", rate as u64), "burst", &burst.to_string(), "limit", &limit.to_string(),
@@ -356,7 +358,7 @@ mod tests {
         let e = |a: &str| Endpoint { host: Host::Local, address: a.into(), ifaces: vec![], irq_pattern: None, pace_iface: None, nice: None };
         let v = Version { major: 3, minor: 12, patch: 0 };
         Context {
-            targets: Targets { format: TARGETS_FORMAT.into(), client: e("c"), server: e("s"), dut: None, port: 5201, description: String::new() },
+            targets: Targets { format: TARGETS_FORMAT.into(), client: e("c"), server: e("s"), dut: None, port: 5201, description: String::new(), udp_socket_buffer: None },
             client_version: v,
             server_version: v,
             client_cpus: vec![],
@@ -422,7 +424,7 @@ mod tests {
         let cap = 200e6 / (8.0 * 1514.0);
         let r = search(&ctx(), &Rfc2544Spec::default(), 1e9, 1518, |o, _| sim(o, cap, 1e9));
         assert!(r.confirmed);
-        assert!(r.search_trials <= 10, "{}", r.search_trials);
+        assert!(r.search_trials <= 4, "{} trials: {:?}", r.search_trials, r.steps);
         assert!(r.fps <= cap && r.fps >= cap * 0.99, "{} vs {cap}", r.fps);
         assert!(!r.sender_limited);
         assert!((r.frame_bps / 200e6 - 1.0).abs() < 0.03);

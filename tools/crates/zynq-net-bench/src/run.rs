@@ -345,6 +345,7 @@ pub fn cell_opts(ctx: &Context, cell: &Cell, emulate_mtu: bool, zerocopy: bool) 
         mss: if emulate_mtu { cell.mss } else { None },
         omit: cell.omit,
         zerocopy,
+        window: if cell.protocol == crate::iperf::Protocol::Udp { ctx.targets.udp_socket_buffer } else { None },
     }
 }
 

@@ -67,6 +67,11 @@ pub struct Targets {
     /// Free text shown in reports (e.g. the lab's shaping).
     #[serde(default)]
     pub description: String,
+    /// Socket buffer (`-w`, bytes) for UDP tests, so the receiving iperf3
+    /// being descheduled for a moment does not count as DUT loss
+    /// (`UdpRcvbufErrors`). Capped by the peer's `net.core.rmem_max`.
+    #[serde(default)]
+    pub udp_socket_buffer: Option<u64>,
 }
 
 fn default_port() -> u16 {
