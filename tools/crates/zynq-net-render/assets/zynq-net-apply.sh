@@ -481,6 +481,18 @@ eth_get() {
 	esac
 	KV=${KV%%"$NL"*}
 	case $KV in *"[fixed]"*) FIXED=1 ;; esac
+	# an aggregate (tso, sg, tx, ...) is fixed when all its sub-features are
+	if [ "$2" = offload ] && [ "$FIXED" = 0 ]; then
+		egt_r=${egt_out#*"$NL$egt_k"} egt_n=0 egt_f=0
+		while case $egt_r in *"$NL	"*) true ;; *) false ;; esac; do
+			egt_r=${egt_r#*"$NL"}
+			case $egt_r in "	"*) ;; *) break ;; esac
+			egt_l=${egt_r%%"$NL"*}
+			egt_n=$((egt_n + 1))
+			case $egt_l in *"[fixed]"*) egt_f=$((egt_f + 1)) ;; esac
+		done
+		[ "$egt_n" -gt 0 ] && [ "$egt_n" = "$egt_f" ] && FIXED=1
+	fi
 	squash "$KV"; KV=${SQ%% *}
 	[ "$KV" = n/a ] && KV=
 	[ -n "$KV" ]
