@@ -273,3 +273,28 @@ def test_interrupted_run_keeps_results_and_resumes(shaped_lab, tmp_path):
     done = [json.loads(x) for x in results.read_text().splitlines()]
     assert sorted(d["repeat"] for d in done) == [0, 1, 2, 3]
     assert [d["started"] for d in done[:len(kept)]] == [k["started"] for k in kept], "kept trials rerun"
+
+
+# ------------------------------------------------------------------ flowtable
+def test_lab_with_nftables_flowtable(bench_bin, tmp_path):
+    need_root_and_iperf3()
+    if shutil.which("nft") is None:
+        pytest.skip("nft is not installed (scripts/install-deps)")
+    name = "znbflow"
+    subprocess.run([str(bench_bin), "lab", "down", "--name", name], capture_output=True)
+    r = subprocess.run([str(bench_bin), "lab", "up", "--name", name, "--subnet", "65", "--flowtable"],
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        assert "CONFIG_NF_FLOW_TABLE" in r.stderr, r.stderr  # the error names what the kernel lacks
+        assert not pathlib.Path(f"/run/netns/{name}-router").exists(), "failed lab up left namespaces"
+        pytest.skip("this kernel has no nftables flowtable (CONFIG_NF_FLOW_TABLE)")
+    try:
+        ft = subprocess.run(["ip", "netns", "exec", f"{name}-router", "nft", "list", "flowtables"],
+                            capture_output=True, text=True, check=True).stdout
+        assert "flowtable ft" in ft
+        s = spec(tmp_path / "spec.yml", "duration: 1\nprotocols: [tcp]\ndirections: [tx]\n")
+        r = subprocess.run([str(bench_bin), "bench", "run", "--plan", str(s), "--lab", name, "-o",
+                            str(tmp_path / "run"), "--quiet"], capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+    finally:
+        subprocess.run([str(bench_bin), "lab", "down", "--name", name], capture_output=True)
