@@ -66,6 +66,8 @@ def snapshot(ns, steps):
         elif verb in ("qdisc", "filter"):
             snap[("tc", f[0])] = (json.loads(ns.run(["tc", "-j", "qdisc", "show", "dev", f[0]]).stdout),
                                   ns.run(["tc", "-j", "filter", "show", "dev", f[0]], check=False).stdout)
+        elif verb == "mac":
+            snap[("mac", f[0])] = ns.read(f"/sys/class/net/{f[0]}/address")
         elif verb == "sysctl":
             r = ns.run(["cat", sysctl_path(f[0])], check=False)
             snap[("sysctl", f[0])] = r.stdout.strip() if r.returncode == 0 else None
@@ -91,7 +93,7 @@ def check_plan_applied(ns, steps, doc, multiq):
             got = steps_of(doc, "sysctl", "-", f[0])
         elif verb == "irq":
             got = steps_of(doc, "irq", f[0])
-        elif verb in ("mtu", "ptp", "qdisc"):
+        elif verb in ("mtu", "ptp", "qdisc", "mac"):
             got = steps_of(doc, verb, f[0])
         elif verb == "filter":
             got = steps_of(doc, verb, f[0], f[1])
@@ -103,6 +105,9 @@ def check_plan_applied(ns, steps, doc, multiq):
         iface = f[0]
         if verb == "mtu":
             assert ns.read(f"/sys/class/net/{iface}/mtu") == f[1], ctx
+        elif verb == "mac":
+            assert res["result"] in ("applied", "unchanged"), ctx
+            assert ns.read(f"/sys/class/net/{iface}/address") == f[1], ctx
         elif verb == "channels":
             cur = ethtool_field(ns.run(["ethtool", "-l", iface]).stdout, "Current hardware settings",
                                 {"rx": "RX", "tx": "TX", "combined": "Combined", "other": "Other"}[f[1]])
@@ -156,6 +161,8 @@ def check_plan_applied(ns, steps, doc, multiq):
                 assert mine and "skbedit" in text and f'"queue_mapping": {f[4]}' in text, f"{out}\n{ctx}"
             else:
                 assert res["result"] == "skipped", ctx
+        elif verb == "mac":
+            snap[("mac", f[0])] = ns.read(f"/sys/class/net/{f[0]}/address")
         elif verb == "sysctl":
             r = ns.run(["cat", sysctl_path(f[0])], check=False)
             if r.returncode != 0:

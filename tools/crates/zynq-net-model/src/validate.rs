@@ -348,7 +348,13 @@ impl V<'_> {
                 self.err(
                     format!("{dp}/phy_mode"),
                     "phy-mode \"xgmii\" is not in xlnx,axi-ethernet.yaml's list (case C10); the XXV MAC's 10G interface is 10GBASE-R".into(),
-                    "write `phy_mode: 10gbase-r` for a 10G XXV port (or leave it out); docs/board-format.md explains",
+                    "leave `phy_mode` out for a 10G XXV port (the XXV driver does not read it); docs/board-format.md explains",
+                );
+            } else if ifc.driver == Driver::XxvMcdma {
+                self.warn(
+                    format!("{dp}/phy_mode"),
+                    format!("phy-mode `{mode}` on an XXV port: linux-xlnx's xlnx,axi-ethernet.yaml lists no 10G/25G mode and the XXV driver does not read it"),
+                    "leave `phy_mode` out (case C10)",
                 );
             } else if ifc.driver == Driver::Axienet && !drivers::AXIENET_PHY_MODES.contains(&mode.as_str()) {
                 self.err(format!("{dp}/phy_mode"), format!("phy-mode `{mode}` is not allowed by xlnx,axi-ethernet.yaml"), &format!("use one of {}", drivers::AXIENET_PHY_MODES.join(", ")));
@@ -403,6 +409,9 @@ impl V<'_> {
             }
         } else if n.num_queues.is_some() || !n.channel_ids.is_empty() {
             self.err(np.clone(), "num_queues/channel_ids are MCDMA properties (xxv-mcdma only)".into(), "remove them for an AXI DMA port");
+        }
+        if ifc.driver == Driver::Axienet && dmas && n.interrupts.is_empty() {
+            self.err(format!("{np}/interrupts"), "xlnx,axi-ethernet.yaml requires the MAC's `interrupts`".into(), "list the MAC interrupt's GIC SPI number");
         }
         if ifc.driver == Driver::Axienet && n.phy_handle.is_none() {
             self.err(np, "xlnx,axi-ethernet.yaml requires `phy-handle`".into(), "set phy_handle to the label of the PHY (or PCS/PMA) node");

@@ -98,6 +98,7 @@ is_mask() {
 }
 is_word() { case $1 in ''|*[!A-Za-z0-9_.-]*) return 1 ;; esac; [ ${#1} -le 64 ]; }
 is_pattern() { case $1 in ''|*[!A-Za-z0-9_.:@*?-]*) return 1 ;; esac; [ ${#1} -le 64 ]; }
+is_mac() { case $1 in [0-9a-f][0-9a-f]:[0-9a-f][0-9a-f]:[0-9a-f][0-9a-f]:[0-9a-f][0-9a-f]:[0-9a-f][0-9a-f]:[0-9a-f][0-9a-f]) ;; *) return 1 ;; esac; }
 is_queue() { case $1 in rx-*|tx-*) is_num "${1#??-}" ;; *) return 1 ;; esac; }
 is_ipv4() {
 	ii4_a=${1%/*}
@@ -126,6 +127,7 @@ check_line() {
 	board) [ $# -eq 1 ] && is_word "$1" || ERR="board NAME" ;;
 	wait) [ $# -eq 2 ] && is_ifname "$1" && is_num "$2" || ERR="wait IFACE SECONDS" ;;
 	mtu) [ $# -eq 2 ] && is_ifname "$1" && is_num "$2" || ERR="mtu IFACE BYTES" ;;
+	mac) [ $# -eq 2 ] && is_ifname "$1" && is_mac "$2" || ERR="mac IFACE xx:xx:xx:xx:xx:xx" ;;
 	channels)
 		[ $# -eq 3 ] && is_ifname "$1" && is_num "$3" || ERR="channels IFACE KIND COUNT"
 		case ${2-} in rx|tx|combined|other) ;; *) ERR="channels KIND must be rx, tx, combined or other" ;; esac ;;
@@ -430,6 +432,22 @@ step_wait() {
 		ABSENT="$ABSENT $1"
 		report skipped wait "$1" - "$2" "" "absent interface after ${swt_w}s"
 	fi
+}
+
+# mac IFACE ADDR: AXI/XXV Ethernet ports (their binding has no local-mac-address)
+step_mac() {
+	iface_ok "$1" || { report skipped mac "$1" - "$2" "" "$WHY"; return; }
+	rd "$SYS/class/net/$1/address"; sma_cur=$VAL
+	if [ "$sma_cur" = "$2" ]; then report "$OKWORD" mac "$1" - "$2" "$sma_cur" ""; return; fi
+	[ "$MODE" = status ] && { report differs mac "$1" - "$2" "$sma_cur" ""; return; }
+	need_tool ip || { report skipped mac "$1" - "$2" "$sma_cur" "$WHY"; return; }
+	if ! "$T_IP" link set dev "$1" address "$2" 2>"$ERRF" </dev/null; then
+		read_errf; classify "$ERRTXT"; report "$CLS" mac "$1" - "$2" "$sma_cur" "$WHY"; return
+	fi
+	save 01 mac "$1" - "$sma_cur"
+	rd "$SYS/class/net/$1/address"
+	if [ "$VAL" = "$2" ]; then report applied mac "$1" - "$2" "$VAL" "was $sma_cur"
+	else report failed mac "$1" - "$2" "$VAL" "kernel kept $VAL"; fi
 }
 
 step_mtu() {
@@ -780,6 +798,7 @@ read_plan() {
 		board) ;;
 		wait) step_wait "$@" ;;
 		mtu) step_mtu "$@" ;;
+		mac) step_mac "$@" ;;
 		ptp) step_ptp "$@" ;;
 		rps|rfs|xps) step_queue "$rpn_verb" "$@" ;;
 		ntuple) step_ntuple "$@" ;;
@@ -832,6 +851,8 @@ do_revert() {
 		: >"$ERRF"
 		case $drt_rv in
 		mtu) "$T_IP" link set dev "$drt_ri" mtu "$drt_ov" 2>"$ERRF" </dev/null || drt_ok=0 ;;
+		mac) "$T_IP" link set dev "$drt_ri" address "$drt_ov" 2>"$ERRF" </dev/null || drt_ok=0 ;;
+		asf) wr "$SYS/asfctrl/ffp/asfctrl_ffp_udp_tmout" "$drt_ov" || drt_ok=0 ;;
 		offload) "$T_ETHTOOL" -K "$drt_ri" "$drt_rt" "$drt_ov" 2>"$ERRF" </dev/null || drt_ok=0 ;;
 		channels) "$T_ETHTOOL" -L "$drt_ri" "$drt_rt" "$drt_ov" 2>"$ERRF" </dev/null || drt_ok=0 ;;
 		rings) "$T_ETHTOOL" -G "$drt_ri" "$drt_rt" "$drt_ov" 2>"$ERRF" </dev/null || drt_ok=0 ;;
