@@ -298,3 +298,21 @@ def test_lab_with_nftables_flowtable(bench_bin, tmp_path):
         assert r.returncode == 0, r.stderr
     finally:
         subprocess.run([str(bench_bin), "lab", "down", "--name", name], capture_output=True)
+
+
+# ------------------------------------------------------------------ C8
+def test_c8_iperf3_pinned_off_the_irq_cpu_with_taskset(shaped_lab, tmp_path):
+    """TCP RX with -P 4 and the NIC IRQ on CPU 0: taskset to the other CPUs, never -A."""
+    online = os.cpu_count() or 1
+    if online < 2:
+        pytest.skip("needs two CPUs")
+    s = spec(tmp_path / "spec.yml", "duration: 1\nprotocols: [tcp]\ndirections: [rx]\nstreams: [4]\n"
+                                    "irq_cpus: {client: [0]}\n")
+    shaped_lab.bench("run", "--plan", str(s), "--lab", shaped_lab.name, "-o", str(tmp_path / "run"), "--quiet")
+    rec = json.loads((tmp_path / "run" / "results.jsonl").read_text().splitlines()[0])
+    want = ",".join(str(c) for c in range(1, online))
+    assert rec["command"].split()[:3] == ["nice", "-n", "-10"] or rec["command"].startswith("taskset")
+    assert f"taskset -c {want} iperf3" in rec["command"], rec["command"]
+    assert " -A" not in rec["command"] and "-P 4" in rec["command"] and " -R" in rec["command"]
+    assert any("IRQ on CPU [0]" in n for n in rec["notes"]), rec["notes"]
+    assert rec["cpu"] and len(rec["cpu"][0]["cores"]) == online

@@ -296,11 +296,7 @@ pub fn trial(ctx: &Context, opts: &ClientOpts, cell: &str, repeat: u32) -> Trial
         for (((role, _), b), a) in ctx.machines.iter().zip(before).zip(after) {
             if let (Some(b), Some(a)) = (b, a) {
                 let cores = cpu::load(&b, &a);
-                for c in &cores {
-                    if c.busy() >= ctx.cpu_bound_percent {
-                        record.cpu_bound.push(format!("{role} cpu{} {:.0}%", c.cpu, c.busy()));
-                    }
-                }
+                record.cpu_bound.extend(cpu_bound(role, &cores, ctx.cpu_bound_percent));
                 record.cpu.push(MachineLoad { role: role.clone(), cores });
             }
         }
@@ -329,6 +325,15 @@ pub fn trial(ctx: &Context, opts: &ClientOpts, cell: &str, repeat: u32) -> Trial
     }
     record.wall_seconds = t0.elapsed().as_secs_f64();
     Trial { record, raw }
+}
+
+/// Cores at or above `threshold` percent busy, as `ROLE cpuN P%` (C8).
+pub fn cpu_bound(role: &str, cores: &[CoreLoad], threshold: f64) -> Vec<String> {
+    cores
+        .iter()
+        .filter(|c| c.busy() >= threshold)
+        .map(|c| format!("{role} cpu{} {:.0}%", c.cpu, c.busy()))
+        .collect()
 }
 
 /// Builds the iperf3 client options of a matrix cell.
@@ -501,6 +506,14 @@ mod tests {
         assert_eq!(v[..3], argv(&["taskset", "-c", "1,3"])[..]);
         assert!(!v.iter().any(|a| a == "-A"));
         assert_eq!(pinned(&[], argv(&["iperf3"])), argv(&["iperf3"]));
+    }
+
+    #[test]
+    fn c8_a_core_at_95_percent_flags_the_trial() {
+        let core = |cpu, idle: f64| CoreLoad { cpu, usr: 10.0, sys: 20.0, irq: 0.0, softirq: 70.0 - idle, idle };
+        let cores = [core(0, 3.0), core(1, 60.0), core(2, 5.0)];
+        assert_eq!(cpu_bound("client", &cores, 95.0), vec!["client cpu0 97%".to_string(), "client cpu2 95%".to_string()]);
+        assert!(cpu_bound("client", &cores[1..2], 95.0).is_empty());
     }
 
     #[test]
