@@ -283,6 +283,31 @@ fn gen_is_atomic_and_never_clobbers_foreign_directories() {
     assert_eq!(gen(&board("zcu102"), &out).status.code(), Some(0));
     let after = tree(&out);
     assert!(!after.iter().any(|(n, _)| n.contains("e500v2") || n.contains("flowtable")), "stale p1020 files survived");
+    // A file added to an earlier output, a board kept inside it, a manifest
+    // that is not ours, or a symlink: refused, nothing deleted.
+    fs::write(out.join("notes.txt"), "mine").expect("write");
+    assert_eq!(gen(&board("zcu102"), &out).status.code(), Some(2));
+    assert_eq!(fs::read_to_string(out.join("notes.txt")).expect("kept"), "mine");
+    fs::remove_file(out.join("notes.txt")).expect("rm");
+    let fake = tmp.path().join("fake");
+    fs::create_dir(&fake).expect("mkdir");
+    fs::write(fake.join("manifest.json"), "{}").expect("write");
+    fs::write(fake.join("important.c"), "keep").expect("write");
+    let o = gen(&board("zcu102"), &fake);
+    assert_eq!(o.status.code(), Some(2), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(fake.join("important.c").exists());
+    let inside = out.join("board.yml");
+    fs::copy(board("zcu102"), &inside).expect("copy");
+    assert_eq!(gen(&inside, &out).status.code(), Some(2));
+    assert!(inside.exists(), "the input board was deleted");
+    fs::remove_file(&inside).expect("rm");
+    #[cfg(unix)]
+    {
+        let link = tmp.path().join("link");
+        std::os::unix::fs::symlink(&out, &link).expect("symlink");
+        assert_eq!(gen(&board("zcu102"), &link).status.code(), Some(2));
+        assert!(link.join("manifest.json").exists(), "symlink target emptied");
+    }
     // No temporary directories are left beside the output.
     let leftovers: Vec<_> = fs::read_dir(tmp.path()).expect("ls").map(|e| e.expect("e").file_name()).filter(|n| n.to_string_lossy().starts_with(".zynq-net")).collect();
     assert!(leftovers.is_empty(), "{leftovers:?}");
