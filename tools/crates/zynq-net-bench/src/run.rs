@@ -244,6 +244,10 @@ pub fn trial(ctx: &Context, opts: &ClientOpts, cell: &str, repeat: u32) -> Trial
         notes,
         error: None,
     };
+    if opts.direction == crate::iperf::Direction::Bidir && !ctx.client_version.has_bidir() {
+        record.error = Some(format!("iperf3 {} has no --bidir (needs 3.7 or later)", ctx.client_version));
+        return Trial { record, raw: None };
+    }
     let mut server = match ctx.targets.server.host.command(&server_cmd)
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::null())
