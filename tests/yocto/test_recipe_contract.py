@@ -179,3 +179,60 @@ def test_run_ptest_output_format(gen_board, board, tmp_path):
     assert "PASS: applier-installed" in lines, res.stdout
     status = [line for line in lines if "applier-status" in line]
     assert status and "exit 2" not in status[0], res.stdout
+
+
+class _Fatal(Exception):
+    pass
+
+
+class _FakeData:
+    def __init__(self, **values):
+        self.values = values
+
+    def getVar(self, name):
+        return self.values.get(name)
+
+
+def _check_fastpath():
+    text = (META / "classes" / "zynq-net.bbclass").read_text()
+    m = re.search(r"^def zynq_net_check_fastpath\(d\):\n(?:(?:    .*)?\n)+", text, re.M)
+    assert m, "zynq_net_check_fastpath not found"
+
+    class bb:  # noqa: N801 - stands in for bitbake's module
+        @staticmethod
+        def fatal(msg):
+            raise _Fatal(msg)
+
+    ns = {"bb": bb}
+    exec(m.group(0), ns)
+    return ns["zynq_net_check_fastpath"]
+
+
+def test_fastpath_flowtable_and_none_pass():
+    check = _check_fastpath()
+    check(_FakeData(ZYNQ_NET_FASTPATH="flowtable"))
+    check(_FakeData(ZYNQ_NET_FASTPATH="none"))
+
+
+def test_fastpath_unknown_value_stops():
+    with pytest.raises(_Fatal, match="expected flowtable, none or asf"):
+        _check_fastpath()(_FakeData(ZYNQ_NET_FASTPATH="fast"))
+
+
+def test_asf_without_sdk_kernel_stops_with_clear_message():
+    with pytest.raises(_Fatal, match="CONFIG_AS_FASTPATH") as err:
+        _check_fastpath()(_FakeData(**{"ZYNQ_NET_FASTPATH": "asf",
+                                       "PREFERRED_PROVIDER_virtual/kernel": "linux-qoriq",
+                                       "ZYNQ_NET_ASF_KERNELS": "linux-qoriq-sdk"}))
+    assert "flowtable" in str(err.value)
+
+
+def test_asf_without_asf_recipe_stops_then_passes_with_it(tmp_path):
+    values = {"ZYNQ_NET_FASTPATH": "asf", "PREFERRED_PROVIDER_virtual/kernel": "linux-qoriq-sdk",
+              "ZYNQ_NET_ASF_KERNELS": "linux-qoriq-sdk",
+              "BBFILES": f"{tmp_path}/recipes-*/*/*.bb"}
+    with pytest.raises(_Fatal, match="asf_\\*.bb"):
+        _check_fastpath()(_FakeData(**values))
+    (tmp_path / "recipes-extended" / "asf").mkdir(parents=True)
+    (tmp_path / "recipes-extended" / "asf" / "asf_1.0.bb").write_text("")
+    _check_fastpath()(_FakeData(**values))
