@@ -148,8 +148,15 @@ fn main() -> ExitCode {
         },
         Cmd::Gen { board, out } => gen(&board, &out),
         Cmd::Schema => {
-            print!("{}", zynq_net_model::schema::schema_json());
-            ExitCode::from(EXIT_OK)
+            use std::io::Write;
+            let mut out = std::io::stdout().lock();
+            match out.write_all(zynq_net_model::schema::schema_json().as_bytes()).and_then(|()| out.flush()) {
+                Ok(()) => ExitCode::from(EXIT_OK),
+                Err(e) => {
+                    eprintln!("zynq-net: cannot write the schema: {e}");
+                    ExitCode::from(EXIT_USAGE)
+                }
+            }
         }
         Cmd::Kconfig { cmd: KconfigCmd::Verify { board, config } } => match load(&board) {
             Ok(b) => verify::kconfig(&b, &config),

@@ -74,6 +74,9 @@ pub fn load_board_str(file: &Path, text: &str) -> Result<LoadedBoard, Diagnostic
     Ok(LoadedBoard { board, file: file.to_path_buf(), source: text.to_string(), warnings })
 }
 
+/// Largest board file accepted (bytes).
+pub const MAX_BOARD_BYTES: u64 = 8 << 20;
+
 /// Error reading a board file.
 #[derive(Debug, thiserror::Error)]
 pub enum LoadError {
@@ -95,6 +98,15 @@ pub enum LoadError {
 /// # Errors
 /// [`LoadError::Io`] when unreadable, [`LoadError::Invalid`] with all diagnostics.
 pub fn load_board(path: &Path) -> Result<LoadedBoard, LoadError> {
-    let text = std::fs::read_to_string(path).map_err(|source| LoadError::Io { path: path.to_path_buf(), source })?;
+    use std::io::Read;
+    let io = |source| LoadError::Io { path: path.to_path_buf(), source };
+    let file = std::fs::File::open(path).map_err(io)?;
+    let mut bytes = Vec::new();
+    // Bounded read: a board is kilobytes; /dev/zero or a stray image file is refused.
+    file.take(MAX_BOARD_BYTES + 1).read_to_end(&mut bytes).map_err(io)?;
+    if bytes.len() as u64 > MAX_BOARD_BYTES {
+        return Err(io(std::io::Error::other(format!("larger than {} MiB: not a board file", MAX_BOARD_BYTES >> 20))));
+    }
+    let text = String::from_utf8(bytes).map_err(|e| io(std::io::Error::other(format!("not UTF-8 text (byte {})", e.utf8_error().valid_up_to()))))?;
     load_board_str(path, &text).map_err(LoadError::Invalid)
 }

@@ -33,7 +33,44 @@ pub fn schema_json() -> String {
 
 /// The JSON Schema as a value.
 pub fn schema_value() -> Value {
-    serde_json::to_value(schemars::schema_for!(Board)).unwrap_or(Value::Null)
+    // Optional keys are simply not required; without the `null` alternative
+    // schemars adds for `Option<T>`, a mistake inside an optional map is
+    // reported at the key itself (unknown key, wrong type) instead of as
+    // "not valid under anyOf" at the parent.
+    let mut v = serde_json::to_value(schemars::schema_for!(Board)).unwrap_or(Value::Null);
+    drop_null_alternatives(&mut v);
+    v
+}
+
+/// Removes the `null` alternative of optional values: `"type": ["integer",
+/// "null"]` becomes `"integer"`, `anyOf: [X, {"type": "null"}]` becomes X.
+fn drop_null_alternatives(v: &mut Value) {
+    match v {
+        Value::Object(map) => {
+            if let Some(Value::Array(types)) = map.get_mut("type") {
+                types.retain(|t| t != "null");
+                if types.len() == 1 {
+                    let t = types[0].clone();
+                    map.insert("type".into(), t);
+                }
+            }
+            let single = match map.get("anyOf") {
+                Some(Value::Array(alts)) if alts.len() == 2 && alts.iter().any(|a| a.get("type") == Some(&Value::String("null".into()))) => {
+                    alts.iter().find(|a| a.get("type") != Some(&Value::String("null".into()))).cloned()
+                }
+                _ => None,
+            };
+            if let Some(Value::Object(inner)) = single {
+                map.remove("anyOf");
+                for (k, x) in inner {
+                    map.entry(k).or_insert(x);
+                }
+            }
+            map.values_mut().for_each(drop_null_alternatives);
+        }
+        Value::Array(items) => items.iter_mut().for_each(drop_null_alternatives),
+        _ => {}
+    }
 }
 
 /// Validates `doc` against the board schema; returns every violation,

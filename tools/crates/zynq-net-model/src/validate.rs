@@ -56,6 +56,7 @@ struct V<'a> {
 /// caller fills positions from the source map).
 pub fn validate(board: &Board) -> Vec<Diagnostic> {
     let mut v = V { b: board, out: Vec::new() };
+    v.platform();
     v.interfaces();
     v.system();
     v.fastpath();
@@ -283,7 +284,10 @@ impl V<'_> {
         for (j, ia) in ifc.irq_affinity.iter().enumerate() {
             let ip = format!("{p}/irq_affinity/{j}");
             if ia.irq.bytes().all(|b| b.is_ascii_digit()) {
-                self.err(format!("{ip}/irq"), format!("`{}` is an IRQ number; numbers change between kernels and boots", ia.irq), "name the IRQ as /proc/interrupts shows it (macb: ff0e0000.ethernet; gianfar: eth0_g0_rx)");
+                self.err(format!("{ip}/irq"), format!("`{}` is an IRQ number; numbers change between kernels and boots", ia.irq), "name the IRQ as /proc/interrupts shows it (macb: eth0; gianfar: eth0_g0_rx; mlx5: mlx5_comp0@pci:...)");
+            }
+            if ia.irq.bytes().filter(|b| !matches!(b, b'*' | b'?')).count() < 3 {
+                self.err(format!("{ip}/irq"), format!("IRQ pattern `{}` would match almost every IRQ of the system", ia.irq), "name the NIC's IRQs: at least three literal characters, e.g. eth0 or eth0_g*");
             }
             if let Some(set) = self.cpus(format!("{ip}/cpus"), &ia.cpus) {
                 if set.len() > 1 {
@@ -386,6 +390,22 @@ impl V<'_> {
             }
             _ => {}
         }
+        let mut spis: Vec<u32> = n.interrupts.iter().chain(&n.dma.interrupts).copied().collect();
+        if let Some(bad) = spis.iter().find(|s| **s > 987) {
+            self.err(format!("{np}"), format!("GIC SPI {bad} does not exist (GIC-400: SPI 0-987)"), "use the SPI number of the PL-PS interrupt (IRQ number - 32)");
+        }
+        spis.sort_unstable();
+        if let Some(w) = spis.windows(2).find(|w| w[0] == w[1]) {
+            self.err(format!("{np}"), format!("GIC SPI {} is used twice by this port", w[0]), "each MAC and DMA channel interrupt has its own SPI");
+        }
+        if n.reg < n.dma.reg.saturating_add(n.dma.size) && n.dma.reg < n.reg.saturating_add(n.size) {
+            self.err(format!("{np}/dma/reg"), "the DMA register window overlaps the MAC's".into(), "give the MAC and the DMA engine their own address ranges");
+        }
+        if let Some(q) = n.num_queues {
+            if n.dma.interrupts.len() != 2 * usize::from(q) {
+                self.err(format!("{np}/dma/interrupts"), format!("{} DMA interrupts for {q} MCDMA queues", n.dma.interrupts.len()), &format!("list {} SPIs: one MM2S and one S2MM per channel", 2 * q));
+            }
+        }
         if ifc.driver == Driver::XxvMcdma {
             if flavour != KernelFlavour::LinuxXlnx {
                 self.err(format!("{p}/driver"), "the XXV Ethernet + MCDMA driver exists only in linux-xlnx".into(), "set board.kernel: linux-xlnx");
@@ -415,6 +435,33 @@ impl V<'_> {
         }
         if ifc.driver == Driver::Axienet && n.phy_handle.is_none() {
             self.err(np, "xlnx,axi-ethernet.yaml requires `phy-handle`".into(), "set phy_handle to the label of the PHY (or PCS/PMA) node");
+        }
+    }
+
+    fn platform(&mut self) {
+        let bi = &self.b.board;
+        let want = match bi.soc {
+            Soc::Zynqmp => Some(Arch::Arm64),
+            Soc::Zynq7000 => Some(Arch::Arm),
+            Soc::QoriqP1020 => Some(Arch::Powerpc),
+            Soc::Generic => None,
+        };
+        if let Some(a) = want.filter(|a| *a != bi.arch) {
+            self.err("/board/arch".into(), format!("soc {} is {a}, not {}", bi.soc, bi.arch), &format!("set arch: {a}"));
+        }
+        let max = match bi.soc {
+            Soc::Zynqmp => Some(4),
+            Soc::Zynq7000 | Soc::QoriqP1020 => Some(2),
+            Soc::Generic => None,
+        };
+        if let Some(m) = max.filter(|m| bi.cpus > *m) {
+            self.err("/board/cpus".into(), format!("soc {} has at most {m} CPUs", bi.soc), &format!("set cpus: {m} (or fewer)"));
+        }
+        for (j, i) in self.b.interfaces.iter().enumerate() {
+            let pl = matches!(i.driver, Driver::Axienet | Driver::XxvMcdma);
+            if pl && bi.soc == Soc::QoriqP1020 || i.driver == Driver::Gianfar && matches!(bi.soc, Soc::Zynqmp | Soc::Zynq7000) || i.driver == Driver::Macb && bi.soc == Soc::QoriqP1020 {
+                self.err(format!("/interfaces/{j}/driver"), format!("{} does not exist on soc {}", i.driver, bi.soc), "use the SoC's Ethernet driver (ZynqMP/Zynq: macb, PL: axienet/xxv-mcdma; P1020: gianfar)");
+            }
         }
     }
 

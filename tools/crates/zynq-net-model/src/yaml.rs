@@ -136,7 +136,15 @@ fn scalar(s: &Scalar<'_>) -> Value {
         Scalar::Null => Value::Null,
         Scalar::Boolean(b) => Value::Bool(*b),
         Scalar::Integer(i) => Value::Number((*i).into()),
-        Scalar::FloatingPoint(f) => Number::from_f64(f.into_inner()).map_or(Value::Null, Value::Number),
+        // `4.0` is the integer 4 for JSON Schema's `integer`; keep serde in step.
+        Scalar::FloatingPoint(f) => {
+            let f = f.into_inner();
+            if f.fract() == 0.0 && f.abs() < 9.0e15 {
+                Value::Number((f as i64).into())
+            } else {
+                Number::from_f64(f).map_or(Value::Null, Value::Number)
+            }
+        }
         Scalar::String(s) => Value::String(s.to_string()),
     }
 }

@@ -80,6 +80,8 @@ fn iface_steps(i: &Interface, nr_cpus: u32, out: &mut Vec<Step>) {
         }
     }
     for (k, v) in &i.coalesce {
+        // ethtool -C takes adaptive-rx/adaptive-tx as on/off (board: 1/0).
+        let v = if k.starts_with("adaptive-") { (if *v == 0 { "off" } else { "on" }).to_string() } else { v.to_string() };
         push(6, format!("coalesce {n} {k} {v}"));
     }
     if let Some(p) = i.ptp {
