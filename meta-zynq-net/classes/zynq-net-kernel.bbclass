@@ -83,6 +83,11 @@ zynq_net_stage_kmeta() {
     cp ${ZYNQ_NET_STAGED}/kernel/* ${WORKDIR}/zynq-net-kmeta/
 }
 
+# The layer's absolute path is not part of the kernel's task hashes (the
+# static fragment's content is, through file-checksums), so sstate is shared
+# between checkouts at different paths.
+zynq_net_write_delta_cfg[vardepsexclude] += "ZYNQ_NET_LAYERDIR"
+
 # DELTA_KERNEL_DEFCONFIG kernels: one fragment, in the order of the .scc.
 zynq_net_write_delta_cfg() {
     out=${WORKDIR}/zynq-net.cfg

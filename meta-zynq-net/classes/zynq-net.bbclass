@@ -111,6 +111,13 @@ python __anonymous() {
             d.appendVarFlag(task, 'file-checksums', ' %s:True' % board)
 }
 
+# Task hashes follow the board file's *content* (file-checksums above), not
+# its absolute path: the same board in another checkout, or a shared sstate
+# mirror fed from another machine, gives the same hashes.
+zynq_net_gen[vardepsexclude] += "ZYNQ_NET_BOARD"
+zynq_net_kconfig_verify[vardepsexclude] += "ZYNQ_NET_BOARD"
+zynq_net_dtb_verify[vardepsexclude] += "ZYNQ_NET_BOARD"
+
 # Runs the generator into ${ZYNQ_NET_GEN_DIR} (replaced as a whole).
 zynq_net_gen() {
     rm -rf "${ZYNQ_NET_GEN_DIR}"

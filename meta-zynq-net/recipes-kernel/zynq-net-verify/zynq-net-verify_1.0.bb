@@ -55,6 +55,7 @@ do_zynq_net_verify() {
     mkdir -p ${T}
     date -u > ${T}/zynq-net-verified
 }
+do_zynq_net_verify[vardepsexclude] += "ZYNQ_NET_LAYERDIR"
 do_zynq_net_verify[file-checksums] += "${ZYNQ_NET_LAYERDIR}/files/zynq-net-kmeta/zynq-net-fastpath-flowtable.cfg:True"
 do_zynq_net_verify[depends] += "zynq-net-tools-native:do_populate_sysroot"
 addtask zynq_net_verify after do_prepare_recipe_sysroot before do_build
