@@ -215,6 +215,23 @@ pub fn to_markdown(r: &Report) -> String {
                 notes.join("; ")
             );
         }
+        s.push_str("\nSearch (frames/s asked of iperf3, and sent when >2% short: pass ✓ / loss ✗ with frames lost; c = confirmation trial):\n");
+        for f in &x.frames {
+            let steps: Vec<String> = f
+                .steps
+                .iter()
+                .map(|st| {
+                    format!(
+                        "{}{:.0}{} {}",
+                        if st.confirm { "c " } else { "" },
+                        st.offered_fps,
+                        if st.sent_fps < st.offered_fps * 0.98 { format!(" (sent {:.0})", st.sent_fps) } else { String::new() },
+                        if st.pass { "✓".to_string() } else { format!("✗{}", st.lost) }
+                    )
+                })
+                .collect();
+            let _ = writeln!(s, "- {} B: {}", f.frame_size, steps.join(", "));
+        }
         s.push_str("\nDeviations from RFC 2544:\n");
         for d in &x.deviations {
             let _ = writeln!(s, "- {d}");
