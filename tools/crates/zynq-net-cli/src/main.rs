@@ -53,6 +53,22 @@ enum Cmd {
         #[command(subcommand)]
         cmd: DtbCmd,
     },
+    /// Benchmark runner: plan, run, rfc2544, compare, report (docs/bench.md).
+    #[command(subcommand)]
+    Bench(zynq_net_bench::cli::BenchCommand),
+    /// Network-namespace lab to benchmark without hardware: up, down, status.
+    #[command(subcommand)]
+    Lab(zynq_net_bench::cli::LabCommand),
+}
+
+fn bench_exit(r: anyhow::Result<i32>) -> ExitCode {
+    match r {
+        Ok(code) => ExitCode::from(u8::try_from(code).unwrap_or(EXIT_INVALID)),
+        Err(e) => {
+            eprintln!("zynq-net: {e:#}");
+            ExitCode::from(EXIT_USAGE)
+        }
+    }
 }
 
 #[derive(Subcommand)]
@@ -162,6 +178,8 @@ fn main() -> ExitCode {
             Ok(b) => verify::kconfig(&b, &config),
             Err(c) => c,
         },
+        Cmd::Bench(c) => bench_exit(zynq_net_bench::cli::run_bench(c)),
+        Cmd::Lab(c) => bench_exit(zynq_net_bench::cli::run_lab(c)),
         Cmd::Dtb { cmd: DtbCmd::Verify { board, dtb } } => match load(&board) {
             Ok(b) => verify::dtb(&b, &dtb),
             Err(c) => c,
