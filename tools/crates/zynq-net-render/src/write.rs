@@ -1,6 +1,8 @@
 //! Atomic output: everything is written into a temporary directory beside
 //! the destination, then renamed into place, so a failure never leaves a
-//! half-written output directory.
+//! half-written output directory. (No fsync: the rename gives all-or-nothing
+//! visibility, which is what builds need; durability across a power cut is
+//! not worth a sync per file.)
 
 use std::fs;
 use std::io::Write;
@@ -93,7 +95,6 @@ pub fn write_atomic(dest: &Path, files: &[(String, Vec<u8>, bool)]) -> Result<()
         }
         let mut f = io(&p, fs::File::create(&p))?;
         io(&p, f.write_all(data))?;
-        io(&p, f.sync_all())?;
         #[cfg(unix)]
         {
             use std::os::unix::fs::PermissionsExt;
