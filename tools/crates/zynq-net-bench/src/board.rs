@@ -14,12 +14,19 @@ use crate::spec::{BenchSpec, Rate, Rfc2544Spec};
 use crate::targets::{Endpoint, Targets, TARGETS_FORMAT};
 
 fn cpus(l: &zynq_net_model::cpus::CpuList) -> Result<Vec<usize>, BenchError> {
-    Ok(l.cpus().map_err(|e| BenchError::Invalid(e.to_string()))?.into_iter().map(|c| c as usize).collect())
+    Ok(l.cpus()
+        .map_err(|e| BenchError::Invalid(e.to_string()))?
+        .into_iter()
+        .map(|c| c as usize)
+        .collect())
 }
 
 fn host(ssh: &Option<String>) -> Host {
     match ssh {
-        Some(dest) => Host::Ssh { dest: dest.clone(), opts: Vec::new() },
+        Some(dest) => Host::Ssh {
+            dest: dest.clone(),
+            opts: Vec::new(),
+        },
         None => Host::Local,
     }
 }
@@ -28,15 +35,23 @@ fn host(ssh: &Option<String>) -> Host {
 pub fn convert(b: &Bench) -> Result<(BenchSpec, Targets), BenchError> {
     let mut s = BenchSpec::default();
     if let Some(m) = &b.matrix {
-        s.protocols = m.protocols.iter().map(|p| match p {
-            MProtocol::Tcp => Protocol::Tcp,
-            MProtocol::Udp => Protocol::Udp,
-        }).collect();
-        s.directions = m.directions.iter().map(|d| match d {
-            MDirection::Tx => Direction::Tx,
-            MDirection::Rx => Direction::Rx,
-            MDirection::Bidir => Direction::Bidir,
-        }).collect();
+        s.protocols = m
+            .protocols
+            .iter()
+            .map(|p| match p {
+                MProtocol::Tcp => Protocol::Tcp,
+                MProtocol::Udp => Protocol::Udp,
+            })
+            .collect();
+        s.directions = m
+            .directions
+            .iter()
+            .map(|d| match d {
+                MDirection::Tx => Direction::Tx,
+                MDirection::Rx => Direction::Rx,
+                MDirection::Bidir => Direction::Bidir,
+            })
+            .collect();
         s.mtus = m.mtus.clone();
         s.streams = m.streams.clone();
         s.duration = f64::from(m.duration_s);
@@ -63,7 +78,10 @@ pub fn convert(b: &Bench) -> Result<(BenchSpec, Targets), BenchError> {
         };
     }
     s.validate()?;
-    let peer = b.peers.first().ok_or_else(|| BenchError::Invalid("bench.peers is empty".into()))?;
+    let peer = b
+        .peers
+        .first()
+        .ok_or_else(|| BenchError::Invalid("bench.peers is empty".into()))?;
     let targets = Targets {
         format: TARGETS_FORMAT.into(),
         client: Endpoint {
@@ -76,10 +94,20 @@ pub fn convert(b: &Bench) -> Result<(BenchSpec, Targets), BenchError> {
             pace_iface: None,
             nice: None,
         },
-        server: Endpoint { host: host(&peer.ssh), address: peer.address.clone(), ifaces: Vec::new(), irq_pattern: None, pace_iface: None, nice: None },
+        server: Endpoint {
+            host: host(&peer.ssh),
+            address: peer.address.clone(),
+            ifaces: Vec::new(),
+            irq_pattern: None,
+            pace_iface: None,
+            nice: None,
+        },
         dut: None,
         port: 5201,
-        description: format!("DUT {} ({}) -> peer {} ({})", b.dut.address, b.dut.iface, peer.name, peer.address),
+        description: format!(
+            "DUT {} ({}) -> peer {} ({})",
+            b.dut.address, b.dut.iface, peer.name, peer.address
+        ),
         udp_socket_buffer: None,
     };
     Ok((s, targets))
@@ -87,12 +115,14 @@ pub fn convert(b: &Bench) -> Result<(BenchSpec, Targets), BenchError> {
 
 /// Loads a board file with the model crate (every diagnostic rendered on error).
 pub fn load(path: &Path) -> Result<(String, BenchSpec, Targets), BenchError> {
-    let loaded = zynq_net_model::load_board(path).map_err(|e| BenchError::Invalid(e.to_string()))?;
-    let bench = loaded
-        .board
-        .bench
-        .as_ref()
-        .ok_or_else(|| BenchError::Invalid(format!("{}: the board has no `bench` section", path.display())))?;
+    let loaded =
+        zynq_net_model::load_board(path).map_err(|e| BenchError::Invalid(e.to_string()))?;
+    let bench = loaded.board.bench.as_ref().ok_or_else(|| {
+        BenchError::Invalid(format!(
+            "{}: the board has no `bench` section",
+            path.display()
+        ))
+    })?;
     let (spec, targets) = convert(bench)?;
     Ok((loaded.board.board.name.clone(), spec, targets))
 }

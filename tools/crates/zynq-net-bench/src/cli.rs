@@ -148,18 +148,26 @@ impl TargetArgs {
     fn load(&self, plan: &Plan) -> anyhow::Result<Targets> {
         match (&self.targets, &self.lab, &plan.targets) {
             (Some(p), _, _) => Ok(Targets::load(p)?),
-            (None, Some(name), _) => Ok(lab::state(name).with_context(|| format!("lab `{name}` is not up"))?.targets),
+            (None, Some(name), _) => Ok(lab::state(name)
+                .with_context(|| format!("lab `{name}` is not up"))?
+                .targets),
             (None, None, Some(t)) => Ok(t.clone()),
-            (None, None, None) => bail!("--targets or --lab is required (the plan names no DUT and peer)"),
+            (None, None, None) => {
+                bail!("--targets or --lab is required (the plan names no DUT and peer)")
+            }
         }
     }
 }
 
 fn load_plan(path: &Path, o: &Overrides) -> anyhow::Result<Plan> {
-    let text = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
     let is_plan = serde_json::from_str::<serde_json::Value>(&text)
         .ok()
-        .and_then(|v| v.get("format").and_then(|f| f.as_str().map(|s| s == PLAN_FORMAT)))
+        .and_then(|v| {
+            v.get("format")
+                .and_then(|f| f.as_str().map(|s| s == PLAN_FORMAT))
+        })
         .unwrap_or(false);
     let mut plan = if is_plan {
         Plan::load(path)?
@@ -199,7 +207,11 @@ fn is_board(text: &str) -> bool {
 /// Runs a `bench` command; returns the exit code.
 pub fn run_bench(cmd: BenchCommand) -> anyhow::Result<i32> {
     match cmd {
-        BenchCommand::Plan { board, output, overrides } => {
+        BenchCommand::Plan {
+            board,
+            output,
+            overrides,
+        } => {
             let plan = load_plan(&board, &overrides)?;
             print!("{}", plan.to_text());
             if let Some(o) = output {
@@ -208,7 +220,13 @@ pub fn run_bench(cmd: BenchCommand) -> anyhow::Result<i32> {
             }
             Ok(0)
         }
-        BenchCommand::Run { input, target, output, resume, quiet } => {
+        BenchCommand::Run {
+            input,
+            target,
+            output,
+            resume,
+            quiet,
+        } => {
             let plan = load_plan(&input.plan, &input.overrides)?;
             let targets = target.load(&plan)?;
             let recs = run::run_plan(&plan, &targets, &output, &RunOptions { resume, quiet })?;
@@ -255,7 +273,8 @@ pub fn run_bench(cmd: BenchCommand) -> anyhow::Result<i32> {
                 s.validate()?;
             }
             let targets = target.load(&plan)?;
-            std::fs::create_dir_all(&output).with_context(|| format!("creating {}", output.display()))?;
+            std::fs::create_dir_all(&output)
+                .with_context(|| format!("creating {}", output.display()))?;
             let trials_path = output.join(files::RFC2544_TRIALS);
             if trials_path.exists() {
                 std::fs::remove_file(&trials_path)?;
@@ -265,7 +284,8 @@ pub fn run_bench(cmd: BenchCommand) -> anyhow::Result<i32> {
             }
             let ctx = Context::new(&targets, &plan)?;
             let s = plan.rfc2544().clone();
-            let est = plan.spec.frame_sizes.len() as f64 * (s.trial_seconds * s.max_trials as f64 / 2.0 + s.confirm_seconds);
+            let est = plan.spec.frame_sizes.len() as f64
+                * (s.trial_seconds * s.max_trials as f64 / 2.0 + s.confirm_seconds);
             let pb = run::progress(est, quiet);
             let mut save_err = None;
             let res = rfc2544::run(
@@ -301,14 +321,29 @@ pub fn run_bench(cmd: BenchCommand) -> anyhow::Result<i32> {
                 return Err(e.into());
             }
             let p = output.join(files::RFC2544);
-            std::fs::write(&p, serde_json::to_string_pretty(&res)? + "\n").with_context(|| format!("writing {}", p.display()))?;
+            std::fs::write(&p, serde_json::to_string_pretty(&res)? + "\n")
+                .with_context(|| format!("writing {}", p.display()))?;
             eprintln!("RFC 2544-style result in {}", p.display());
-            Ok(if res.frames.iter().all(|f| f.confirmed) { 0 } else { 1 })
+            Ok(if res.frames.iter().all(|f| f.confirmed) {
+                0
+            } else {
+                1
+            })
         }
-        BenchCommand::Compare { a, b, output, fail_on_worse } => {
+        BenchCommand::Compare {
+            a,
+            b,
+            output,
+            fail_on_worse,
+        } => {
             let (ra, xa) = compare::load_run(&a)?;
             let (rb, xb) = compare::load_run(&b)?;
-            let mut c = compare::compare_records(&a.display().to_string(), &ra, &b.display().to_string(), &rb);
+            let mut c = compare::compare_records(
+                &a.display().to_string(),
+                &ra,
+                &b.display().to_string(),
+                &rb,
+            );
             if let (Some(xa), Some(xb)) = (&xa, &xb) {
                 compare::compare_rfc2544(&mut c, xa, xb);
             }
@@ -317,9 +352,13 @@ pub fn run_bench(cmd: BenchCommand) -> anyhow::Result<i32> {
             if let Some(o) = output {
                 std::fs::create_dir_all(&o)?;
                 std::fs::write(o.join("compare.md"), &md)?;
-                std::fs::write(o.join("compare.json"), serde_json::to_string_pretty(&c)? + "\n")?;
+                std::fs::write(
+                    o.join("compare.json"),
+                    serde_json::to_string_pretty(&c)? + "\n",
+                )?;
             }
-            let worse = c.cells.iter().any(|d| d.verdict == "worse") || c.frames.iter().any(|f| f.verdict == "worse");
+            let worse = c.cells.iter().any(|d| d.verdict == "worse")
+                || c.frames.iter().any(|f| f.verdict == "worse");
             Ok(if fail_on_worse && worse { 1 } else { 0 })
         }
         BenchCommand::Report { dir, output } => {
@@ -383,8 +422,27 @@ pub enum LabCommand {
 /// Runs a `lab` command; returns the exit code.
 pub fn run_lab(cmd: LabCommand) -> anyhow::Result<i32> {
     match cmd {
-        LabCommand::Up { name, subnet, shape, flowtable, plan, applier, queues, mtu, targets_out } => {
-            let st = lab::up(&LabOptions { name, subnet, shape: shape.map(|r| r.0), flowtable, plan, applier, queues, mtu })?;
+        LabCommand::Up {
+            name,
+            subnet,
+            shape,
+            flowtable,
+            plan,
+            applier,
+            queues,
+            mtu,
+            targets_out,
+        } => {
+            let st = lab::up(&LabOptions {
+                name,
+                subnet,
+                shape: shape.map(|r| r.0),
+                flowtable,
+                plan,
+                applier,
+                queues,
+                mtu,
+            })?;
             if let Some(p) = targets_out {
                 st.targets.save(&p)?;
             }

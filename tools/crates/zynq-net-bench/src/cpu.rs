@@ -45,7 +45,9 @@ pub fn parse_proc_stat(text: &str) -> Result<Sample, BenchError> {
     for line in text.lines() {
         let mut f = line.split_whitespace();
         let Some(name) = f.next() else { continue };
-        let Some(num) = name.strip_prefix("cpu") else { continue };
+        let Some(num) = name.strip_prefix("cpu") else {
+            continue;
+        };
         if num.is_empty() {
             continue; // the aggregate line
         }
@@ -103,7 +105,9 @@ impl CoreLoad {
 pub fn load(before: &Sample, after: &Sample) -> Vec<CoreLoad> {
     let mut out = Vec::new();
     for (cpu, a) in &after.cpus {
-        let Some((_, b)) = before.cpus.iter().find(|(c, _)| c == cpu) else { continue };
+        let Some((_, b)) = before.cpus.iter().find(|(c, _)| c == cpu) else {
+            continue;
+        };
         let d = Ticks {
             usr: a.usr.saturating_sub(b.usr),
             sys: a.sys.saturating_sub(b.sys),

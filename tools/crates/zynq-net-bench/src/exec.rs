@@ -33,7 +33,8 @@ pub enum Host {
 /// Quotes one word for a POSIX shell.
 pub fn shell_quote(s: &str) -> String {
     if !s.is_empty()
-        && s.chars().all(|c| c.is_ascii_alphanumeric() || "-_./:=,@+%".contains(c))
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./:=,@+%".contains(c))
     {
         return s.to_string();
     }
@@ -74,8 +75,16 @@ impl Host {
             }
             Host::Ssh { dest, opts } => {
                 let mut c = Command::new("ssh");
-                c.args(["-o", "BatchMode=yes"]).args(opts).arg(dest).arg("--");
-                c.arg(argv.iter().map(|a| shell_quote(a)).collect::<Vec<_>>().join(" "));
+                c.args(["-o", "BatchMode=yes"])
+                    .args(opts)
+                    .arg(dest)
+                    .arg("--");
+                c.arg(
+                    argv.iter()
+                        .map(|a| shell_quote(a))
+                        .collect::<Vec<_>>()
+                        .join(" "),
+                );
                 c
             }
         }
@@ -86,7 +95,10 @@ impl Host {
         self.command(argv)
             .stdin(Stdio::null())
             .output()
-            .map_err(|e| BenchError::Command { cmd: argv.join(" "), detail: e.to_string() })
+            .map_err(|e| BenchError::Command {
+                cmd: argv.join(" "),
+                detail: e.to_string(),
+            })
     }
 
     /// Runs `argv`, fails unless it exits 0, returns stdout.
@@ -95,7 +107,11 @@ impl Host {
         if !out.status.success() {
             return Err(BenchError::Command {
                 cmd: format!("{} {}", self.label(), argv.join(" ")),
-                detail: format!("{}: {}", out.status, String::from_utf8_lossy(&out.stderr).trim()),
+                detail: format!(
+                    "{}: {}",
+                    out.status,
+                    String::from_utf8_lossy(&out.stderr).trim()
+                ),
             });
         }
         Ok(String::from_utf8_lossy(&out.stdout).into_owned())
@@ -108,7 +124,10 @@ impl Host {
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
-            .map_err(|e| BenchError::Command { cmd: argv.join(" "), detail: e.to_string() })
+            .map_err(|e| BenchError::Command {
+                cmd: argv.join(" "),
+                detail: e.to_string(),
+            })
     }
 
     /// Reads a file on the host (`/proc/stat`, `/proc/interrupts`).
@@ -143,9 +162,15 @@ mod tests {
 
     #[test]
     fn ssh_command_is_one_quoted_string() {
-        let h = Host::Ssh { dest: "root@dut".into(), opts: vec![] };
+        let h = Host::Ssh {
+            dest: "root@dut".into(),
+            opts: vec![],
+        };
         let c = h.command(&argv(&["iperf3", "-c", "a;b"]));
-        let args: Vec<String> = c.get_args().map(|a| a.to_string_lossy().into_owned()).collect();
+        let args: Vec<String> = c
+            .get_args()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect();
         assert_eq!(args.last().map(String::as_str), Some("iperf3 -c 'a;b'"));
     }
 }

@@ -95,23 +95,32 @@ fn mean_loads(recs: &[&TrialRecord]) -> Vec<(String, Vec<CoreLoad>)> {
 
 /// Loads a run directory into a [`Report`].
 pub fn load(dir: &Path) -> Result<Report, BenchError> {
-    let plan = if dir.join(files::PLAN).exists() { Some(Plan::load(&dir.join(files::PLAN))?) } else { None };
+    let plan = if dir.join(files::PLAN).exists() {
+        Some(Plan::load(&dir.join(files::PLAN))?)
+    } else {
+        None
+    };
     let run = match std::fs::read_to_string(dir.join(files::RUN)) {
         Ok(t) => serde_json::from_str(&t).ok(),
         Err(_) => None,
     };
     let trials: Vec<TrialRecord> = read_jsonl(&dir.join(files::RESULTS))?;
     let rfc2544 = match std::fs::read_to_string(dir.join(files::RFC2544)) {
-        Ok(t) => Some(
-            serde_json::from_str(&t)
-                .map_err(|e| BenchError::Invalid(format!("{}: {e}", dir.join(files::RFC2544).display())))?,
-        ),
+        Ok(t) => Some(serde_json::from_str(&t).map_err(|e| {
+            BenchError::Invalid(format!("{}: {e}", dir.join(files::RFC2544).display()))
+        })?),
         Err(_) => None,
     };
     if trials.is_empty() && rfc2544.is_none() {
-        return Err(BenchError::Invalid(format!("{}: no results.jsonl or rfc2544.json", dir.display())));
+        return Err(BenchError::Invalid(format!(
+            "{}: no results.jsonl or rfc2544.json",
+            dir.display()
+        )));
     }
-    let mut ids: Vec<String> = plan.as_ref().map(|p| p.cells.iter().map(|c| c.id.clone()).collect()).unwrap_or_default();
+    let mut ids: Vec<String> = plan
+        .as_ref()
+        .map(|p| p.cells.iter().map(|c| c.id.clone()).collect())
+        .unwrap_or_default();
     for t in &trials {
         if !ids.contains(&t.cell) {
             ids.push(t.cell.clone());
@@ -127,7 +136,10 @@ pub fn load(dir: &Path) -> Result<Report, BenchError> {
         cells.push(CellSummary {
             cell: id,
             throughput: Stats::of(&ok.iter().map(|t| t.throughput_bps).collect::<Vec<_>>()),
-            cpu_bound: ok.iter().flat_map(|t| t.cpu_bound.iter().cloned()).collect(),
+            cpu_bound: ok
+                .iter()
+                .flat_map(|t| t.cpu_bound.iter().cloned())
+                .collect(),
             failed: all.len() - ok.len(),
             cpu: mean_loads(&ok),
             notes: all.first().map(|t| t.notes.clone()).unwrap_or_default(),
@@ -136,8 +148,20 @@ pub fn load(dir: &Path) -> Result<Report, BenchError> {
     let title = plan
         .as_ref()
         .and_then(|p| p.board.clone())
-        .unwrap_or_else(|| dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "run".into()));
-    Ok(Report { format: "zynq-net-bench-report 1".into(), title, plan, run, cells, trials, rfc2544 })
+        .unwrap_or_else(|| {
+            dir.file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_else(|| "run".into())
+        });
+    Ok(Report {
+        format: "zynq-net-bench-report 1".into(),
+        title,
+        plan,
+        run,
+        cells,
+        trials,
+        rfc2544,
+    })
 }
 
 fn mbit(bps: f64) -> String {
@@ -150,7 +174,13 @@ pub fn to_markdown(r: &Report) -> String {
     if let Some(run) = &r.run {
         let ctx = &run["context"];
         let pin = |v: &serde_json::Value| match v.as_array() {
-            Some(a) if !a.is_empty() => format!("CPUs {}", a.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(",")),
+            Some(a) if !a.is_empty() => format!(
+                "CPUs {}",
+                a.iter()
+                    .map(|x| x.to_string())
+                    .collect::<Vec<_>>()
+                    .join(",")
+            ),
             _ => "not pinned".to_string(),
         };
         let _ = writeln!(
@@ -161,14 +191,22 @@ pub fn to_markdown(r: &Report) -> String {
             pin(&ctx["client_cpus"]),
             pin(&ctx["server_cpus"])
         );
-        if let Some(d) = ctx["targets"]["description"].as_str().filter(|d| !d.is_empty()) {
+        if let Some(d) = ctx["targets"]["description"]
+            .as_str()
+            .filter(|d| !d.is_empty())
+        {
             let _ = writeln!(s, "Setup: {d}\n");
         }
     }
     if !r.cells.is_empty() {
         s.push_str("## Matrix\n\n| cell | Mbit/s (mean ± sd) | n | max core busy | CPU-bound | failed |\n|---|---:|---:|---:|---|---:|\n");
         for c in &r.cells {
-            let busy = c.cpu.iter().flat_map(|(_, cs)| cs.iter()).map(CoreLoad::busy).fold(0.0, f64::max);
+            let busy = c
+                .cpu
+                .iter()
+                .flat_map(|(_, cs)| cs.iter())
+                .map(CoreLoad::busy)
+                .fold(0.0, f64::max);
             let _ = writeln!(
                 s,
                 "| {} | {} ± {} | {} | {:.0}% | {} | {} |",
@@ -177,11 +215,20 @@ pub fn to_markdown(r: &Report) -> String {
                 mbit(c.throughput.sd),
                 c.throughput.n,
                 busy,
-                if c.cpu_bound.is_empty() { "no".to_string() } else { format!("**yes** ({})", dedup(&c.cpu_bound).join(", ")) },
+                if c.cpu_bound.is_empty() {
+                    "no".to_string()
+                } else {
+                    format!("**yes** ({})", dedup(&c.cpu_bound).join(", "))
+                },
                 c.failed
             );
         }
-        let notes: Vec<String> = dedup(&r.cells.iter().flat_map(|c| c.notes.iter().cloned()).collect::<Vec<_>>());
+        let notes: Vec<String> = dedup(
+            &r.cells
+                .iter()
+                .flat_map(|c| c.notes.iter().cloned())
+                .collect::<Vec<_>>(),
+        );
         if !notes.is_empty() {
             s.push_str("\nNotes:\n");
             for n in notes {
@@ -189,10 +236,18 @@ pub fn to_markdown(r: &Report) -> String {
             }
         }
         s.push_str("\nA cell is CPU-bound when a core of any machine was at least ");
-        let _ = writeln!(s, "{}% busy (usr+sys+irq+softirq) during a trial.\n", r.plan.as_ref().map_or(95.0, |p| p.spec.cpu_bound_percent));
+        let _ = writeln!(
+            s,
+            "{}% busy (usr+sys+irq+softirq) during a trial.\n",
+            r.plan.as_ref().map_or(95.0, |p| p.spec.cpu_bound_percent)
+        );
     }
     if let Some(x) = &r.rfc2544 {
-        let _ = writeln!(s, "## RFC 2544-style throughput (line rate {} Mbit/s)\n", mbit(x.line_rate_bps));
+        let _ = writeln!(
+            s,
+            "## RFC 2544-style throughput (line rate {} Mbit/s)\n",
+            mbit(x.line_rate_bps)
+        );
         s.push_str("| frame size (B) | frames/s | Mbit/s (frames) | % of line rate | line-rate frames/s | search trials | confirmed | notes |\n|---:|---:|---:|---:|---:|---:|---|---|\n");
         for f in &x.frames {
             let mut notes = Vec::new();
@@ -225,8 +280,16 @@ pub fn to_markdown(r: &Report) -> String {
                         "{}{:.0}{} {}",
                         if st.confirm { "c " } else { "" },
                         st.offered_fps,
-                        if st.sent_fps < st.offered_fps * 0.98 { format!(" (sent {:.0})", st.sent_fps) } else { String::new() },
-                        if st.pass { "✓".to_string() } else { format!("✗{}", st.lost) }
+                        if st.sent_fps < st.offered_fps * 0.98 {
+                            format!(" (sent {:.0})", st.sent_fps)
+                        } else {
+                            String::new()
+                        },
+                        if st.pass {
+                            "✓".to_string()
+                        } else {
+                            format!("✗{}", st.lost)
+                        }
                     )
                 })
                 .collect();
@@ -267,9 +330,17 @@ fn csv_field(s: &str) -> String {
 pub fn to_csv(r: &Report) -> String {
     let mut s = String::from("cell,repeat,protocol,direction,mtu,streams,received_mbps,sent_mbps,retransmits,lost_percent,max_core_busy,cpu_bound,error\n");
     for t in &r.trials {
-        let cell = r.plan.as_ref().and_then(|p| p.cells.iter().find(|c| c.id == t.cell));
+        let cell = r
+            .plan
+            .as_ref()
+            .and_then(|p| p.cells.iter().find(|c| c.id == t.cell));
         let sm = t.summary.as_ref();
-        let busy = t.cpu.iter().flat_map(|m| m.cores.iter()).map(CoreLoad::busy).fold(0.0, f64::max);
+        let busy = t
+            .cpu
+            .iter()
+            .flat_map(|m| m.cores.iter())
+            .map(CoreLoad::busy)
+            .fold(0.0, f64::max);
         let _ = writeln!(
             s,
             "{},{},{},{},{},{},{:.3},{:.3},{},{},{:.1},{},{}",
@@ -280,9 +351,13 @@ pub fn to_csv(r: &Report) -> String {
             cell.map_or(String::new(), |c| c.mtu.to_string()),
             cell.map_or(String::new(), |c| c.streams.to_string()),
             t.throughput_bps / 1e6,
-            sm.map_or(0.0, |x| x.forward.sent_bps + x.reverse_flow.as_ref().map_or(0.0, |f| f.sent_bps)) / 1e6,
-            sm.and_then(|x| x.forward.retransmits).map_or(String::new(), |v| v.to_string()),
-            sm.and_then(|x| x.forward.lost_percent).map_or(String::new(), |v| format!("{v:.4}")),
+            sm.map_or(0.0, |x| x.forward.sent_bps
+                + x.reverse_flow.as_ref().map_or(0.0, |f| f.sent_bps))
+                / 1e6,
+            sm.and_then(|x| x.forward.retransmits)
+                .map_or(String::new(), |v| v.to_string()),
+            sm.and_then(|x| x.forward.lost_percent)
+                .map_or(String::new(), |v| format!("{v:.4}")),
             busy,
             csv_field(&t.cpu_bound.join(" ")),
             csv_field(t.error.as_deref().unwrap_or(""))
@@ -298,23 +373,52 @@ pub fn rfc2544_csv(x: &Rfc2544Result) -> String {
         let _ = writeln!(
             s,
             "{},{},{:.1},{:.3},{:.3},{:.2},{:.1},{},{},{}",
-            f.frame_size, f.udp_payload, f.fps, f.frame_bps / 1e6, f.payload_bps / 1e6, f.line_percent, f.max_fps, f.search_trials, f.confirmed, f.sender_limited
+            f.frame_size,
+            f.udp_payload,
+            f.fps,
+            f.frame_bps / 1e6,
+            f.payload_bps / 1e6,
+            f.line_percent,
+            f.max_fps,
+            f.search_trials,
+            f.confirmed,
+            f.sender_limited
         );
     }
     s
 }
 
 fn esc(s: &str) -> String {
-    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
 }
 
 /// SVG: frame size vs frames/s (log scale), measured points and the line-rate curve.
 pub fn svg_rfc2544(x: &Rfc2544Result) -> String {
     let (w, h, ml, mr, mt, mb) = (640.0, 360.0, 70.0, 20.0, 20.0, 45.0);
-    let fmin = x.frames.iter().map(|f| f.frame_size).min().unwrap_or(64).min(64) as f64;
-    let fmax = x.frames.iter().map(|f| f.frame_size).max().unwrap_or(1518).max(1518) as f64;
+    let fmin = x
+        .frames
+        .iter()
+        .map(|f| f.frame_size)
+        .min()
+        .unwrap_or(64)
+        .min(64) as f64;
+    let fmax = x
+        .frames
+        .iter()
+        .map(|f| f.frame_size)
+        .max()
+        .unwrap_or(1518)
+        .max(1518) as f64;
     let ymax = max_fps(x.line_rate_bps, fmin as u32) * 1.2;
-    let ymin_pos = x.frames.iter().map(|f| f.fps).filter(|v| *v > 0.0).fold(max_fps(x.line_rate_bps, fmax as u32), f64::min);
+    let ymin_pos = x
+        .frames
+        .iter()
+        .map(|f| f.fps)
+        .filter(|v| *v > 0.0)
+        .fold(max_fps(x.line_rate_bps, fmax as u32), f64::min);
     let ymin = 10f64.powf((ymin_pos / 2.0).log10().floor());
     let px = |f: f64| ml + (f - fmin) / (fmax - fmin) * (w - ml - mr);
     let py = |v: f64| {
@@ -322,7 +426,12 @@ pub fn svg_rfc2544(x: &Rfc2544Result) -> String {
         mt + (1.0 - (v.log10() - ymin.log10()) / (ymax.log10() - ymin.log10())) * (h - mt - mb)
     };
     let mut s = format!("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\" role=\"img\" aria-label=\"RFC 2544 frames per second\">");
-    let _ = write!(s, "<rect x=\"{ml}\" y=\"{mt}\" width=\"{}\" height=\"{}\" fill=\"#fafafa\" stroke=\"#999\"/>", w - ml - mr, h - mt - mb);
+    let _ = write!(
+        s,
+        "<rect x=\"{ml}\" y=\"{mt}\" width=\"{}\" height=\"{}\" fill=\"#fafafa\" stroke=\"#999\"/>",
+        w - ml - mr,
+        h - mt - mb
+    );
     let mut d = ymin;
     while d <= ymax {
         let y = py(d);
@@ -331,21 +440,44 @@ pub fn svg_rfc2544(x: &Rfc2544Result) -> String {
     }
     for f in &x.frames {
         let xx = px(f.frame_size as f64);
-        let _ = write!(s, "<text x=\"{xx:.1}\" y=\"{}\" font-size=\"11\" text-anchor=\"middle\">{}</text>", h - mb + 15.0, f.frame_size);
+        let _ = write!(
+            s,
+            "<text x=\"{xx:.1}\" y=\"{}\" font-size=\"11\" text-anchor=\"middle\">{}</text>",
+            h - mb + 15.0,
+            f.frame_size
+        );
     }
-    let _ = write!(s, "<text x=\"{}\" y=\"{}\" font-size=\"12\" text-anchor=\"middle\">frame size (bytes)</text>", (ml + w - mr) / 2.0, h - 8.0);
+    let _ = write!(
+        s,
+        "<text x=\"{}\" y=\"{}\" font-size=\"12\" text-anchor=\"middle\">frame size (bytes)</text>",
+        (ml + w - mr) / 2.0,
+        h - 8.0
+    );
     let _ = write!(s, "<text x=\"14\" y=\"{}\" font-size=\"12\" text-anchor=\"middle\" transform=\"rotate(-90 14 {})\">frames/s (log)</text>", (mt + h - mb) / 2.0, (mt + h - mb) / 2.0);
     let mut curve = String::new();
     let steps = 80;
     for i in 0..=steps {
         let f = fmin + (fmax - fmin) * i as f64 / steps as f64;
-        let _ = write!(curve, "{:.1},{:.1} ", px(f), py(max_fps(x.line_rate_bps, f as u32)));
+        let _ = write!(
+            curve,
+            "{:.1},{:.1} ",
+            px(f),
+            py(max_fps(x.line_rate_bps, f as u32))
+        );
     }
     let _ = write!(s, "<polyline points=\"{curve}\" fill=\"none\" stroke=\"#c33\" stroke-width=\"2\" stroke-dasharray=\"6 4\"/>");
-    let mut sorted: Vec<&crate::rfc2544::FrameResult> = x.frames.iter().filter(|f| f.fps > 0.0).collect();
+    let mut sorted: Vec<&crate::rfc2544::FrameResult> =
+        x.frames.iter().filter(|f| f.fps > 0.0).collect();
     sorted.sort_by_key(|f| f.frame_size);
-    let pts: Vec<String> = sorted.iter().map(|f| format!("{:.1},{:.1}", px(f.frame_size as f64), py(f.fps))).collect();
-    let _ = write!(s, "<polyline points=\"{}\" fill=\"none\" stroke=\"#2563eb\" stroke-width=\"2\"/>", pts.join(" "));
+    let pts: Vec<String> = sorted
+        .iter()
+        .map(|f| format!("{:.1},{:.1}", px(f.frame_size as f64), py(f.fps)))
+        .collect();
+    let _ = write!(
+        s,
+        "<polyline points=\"{}\" fill=\"none\" stroke=\"#2563eb\" stroke-width=\"2\"/>",
+        pts.join(" ")
+    );
     for f in x.frames.iter().filter(|f| f.fps > 0.0) {
         let _ = write!(
             s,
@@ -380,13 +512,26 @@ pub fn svg_cells(cells: &[CellSummary]) -> String {
     let row = 26.0;
     let (w, ml, mr, mt) = (640.0, 190.0, 90.0, 10.0);
     let h = mt + row * cells.len() as f64 + 30.0;
-    let max = cells.iter().map(|c| c.throughput.mean + c.throughput.sd).fold(1.0, f64::max);
+    let max = cells
+        .iter()
+        .map(|c| c.throughput.mean + c.throughput.sd)
+        .fold(1.0, f64::max);
     let sx = |v: f64| ml + v / max * (w - ml - mr);
     let mut s = format!("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\" role=\"img\" aria-label=\"throughput per cell\">");
     for (i, c) in cells.iter().enumerate() {
         let y = mt + i as f64 * row;
-        let color = if c.cpu_bound.is_empty() { "#0d9488" } else { "#dc2626" };
-        let _ = write!(s, "<text x=\"{}\" y=\"{:.1}\" font-size=\"12\" text-anchor=\"end\">{}</text>", ml - 6.0, y + 16.0, esc(&c.cell));
+        let color = if c.cpu_bound.is_empty() {
+            "#0d9488"
+        } else {
+            "#dc2626"
+        };
+        let _ = write!(
+            s,
+            "<text x=\"{}\" y=\"{:.1}\" font-size=\"12\" text-anchor=\"end\">{}</text>",
+            ml - 6.0,
+            y + 16.0,
+            esc(&c.cell)
+        );
         let _ = write!(
             s,
             "<rect x=\"{ml}\" y=\"{:.1}\" width=\"{:.1}\" height=\"{}\" fill=\"{color}\"><title>{}: {} Mbit/s ± {} (n={}){}</title></rect>",
@@ -400,10 +545,24 @@ pub fn svg_cells(cells: &[CellSummary]) -> String {
             if c.cpu_bound.is_empty() { "" } else { ", CPU-bound" }
         );
         if c.throughput.n > 1 {
-            let (a, b) = (sx(c.throughput.mean - c.throughput.sd), sx(c.throughput.mean + c.throughput.sd));
-            let _ = write!(s, "<line x1=\"{a:.1}\" x2=\"{b:.1}\" y1=\"{:.1}\" y2=\"{:.1}\" stroke=\"#111\"/>", y + row / 2.0, y + row / 2.0);
+            let (a, b) = (
+                sx(c.throughput.mean - c.throughput.sd),
+                sx(c.throughput.mean + c.throughput.sd),
+            );
+            let _ = write!(
+                s,
+                "<line x1=\"{a:.1}\" x2=\"{b:.1}\" y1=\"{:.1}\" y2=\"{:.1}\" stroke=\"#111\"/>",
+                y + row / 2.0,
+                y + row / 2.0
+            );
         }
-        let _ = write!(s, "<text x=\"{:.1}\" y=\"{:.1}\" font-size=\"11\">{} Mbit/s</text>", sx(c.throughput.mean + c.throughput.sd) + 4.0, y + 16.0, mbit(c.throughput.mean));
+        let _ = write!(
+            s,
+            "<text x=\"{:.1}\" y=\"{:.1}\" font-size=\"11\">{} Mbit/s</text>",
+            sx(c.throughput.mean + c.throughput.sd) + 4.0,
+            y + 16.0,
+            mbit(c.throughput.mean)
+        );
     }
     let _ = write!(s, "<text x=\"{ml}\" y=\"{:.1}\" font-size=\"11\">teal: not CPU-bound; red: CPU-bound (a core at or above the threshold)</text>", h - 8.0);
     s.push_str("</svg>");
@@ -425,7 +584,12 @@ pub fn svg_cpu(cell: &CellSummary, threshold: f64) -> String {
     }
     let _ = write!(s, "<line x1=\"{ml}\" x2=\"{:.1}\" y1=\"{:.1}\" y2=\"{:.1}\" stroke=\"#dc2626\" stroke-dasharray=\"4 3\"/>", w - 150.0, py(threshold), py(threshold));
     let mut x = ml + 4.0;
-    let parts = [("usr", "#2563eb"), ("sys", "#16a34a"), ("irq", "#f59e0b"), ("softirq", "#9333ea")];
+    let parts = [
+        ("usr", "#2563eb"),
+        ("sys", "#16a34a"),
+        ("irq", "#f59e0b"),
+        ("softirq", "#9333ea"),
+    ];
     for (role, cs) in &cell.cpu {
         let x0 = x;
         for c in cs {
@@ -445,7 +609,13 @@ pub fn svg_cpu(cell: &CellSummary, threshold: f64) -> String {
             let _ = write!(s, "<text x=\"{:.1}\" y=\"{:.1}\" font-size=\"10\" text-anchor=\"middle\">cpu{}</text>", x + bar / 2.0, mt + hplot + 12.0, c.cpu);
             x += bar + 6.0;
         }
-        let _ = write!(s, "<text x=\"{:.1}\" y=\"{:.1}\" font-size=\"10\" text-anchor=\"middle\">{}</text>", (x0 + x - 6.0) / 2.0, mt + hplot + 26.0, esc(role));
+        let _ = write!(
+            s,
+            "<text x=\"{:.1}\" y=\"{:.1}\" font-size=\"10\" text-anchor=\"middle\">{}</text>",
+            (x0 + x - 6.0) / 2.0,
+            mt + hplot + 26.0,
+            esc(role)
+        );
         x += gap;
     }
     let lx = w - 140.0;
@@ -526,11 +696,20 @@ pub fn to_html(r: &Report) -> String {
         let _ = write!(body, "<h2>RFC 2544-style: frame size vs frames/s</h2><figure id=\"plot-rfc2544\">{}</figure>", svg_rfc2544(x));
     }
     if !r.cells.is_empty() {
-        let _ = write!(body, "<h2>Throughput per matrix cell</h2><figure id=\"plot-cells\">{}</figure>", svg_cells(&r.cells));
+        let _ = write!(
+            body,
+            "<h2>Throughput per matrix cell</h2><figure id=\"plot-cells\">{}</figure>",
+            svg_cells(&r.cells)
+        );
         body.push_str("<h2>Per-core CPU load (mean over repeats)</h2>");
         for c in &r.cells {
             if !c.cpu.is_empty() {
-                let _ = write!(body, "<figure class=\"plot-cpu\"><figcaption>{}</figcaption>{}</figure>", esc(&c.cell), svg_cpu(c, threshold));
+                let _ = write!(
+                    body,
+                    "<figure class=\"plot-cpu\"><figcaption>{}</figcaption>{}</figure>",
+                    esc(&c.cell),
+                    svg_cpu(c, threshold)
+                );
             }
         }
     }
@@ -559,7 +738,10 @@ pub fn write_all(r: &Report, out: &Path) -> Result<Vec<PathBuf>, BenchError> {
     if let Some(x) = &r.rfc2544 {
         put("report-rfc2544.csv", rfc2544_csv(x))?;
     }
-    put("report.json", serde_json::to_string_pretty(r).map_err(|e| BenchError::Invalid(e.to_string()))? + "\n")?;
+    put(
+        "report.json",
+        serde_json::to_string_pretty(r).map_err(|e| BenchError::Invalid(e.to_string()))? + "\n",
+    )?;
     put("report.html", to_html(r))?;
     Ok(written)
 }

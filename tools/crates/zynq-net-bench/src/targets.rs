@@ -92,7 +92,10 @@ impl Targets {
             )));
         }
         if t.server.address.is_empty() {
-            return Err(BenchError::Invalid(format!("{}: server.address is empty", path.display())));
+            return Err(BenchError::Invalid(format!(
+                "{}: server.address is empty",
+                path.display()
+            )));
         }
         for e in [&t.client, &t.server].into_iter().chain(t.dut.as_ref()) {
             for i in e.ifaces.iter().chain(e.pace_iface.as_ref()) {
@@ -109,12 +112,16 @@ impl Targets {
 
     /// Writes the file.
     pub fn save(&self, path: &Path) -> Result<(), BenchError> {
-        let text = serde_json::to_string_pretty(self).map_err(|e| BenchError::Invalid(e.to_string()))?;
+        let text =
+            serde_json::to_string_pretty(self).map_err(|e| BenchError::Invalid(e.to_string()))?;
         std::fs::write(path, text + "\n").map_err(|e| BenchError::io(path, e))
     }
 }
 
 /// Interface names as the kernel and the plan format accept them.
 pub fn valid_ifname(s: &str) -> bool {
-    !s.is_empty() && s.len() <= 15 && s.chars().all(|c| c.is_ascii_alphanumeric() || "_.-".contains(c))
+    !s.is_empty()
+        && s.len() <= 15
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "_.-".contains(c))
 }
