@@ -6,7 +6,7 @@
 # validates every field before use, and forks as little as it can: sysfs and
 # procfs knobs are read and written with shell builtins.
 # Needs 64-bit shell arithmetic (dash: intmax_t; busybox: SH_MATH_64).
-# Word splitting of unquoted variables is deliberate: set -f is on (no globs).
+# Unquoted word splitting is deliberate: set -f is on (no globs).
 # shellcheck disable=SC2086
 
 set -f
@@ -45,7 +45,7 @@ EOF
 
 die() { printf 'zynq-net-apply: %s\n' "$1" >&2; exit "${2:-2}"; }
 
-# ---------------------------------------------------------------- output
+# --- output
 CNT_A=0 CNT_U=0 CNT_S=0 CNT_F=0 CNT_O=0 CNT_D=0 CNT_R=0
 JSON=0 QUIET=0 HOTPLUG=0 JSEP=
 json_esc() {
@@ -81,7 +81,7 @@ report() {
 	fi
 }
 
-# ---------------------------------------------------------------- validation
+# --- validation
 is_num() { case $1 in ''|*[!0-9]*) return 1 ;; esac; [ ${#1} -le 10 ]; }
 is_ifname() {
 	case $1 in ''|.|..|*[!A-Za-z0-9_.-]*) return 1 ;; esac
@@ -162,6 +162,7 @@ check_line() {
 			shift
 		done
 		;;
+	rss) [ $# -eq 3 ] && is_ifname "$1" && [ "$2" = equal ] && is_num "$3" && [ "$3" -gt 0 ] || ERR="rss IFACE equal N" ;;
 	irq) [ $# -eq 3 ] && is_ifname "$1" && is_pattern "$2" && is_mask "$3" || ERR="irq IFACE PATTERN MASK" ;;
 	qdisc) [ $# -eq 2 ] && is_ifname "$1" && [ "$2" = multiq ] || ERR="qdisc IFACE multiq" ;;
 	module) [ $# -eq 1 ] && is_word "$1" || ERR="module NAME" ;;
@@ -178,8 +179,8 @@ check_line() {
 	[ -z "$ERR" ]
 }
 
-# ---------------------------------------------------------------- masks
-# mask_groups MASK -> MG: decimal 32-bit groups, least significant first
+# --- masks
+# mask_groups MASK -> MG: decimal 32-bit groups, LSB first
 mask_groups() {
 	mgs_r=$1 MG=
 	while :; do
@@ -188,7 +189,7 @@ mask_groups() {
 		case $mgs_r in *,*) mgs_r=${mgs_r%,*} ;; *) break ;; esac
 	done
 }
-# canon MASK -> CANON: groups without leading zero groups, for comparison
+# canon MASK -> CANON: without leading zero groups, for comparison
 canon() {
 	mask_groups "$1"
 	CANON='' cn_z=
@@ -208,7 +209,7 @@ hex8() {
 	done
 }
 ONLINE=
-# load_online: ONLINE = decimal groups (least significant first) of the online CPUs
+# load_online: ONLINE = decimal groups (LSB first) of the online CPUs
 load_online() {
 	ONLINE=
 	loe_l=
@@ -237,7 +238,7 @@ load_online() {
 		done
 	done
 }
-# mask_online MASK -> MASKED (kernel format), DROPPED (cpu list or empty), ALLGONE=1
+# mask_online MASK -> MASKED, DROPPED (cpu list), ALLGONE=1
 # when the mask named CPUs but none is online
 mask_online() {
 	[ -n "$ONLINE" ] || load_online
@@ -270,7 +271,7 @@ mask_online() {
 	return 0
 }
 
-# ---------------------------------------------------------------- errors
+# --- errors
 ERRF=
 # classify TEXT -> CLS (skipped|failed), WHY
 classify() {
@@ -316,7 +317,7 @@ wr() {
 # squash VALUE -> SQ: whitespace runs folded to single spaces
 squash() { set -- $1; SQ=$*; }
 
-# ---------------------------------------------------------------- state
+# --- state
 BOOTID=unknown
 state_init() {
 	[ -d "$STATE" ] || mkdir -p "$STATE" 2>/dev/null || die "cannot create state dir $STATE" 1
@@ -344,7 +345,7 @@ save() {
 	printf '%s %s\n' "$se_k" "$5" >&6
 }
 
-# ---------------------------------------------------------------- steps
+# --- steps
 MODE=apply
 ABSENT=
 iface_ok() {
@@ -434,44 +435,30 @@ step_wait() {
 	fi
 }
 
-# mac IFACE ADDR: AXI/XXV Ethernet ports (their binding has no local-mac-address)
-step_mac() {
-	iface_ok "$1" || { report skipped mac "$1" - "$2" "" "$WHY"; return; }
-	rd "$SYS/class/net/$1/address"; sma_cur=$VAL
-	if [ "$sma_cur" = "$2" ]; then report "$OKWORD" mac "$1" - "$2" "$sma_cur" ""; return; fi
-	[ "$MODE" = status ] && { report differs mac "$1" - "$2" "$sma_cur" ""; return; }
-	need_tool ip || { report skipped mac "$1" - "$2" "$sma_cur" "$WHY"; return; }
-	if ! "$T_IP" link set dev "$1" address "$2" 2>"$ERRF" </dev/null; then
-		read_errf; classify "$ERRTXT"; report "$CLS" mac "$1" - "$2" "$sma_cur" "$WHY"; return
+# mtu IFACE BYTES, mac IFACE ADDR (AXI/XXV: no local-mac-address in the DT)
+step_link() { # VERB IFACE VALUE
+	case $1 in mtu) slk_a=mtu slk_f=mtu ;; *) slk_a=address slk_f=address ;; esac
+	iface_ok "$2" || { report skipped "$1" "$2" - "$3" "" "$WHY"; return; }
+	rd "$SYS/class/net/$2/$slk_f"; slk_cur=$VAL
+	if [ "$slk_cur" = "$3" ]; then report "$OKWORD" "$1" "$2" - "$3" "$slk_cur" ""; return; fi
+	[ "$MODE" = status ] && { report differs "$1" "$2" - "$3" "$slk_cur" ""; return; }
+	need_tool ip || { report skipped "$1" "$2" - "$3" "$slk_cur" "$WHY"; return; }
+	if ! "$T_IP" link set dev "$2" "$slk_a" "$3" 2>"$ERRF" </dev/null; then
+		read_errf; classify "$ERRTXT"; report "$CLS" "$1" "$2" - "$3" "$slk_cur" "$WHY"; return
 	fi
-	save 01 mac "$1" - "$sma_cur"
-	rd "$SYS/class/net/$1/address"
-	if [ "$VAL" = "$2" ]; then report applied mac "$1" - "$2" "$VAL" "was $sma_cur"
-	else report failed mac "$1" - "$2" "$VAL" "kernel kept $VAL"; fi
-}
-
-step_mtu() {
-	iface_ok "$1" || { report skipped mtu "$1" - "$2" "" "$WHY"; return; }
-	rd "$SYS/class/net/$1/mtu"; smu_cur=$VAL
-	if [ "$smu_cur" = "$2" ]; then report "$OKWORD" mtu "$1" - "$2" "$smu_cur" ""; return; fi
-	[ "$MODE" = status ] && { report differs mtu "$1" - "$2" "$smu_cur" ""; return; }
-	need_tool ip || { report skipped mtu "$1" - "$2" "$smu_cur" "$WHY"; return; }
-	if ! "$T_IP" link set dev "$1" mtu "$2" 2>"$ERRF" </dev/null; then
-		read_errf; classify "$ERRTXT"; report "$CLS" mtu "$1" - "$2" "$smu_cur" "$WHY"; return
-	fi
-	save 01 mtu "$1" - "$smu_cur"
-	rd "$SYS/class/net/$1/mtu"
-	if [ "$VAL" = "$2" ]; then report applied mtu "$1" - "$2" "$VAL" "was $smu_cur"
-	else report failed mtu "$1" - "$2" "$VAL" "kernel kept $VAL"; fi
+	save 01 "$1" "$2" - "$slk_cur"
+	rd "$SYS/class/net/$2/$slk_f"
+	if [ "$VAL" = "$3" ]; then report applied "$1" "$2" - "$3" "$VAL" "was $slk_cur"
+	else report failed "$1" "$2" - "$3" "$VAL" "kernel kept $VAL"; fi
 }
 
 # ethtool groups: consecutive steps with the same verb and interface are read
-# with one `ethtool -k/-l/-g/-c`, written with one -K/-L/-G/-C and read back once.
+# with one `ethtool -k/-l/-g/-c`, written with one -K/-L/-G/-C, read back once.
 G_VERB='' G_IF='' G_ITEMS=
 eth_flag() {
 	case $1 in offload) EF=k ;; channels) EF=l ;; rings) EF=g ;; coalesce) EF=c ;; esac
 }
-# eth_get OUT VERB PARAM -> KV value (empty: absent), FIXED=1 for fixed features
+# eth_get OUT VERB PARAM -> KV (empty: absent), FIXED=1 if fixed
 eth_get() {
 	egt_out=$1 KV='' FIXED=0
 	case $2 in
@@ -499,7 +486,7 @@ eth_get() {
 	esac
 	KV=${KV%%"$NL"*}
 	case $KV in *"[fixed]"*) FIXED=1 ;; esac
-	# an aggregate (tso, sg, tx, ...) is fixed when all its sub-features are
+	# an aggregate (tso, sg, ...) is fixed when all its sub-features are
 	if [ "$2" = offload ] && [ "$FIXED" = 0 ]; then
 		egt_r=${egt_out#*"$NL$egt_k"} egt_n=0 egt_f=0
 		while case $egt_r in *"$NL	"*) true ;; *) false ;; esac; do
@@ -597,7 +584,7 @@ step_queue() { # VERB IFACE QUEUE VALUE
 	esac
 }
 
-# module NAME: load a kernel module (Freescale ASF: asf, asfctrl); never unloaded by revert.
+# module NAME: modprobe (ASF); revert leaves it loaded
 step_module() {
 	if grep -q "^$1 " "$PROC/modules" 2>/dev/null; then report "$OKWORD" module - "$1" loaded loaded ""; return; fi
 	[ "$MODE" = status ] && { report differs module - "$1" loaded absent ""; return; }
@@ -639,7 +626,7 @@ step_irq() { # IFACE PATTERN MASK
 	done
 }
 
-# root_qdisc IFACE -> RQ: "KIND HANDLE" of the root qdisc ("noqueue 0:"), or none
+# root_qdisc IFACE -> RQ: "KIND HANDLE" of the root qdisc, or none
 root_qdisc() {
 	rqc_o=$("$T_TC" qdisc show dev "$1" 2>/dev/null </dev/null)
 	RQ=none
@@ -712,6 +699,31 @@ step_filter() { # IFACE PRIO MATCH ADDR QUEUE
 	esac
 }
 
+# rss IFACE equal N: RSS over queues 0..N-1 (zcrx queue kept out, iou-zcrx.rst)
+rss_max() { # IFACE -> RMAX: highest queue in `ethtool -x`
+	RMAX=-1 rsm_in=0
+	rsm_o=$("$T_ETHTOOL" -x "$1" 2>"$ERRF" </dev/null) || return 1
+	for rsm_w in $rsm_o; do
+		case $rsm_w in *:) rsm_in=1; continue ;; esac
+		case $rsm_w in *[!0-9]*|'') rsm_in=0 ;; *) [ "${rsm_in-0}" = 1 ] && [ "$rsm_w" -gt "$RMAX" ] && RMAX=$rsm_w ;; esac
+	done
+	[ "$RMAX" -ge 0 ]
+}
+step_rss() {
+	iface_ok "$1" || { report skipped rss "$1" - "equal $3" "" "$WHY"; return; }
+	need_tool ethtool || { report skipped rss "$1" - "equal $3" "" "$WHY"; return; }
+	if ! rss_max "$1"; then read_errf; classify "${ERRTXT:-no indirection table}"; report skipped rss "$1" - "equal $3" "" "$WHY"; return; fi
+	srs_c="queues 0-$RMAX"
+	if [ "$RMAX" -lt "$3" ]; then report "$OKWORD" rss "$1" - "equal $3" "$srs_c" ""; return; fi
+	[ "$MODE" = status ] && { report differs rss "$1" - "equal $3" "$srs_c" ""; return; }
+	if ! "$T_ETHTOOL" -X "$1" equal "$3" 2>"$ERRF" </dev/null; then
+		read_errf; classify "$ERRTXT"; report "$CLS" rss "$1" - "equal $3" "$srs_c" "$WHY"; return
+	fi
+	save 10 rss "$1" - default
+	if rss_max "$1" && [ "$RMAX" -lt "$3" ]; then report applied rss "$1" - "equal $3" "queues 0-$RMAX" "was $srs_c"
+	else report failed rss "$1" - "equal $3" "queues 0-$RMAX" "table still uses queue $RMAX"; fi
+}
+
 step_ntuple() { # IFACE FIELDS...: the rule's location is remembered per spec
 	sne_ni=$1; shift
 	sne_spec=$* sne_loc='' sne_key='' sne_r=$*
@@ -759,7 +771,7 @@ step_sysctl() { # KEY VALUE...
 	file_knob 14 sysctl - "$ssl_key" "$PROC/sys/$ssl_path" "$ssl_val" str
 }
 
-# ---------------------------------------------------------------- plan
+# --- plan
 PLAN='' IFILTER='' BOARD='?'
 # read_plan PASS(check|run)
 read_plan() {
@@ -797,10 +809,10 @@ read_plan() {
 		case $rpn_verb in
 		board) ;;
 		wait) step_wait "$@" ;;
-		mtu) step_mtu "$@" ;;
-		mac) step_mac "$@" ;;
+		mtu|mac) step_link "$rpn_verb" "$@" ;;
 		ptp) step_ptp "$@" ;;
 		rps|rfs|xps) step_queue "$rpn_verb" "$@" ;;
+		rss) step_rss "$@" ;;
 		ntuple) step_ntuple "$@" ;;
 		irq) step_irq "$@" ;;
 		qdisc) step_qdisc "$@" ;;
@@ -816,7 +828,7 @@ read_plan() {
 	return 0
 }
 
-# ---------------------------------------------------------------- lock
+# --- lock
 LOCKED=0
 lock() {
 	lk_w=0
@@ -835,7 +847,7 @@ lock() {
 # shellcheck disable=SC2317 # called from the EXIT trap
 unlock() { if [ "$LOCKED" = 1 ]; then rm -rf "$LOCK"; fi; LOCKED=0; }
 
-# ---------------------------------------------------------------- revert
+# --- revert
 do_revert() {
 	drt_list='' drt_keep=''
 	if [ -f "$STATE/saved" ]; then
@@ -863,6 +875,7 @@ do_revert() {
 		xps) wr "$SYS/class/net/$drt_ri/queues/$drt_rt/xps_cpus" "$drt_ov" || drt_ok=0 ;;
 		irq) wr "$PROC/irq/$drt_rt/smp_affinity" "$drt_ov" || drt_ok=0 ;;
 		ntuple) "$T_ETHTOOL" -N "$drt_ri" delete "$drt_rt" 2>"$ERRF" </dev/null || drt_ok=0 ;;
+		rss) "$T_ETHTOOL" -X "$drt_ri" default 2>"$ERRF" </dev/null || drt_ok=0 ;;
 		qdisc) "$T_TC" qdisc del dev "$drt_ri" root 2>"$ERRF" </dev/null || drt_ok=0
 			   drt_ov="kernel default (was $drt_ov)" ;;
 		filter) "$T_TC" filter del dev "$drt_ri" parent 1: prio "$drt_rt" 2>"$ERRF" </dev/null || drt_ok=0 ;;
@@ -890,7 +903,7 @@ do_revert() {
 	set +f; rm -f "$STATE"/ntuple+*; set -f
 }
 
-# ---------------------------------------------------------------- main
+# --- main
 [ $# -ge 1 ] || { usage >&2; exit 2; }
 CMD=$1; shift
 case $CMD in

@@ -101,6 +101,10 @@ fn iface_steps(i: &Interface, nr_cpus: u32, out: &mut Vec<Step>) {
         push(10, format!("xps {n} {q} {m}"));
     }
     if let Some(z) = &i.zero_copy_rx {
+        // RSS over the queues below the zero-copy queue only (iou-zcrx.rst).
+        if z.queue > 0 {
+            push(11, format!("rss {n} equal {}", z.queue));
+        }
         push(11, format!("ntuple {n} flow-type {} dst-port {} action {}", z.flow.flow_type.as_str(), z.flow.dst_port, z.queue));
     }
     for ia in &i.irq_affinity {
