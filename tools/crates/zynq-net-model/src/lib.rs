@@ -48,7 +48,7 @@ impl LoadedBoard {
 pub fn load_board_str(file: &Path, text: &str) -> Result<LoadedBoard, Diagnostics> {
     let fail = |items: Vec<Diagnostic>| {
         let mut items = items;
-        items.sort_by(|a, b| (a.pos, a.severity).cmp(&(b.pos, b.severity)));
+        items.sort_by_key(|a| (a.pos, a.severity));
         Diagnostics { file: file.to_path_buf(), source: text.to_string(), items }
     };
     let (value, map) = yaml::load(text).map_err(fail)?;

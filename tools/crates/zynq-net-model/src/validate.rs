@@ -297,7 +297,7 @@ impl V<'_> {
                 }
             }
             if self.b.system.irqbalance == Irqbalance::Running {
-                self.err(format!("{ip}"), "irqbalance runs on this image and will undo pinned IRQ affinity (case C3)".into(), "set system.irqbalance: ban-pinned (generates an irqbalance policy banning these IRQs) or absent");
+                self.err(ip.to_string(), "irqbalance runs on this image and will undo pinned IRQ affinity (case C3)".into(), "set system.irqbalance: ban-pinned (generates an irqbalance policy banning these IRQs) or absent");
             }
         }
     }
@@ -392,11 +392,11 @@ impl V<'_> {
         }
         let mut spis: Vec<u32> = n.interrupts.iter().chain(&n.dma.interrupts).copied().collect();
         if let Some(bad) = spis.iter().find(|s| **s > 987) {
-            self.err(format!("{np}"), format!("GIC SPI {bad} does not exist (GIC-400: SPI 0-987)"), "use the SPI number of the PL-PS interrupt (IRQ number - 32)");
+            self.err(np.to_string(), format!("GIC SPI {bad} does not exist (GIC-400: SPI 0-987)"), "use the SPI number of the PL-PS interrupt (IRQ number - 32)");
         }
         spis.sort_unstable();
         if let Some(w) = spis.windows(2).find(|w| w[0] == w[1]) {
-            self.err(format!("{np}"), format!("GIC SPI {} is used twice by this port", w[0]), "each MAC and DMA channel interrupt has its own SPI");
+            self.err(np.to_string(), format!("GIC SPI {} is used twice by this port", w[0]), "each MAC and DMA channel interrupt has its own SPI");
         }
         if n.reg < n.dma.reg.saturating_add(n.dma.size) && n.dma.reg < n.reg.saturating_add(n.size) {
             self.err(format!("{np}/dma/reg"), "the DMA register window overlaps the MAC's".into(), "give the MAC and the DMA engine their own address ranges");
@@ -411,7 +411,7 @@ impl V<'_> {
                 self.err(format!("{p}/driver"), "the XXV Ethernet + MCDMA driver exists only in linux-xlnx".into(), "set board.kernel: linux-xlnx");
             }
             match n.num_queues {
-                None => self.err(format!("{np}"), "xxv-mcdma needs `num_queues` (xlnx,num-queues)".into(), "set num_queues to the MCDMA channel count"),
+                None => self.err(np.to_string(), "xxv-mcdma needs `num_queues` (xlnx,num-queues)".into(), "set num_queues to the MCDMA channel count"),
                 Some(q) => {
                     if u32::from(q) != ifc.queues.rx {
                         self.warn(format!("{np}/num_queues"), format!("num_queues {q} differs from queues.rx {}", ifc.queues.rx), "one MCDMA channel per queue");
