@@ -131,6 +131,20 @@ fn common_mac_props(dt: &IfaceDt, axi: bool, props: &mut Vec<Prop>, notes: &mut 
     }
 }
 
+/// The MAC node's first properties, the same in both binding styles:
+/// compatible, reg, interrupts (when given) and the clocks the driver asks for.
+fn mac_head(eth: &mut Vec<Prop>, compat: &str, driver: Driver, n: &PlEthernet, gic: &str, cells: u32) {
+    eth.push(format!("compatible = \"{compat}\""));
+    eth.push(reg(cells, n.reg, n.size));
+    if !n.interrupts.is_empty() {
+        eth.push(format!("interrupt-parent = <&{gic}>"));
+        eth.push(irqs(&n.interrupts));
+    }
+    let names = mac_clock_names(driver);
+    eth.push(clocks(n, names.len()));
+    eth.push(format!("clock-names = {}", quoted(names)));
+}
+
 fn pl_nodes(b: &Board, i: &Interface, dt: &IfaceDt, n: &PlEthernet, cells: u32) -> Vec<Node> {
     let gic = gic_label(b.board.soc);
     let d = &n.dma;
@@ -155,15 +169,8 @@ fn pl_nodes(b: &Board, i: &Interface, dt: &IfaceDt, n: &PlEthernet, cells: u32) 
         if d.include_dre {
             dma_props.push("xlnx,include-dre".to_string());
         }
-        eth.push(format!("compatible = \"{}\"", if i.driver == Driver::XxvMcdma { "xlnx,xxv-ethernet-1.0" } else { "xlnx,axi-ethernet-1.00.a" }));
-        eth.push(reg(cells, n.reg, n.size));
-        if !n.interrupts.is_empty() {
-            eth.push(format!("interrupt-parent = <&{gic}>"));
-            eth.push(irqs(&n.interrupts));
-        }
-        let names = mac_clock_names(i.driver);
-        eth.push(clocks(n, names.len()));
-        eth.push(format!("clock-names = {}", quoted(names)));
+        let compat = if i.driver == Driver::XxvMcdma { "xlnx,xxv-ethernet-1.0" } else { "xlnx,axi-ethernet-1.00.a" };
+        mac_head(&mut eth, compat, i.driver, n, gic, cells);
         eth.push(format!("axistream-connected = <&{}>", d.label));
         if let Some(q) = n.num_queues {
             eth.push(format!("xlnx,num-queues = /bits/ 16 <0x{q:x}>"));
@@ -197,15 +204,7 @@ fn pl_nodes(b: &Board, i: &Interface, dt: &IfaceDt, n: &PlEthernet, cells: u32) 
             }
             children.push(Node { label: String::new(), name: format!("dma-channel-{chan}"), props, children: Vec::new(), notes: Vec::new() });
         }
-        eth.push("compatible = \"xlnx,axi-ethernet-1.00.a\"".to_string());
-        eth.push(reg(cells, n.reg, n.size));
-        if !n.interrupts.is_empty() {
-            eth.push(format!("interrupt-parent = <&{gic}>"));
-            eth.push(irqs(&n.interrupts));
-        }
-        let names = mac_clock_names(i.driver);
-        eth.push(clocks(n, names.len()));
-        eth.push(format!("clock-names = {}", quoted(names)));
+        mac_head(&mut eth, "xlnx,axi-ethernet-1.00.a", i.driver, n, gic, cells);
         eth.push(format!("dmas = <&{0} 0>, <&{0} 1>", d.label));
         eth.push(format!("dma-names = {}", quoted(&["tx_chan0", "rx_chan0"])));
     }
