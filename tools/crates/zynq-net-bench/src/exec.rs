@@ -142,6 +142,31 @@ impl Host {
     }
 }
 
+/// Replaces the root qdisc of `dev` on `host` with a token bucket filter
+/// (`tc qdisc replace dev DEV root tbf rate RATEbit burst BYTES limit BYTES`).
+/// Used by the lab's shaper and by the RFC 2544 tester pacing.
+///
+/// # Errors
+/// [`BenchError`] when `tc` fails.
+pub fn replace_tbf(host: &Host, dev: &str, rate_bps: f64, burst: u64, limit: u64) -> Result<(), BenchError> {
+    host.run(&argv(&[
+        "tc",
+        "qdisc",
+        "replace",
+        "dev",
+        dev,
+        "root",
+        "tbf",
+        "rate",
+        &format!("{}bit", rate_bps as u64),
+        "burst",
+        &burst.to_string(),
+        "limit",
+        &limit.to_string(),
+    ]))
+    .map(|_| ())
+}
+
 /// Builds an argv from string slices.
 pub fn argv(parts: &[&str]) -> Vec<String> {
     parts.iter().map(|s| (*s).to_string()).collect()

@@ -131,6 +131,16 @@ pub fn state_path(name: &str) -> PathBuf {
     Path::new(STATE_DIR).join(format!("lab-{name}.json"))
 }
 
+/// A multi-queue veth pair between two namespaces: `(name, netns)` each end.
+fn veth_pair<'a>(a: (&'a str, &'a str), b: (&'a str, &'a str), queues: &'a str) -> Result<String, BenchError> {
+    let end = |(name, ns): (&'a str, &'a str)| [name, "netns", ns, "numtxqueues", queues, "numrxqueues", queues];
+    let mut args = vec!["link", "add"];
+    args.extend(end(a));
+    args.extend(["type", "veth", "peer", "name"]);
+    args.extend(end(b));
+    ip(&args)
+}
+
 fn ip(args: &[&str]) -> Result<String, BenchError> {
     let mut v = vec!["ip"];
     v.extend_from_slice(args);
@@ -236,50 +246,8 @@ fn build(o: &LabOptions, c: &str, r: &str, s: &str) -> Result<LabState, BenchErr
         ip(&["netns", "add", ns])?;
         ip(&["-n", ns, "link", "set", "lo", "up"])?;
     }
-    ip(&[
-        "link",
-        "add",
-        "eth0",
-        "netns",
-        c,
-        "numtxqueues",
-        &q,
-        "numrxqueues",
-        &q,
-        "type",
-        "veth",
-        "peer",
-        "name",
-        "eth0",
-        "netns",
-        r,
-        "numtxqueues",
-        &q,
-        "numrxqueues",
-        &q,
-    ])?;
-    ip(&[
-        "link",
-        "add",
-        "eth1",
-        "netns",
-        r,
-        "numtxqueues",
-        &q,
-        "numrxqueues",
-        &q,
-        "type",
-        "veth",
-        "peer",
-        "name",
-        "eth0",
-        "netns",
-        s,
-        "numtxqueues",
-        &q,
-        "numrxqueues",
-        &q,
-    ])?;
+    veth_pair(("eth0", c), ("eth0", r), &q)?;
+    veth_pair(("eth1", r), ("eth0", s), &q)?;
     let addr = |a: u8, b: u8| format!("10.201.{a}.{b}/24");
     ip(&["-n", c, "addr", "add", &addr(n1, 2), "dev", "eth0"])?;
     ip(&["-n", r, "addr", "add", &addr(n1, 1), "dev", "eth0"])?;
@@ -329,21 +297,7 @@ fn build(o: &LabOptions, c: &str, r: &str, s: &str) -> Result<LabState, BenchErr
     if let Some(rate) = o.shape {
         let (burst, limit) = tbf_params(rate, o.mtu);
         for dev in ["eth0", "eth1"] {
-            router.run(&argv(&[
-                "tc",
-                "qdisc",
-                "replace",
-                "dev",
-                dev,
-                "root",
-                "tbf",
-                "rate",
-                &format!("{}bit", rate as u64),
-                "burst",
-                &burst.to_string(),
-                "limit",
-                &limit.to_string(),
-            ]))?;
+            crate::exec::replace_tbf(&router, dev, rate, burst, limit)?;
         }
         desc.push_str(&format!(
             ", tbf {} Mbit/s burst {burst} B limit {limit} B",

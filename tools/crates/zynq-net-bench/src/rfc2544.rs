@@ -365,22 +365,7 @@ fn pace(
         .max(3200);
     // Room for a whole socket send buffer: the socket, not the qdisc, pushes back.
     let limit = burst + (rate / 8.0 * 0.1) as u64 + 8 * 1024 * 1024;
-    host.run(&crate::exec::argv(&[
-        "tc",
-        "qdisc",
-        "replace",
-        "dev",
-        dev,
-        "root",
-        "tbf",
-        "rate",
-        &format!("{}bit", rate as u64),
-        "burst",
-        &burst.to_string(),
-        "limit",
-        &limit.to_string(),
-    ]))
-    .map(|_| ())
+    crate::exec::replace_tbf(host, dev, rate, burst, limit)
 }
 
 /// Runs the search for every frame size; `on_trial` gets every trial (to
