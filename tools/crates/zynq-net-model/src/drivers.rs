@@ -101,7 +101,7 @@ pub fn caps(driver: Driver, soc: Soc) -> DriverCaps {
             tx_ring: ring(1, 256, true, false),
             coalesce: GIANFAR_COAL,
             max_mtu: 9586,
-            max_tx_queues: if soc == Soc::QoriqP1020 { 2 } else { 8 },
+            max_tx_queues: soc.etsec_queues().map_or(8, |q| q.0),
             zero_copy_rx: false,
         },
         // xilinx_axienet_main.c: RX_BD_NUM_MAX = TX_BD_NUM_MAX = 4096,
@@ -118,13 +118,13 @@ pub fn caps(driver: Driver, soc: Soc) -> DriverCaps {
         },
         // linux-xlnx xilinx_axienet_mcdma.c: same limits, one queue per MCDMA channel
         // (at most 16); -G/-C only while the interface is down.
-        Driver::XxvMcdma => DriverCaps {
+        Driver::XxvMcdma | Driver::Xxv => DriverCaps {
             source: "linux-xlnx drivers/net/ethernet/xilinx/xilinx_axienet_mcdma.c",
             rx_ring: ring(64, 4096, false, false),
             tx_ring: ring(18, 4096, false, false),
             coalesce: AXIENET_COAL,
             max_mtu: 9000,
-            max_tx_queues: 16,
+            max_tx_queues: if driver == Driver::Xxv { 1 } else { 16 },
             zero_copy_rx: false,
         },
         // mlx5/core/en.h: MLX5E_PARAMS_{MINIMUM,MAXIMUM}_LOG_{SQ,RQ}_SIZE: 64..8192,
@@ -169,9 +169,16 @@ pub const PHY_MODES: &[&str] = &[
     "2500base-x", "5gbase-r", "rxaui", "xaui", "10gbase-kr", "10gbase-r", "25gbase-r", "usxgmii", "10g-qxgmii",
 ];
 
-/// `phy-mode` values the AXI Ethernet binding allows
-/// (Documentation/devicetree/bindings/net/xlnx,axi-ethernet.yaml, 6.12).
-pub const AXIENET_PHY_MODES: &[&str] = &["mii", "gmii", "rgmii", "sgmii", "1000base-x"];
+/// `phy-mode` values axienet's 1G/2.5G MAC runs: the binding's enum
+/// (xlnx,axi-ethernet.yaml, 6.12: mii, gmii, rgmii, sgmii, 1000base-x) plus
+/// the RGMII delay variants and 2500base-x, which axienet_probe accepts
+/// (it puts the declared mode in phylink's supported interfaces).
+pub const AXIENET_PHY_MODES: &[&str] = &["mii", "gmii", "rgmii", "rgmii-id", "rgmii-rxid", "rgmii-txid", "sgmii", "1000base-x", "2500base-x"];
+
+/// `phy-mode` values of the XXV MAC (linux-xlnx axienet: 10GBASE-R or
+/// 25GBASE-R as the IP's XXV_STAT_CORE_SPEED says; USXGMII for the
+/// `xlnx,xxv-usxgmii-ethernet-1.0` variant).
+pub const XXV_PHY_MODES: &[&str] = &["10gbase-r", "25gbase-r", "10gbase-kr", "usxgmii"];
 
 /// `ethtool -K` feature names accepted without a warning.
 pub const KNOWN_OFFLOADS: &[&str] = &[

@@ -76,8 +76,12 @@ pub enum Soc {
     Zynqmp,
     /// Xilinx/AMD Zynq-7000 (2x Cortex-A9, GIC-390).
     Zynq7000,
-    /// NXP/Freescale QorIQ P1020 (2x e500v2, MPIC).
+    /// NXP/Freescale QorIQ P1010 (1x e500v2, MPIC; eTSEC2 with one queue group).
+    QoriqP1010,
+    /// NXP/Freescale QorIQ P1020 (2x e500v2, MPIC; eTSEC2 with two queue groups).
     QoriqP1020,
+    /// NXP/Freescale QorIQ P2020 (2x e500v2, MPIC; eTSEC1: one queue).
+    QoriqP2020,
     /// Anything else (PC, server, virtual machine).
     Generic,
 }
@@ -90,8 +94,41 @@ impl Soc {
         match self {
             Soc::Zynqmp => Some("GIC-400"),
             Soc::Zynq7000 => Some("GIC-390"),
-            Soc::QoriqP1020 => Some("MPIC"),
+            Soc::QoriqP1010 | Soc::QoriqP1020 | Soc::QoriqP2020 => Some("MPIC"),
             Soc::Generic => None,
+        }
+    }
+
+    /// A QorIQ e500v2 SoC (P1010, P1020, P2020): powerpc, MPIC, eTSEC.
+    pub fn is_qoriq(self) -> bool {
+        matches!(self, Soc::QoriqP1010 | Soc::QoriqP1020 | Soc::QoriqP2020)
+    }
+
+    /// Queues of one eTSEC port, with the kernel device tree it comes from.
+    /// gianfar.c `gfar_of_init`: an `fsl,etsec2` node gets one RX and one TX
+    /// queue per `queue-group` child (at most MAXGROUPS = 2), any other
+    /// (`gianfar`, eTSEC1) one queue. arch/powerpc/boot/dts/fsl:
+    /// p1020si-post.dtsi includes pq3-etsec2-N.dtsi plus
+    /// pq3-etsec2-grp2-N.dtsi (2 groups); p1010si-post.dtsi only
+    /// pq3-etsec2-N.dtsi (1 group); p2020si-post.dtsi pq3-etsec1-N.dtsi.
+    pub fn etsec_queues(self) -> Option<(u32, &'static str)> {
+        match self {
+            Soc::QoriqP1020 => Some((2, "p1020si-post.dtsi: eTSEC2 with 2 queue-groups")),
+            Soc::QoriqP1010 => Some((1, "p1010si-post.dtsi: eTSEC2 with 1 queue-group")),
+            Soc::QoriqP2020 => Some((1, "p2020si-post.dtsi: eTSEC1, single queue")),
+            _ => None,
+        }
+    }
+
+    /// The PL-to-PS interrupt lines as GIC SPI ranges (IRQ ID - 32): ZynqMP
+    /// `pl_ps_irq0..7` = SPI 89-96 and `pl_ps_irq8..15` = SPI 104-111 (UG1085
+    /// table 13-1); Zynq-7000 `IRQ_F2P[7:0]` = SPI 29-36 and `IRQ_F2P[15:8]` =
+    /// SPI 52-59 (UG585 table 7-4). `None` off Zynq.
+    pub fn pl_irq_spis(self) -> Option<[std::ops::RangeInclusive<u32>; 2]> {
+        match self {
+            Soc::Zynqmp => Some([89..=96, 104..=111]),
+            Soc::Zynq7000 => Some([29..=36, 52..=59]),
+            _ => None,
         }
     }
 }
@@ -235,6 +272,9 @@ pub enum Driver {
     Axienet,
     /// Xilinx 10G/25G XXV Ethernet over AXI MCDMA (linux-xlnx axienet with MCDMA).
     XxvMcdma,
+    /// Xilinx 10G/25G XXV Ethernet over a plain AXI DMA (linux-xlnx axienet
+    /// built without `CONFIG_AXIENET_HAS_MCDMA`).
+    Xxv,
     /// Freescale eTSEC, drivers/net/ethernet/freescale/gianfar.c.
     Gianfar,
     /// NVIDIA/Mellanox ConnectX, drivers/net/ethernet/mellanox/mlx5/core.
@@ -243,6 +283,17 @@ pub enum Driver {
     VirtioNet,
     /// Virtual Ethernet pair (tests, labs).
     Veth,
+}
+
+impl Driver {
+    /// An AXI/XXV Ethernet in the programmable logic (axienet).
+    pub fn is_axi(self) -> bool {
+        matches!(self, Driver::Axienet | Driver::Xxv | Driver::XxvMcdma)
+    }
+    /// An XXV 10G/25G MAC (linux-xlnx only).
+    pub fn is_xxv(self) -> bool {
+        matches!(self, Driver::Xxv | Driver::XxvMcdma)
+    }
 }
 
 /// Hardware queue counts of an interface (after `channels` is applied).
@@ -494,6 +545,12 @@ pub struct Interface {
 }
 
 /// Device-tree description of one Ethernet port.
+///
+/// Two ways, as real projects work: **patch mode** (no `node`): the port's
+/// node exists in the board DTS or in a generated `pl.dtsi` (PetaLinux/DTG,
+/// SDT) and is patched by `label`, as a `system-user.dtsi` does; **full-node
+/// mode** (`node`): the board describes a PL MAC and its DMA itself, for
+/// designs without a generated `pl.dtsi`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct IfaceDt {
@@ -502,15 +559,283 @@ pub struct IfaceDt {
     /// described by `node`.
     #[schemars(regex(pattern = r"^[A-Za-z_][A-Za-z0-9_]{0,62}$"))]
     pub label: String,
-    /// MAC address (`local-mac-address`), `xx:xx:xx:xx:xx:xx`.
+    /// Full path of the node (`/amba_pl@0/ethernet@80000000`), so that
+    /// `dtb verify` finds it in a DTB compiled without `-@` (no `__symbols__`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(regex(pattern = r"^(/[A-Za-z0-9,._+@-]{1,64})+$"))]
+    pub path: Option<String>,
+    /// MAC address (`local-mac-address`), `xx:xx:xx:xx:xx:xx`; read by every
+    /// driver here through `of_get_mac_address` (drivers/net/ethernet/...).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mac: Option<String>,
-    /// `phy-mode` (Documentation/devicetree/bindings/net/ethernet-controller.yaml).
+    /// `phy-mode` (Documentation/devicetree/bindings/net/ethernet-controller.yaml);
+    /// written as `phy-connection-type` on gianfar (the QorIQ trees' spelling).
+    /// On AXI/XXV ports a generated `xlnx,phy-type` would override it
+    /// (axienet_probe): the `.dtsi` deletes it, the overlay sets it to match.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub phy_mode: Option<String>,
+    /// `max-speed` in Mbit/s (linux-xlnx axienet needs it on 1G/2.5G ports:
+    /// "couldn't find MAC Rate").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_speed: Option<u32>,
+    /// Label of the PHY node (`phy-handle`): one of `mdio.devices` or an
+    /// existing node.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(regex(pattern = r"^[A-Za-z_][A-Za-z0-9_]{0,62}$"))]
+    pub phy_handle: Option<String>,
+    /// Label of the PCS/PMA node (`pcs-handle`, SGMII/1000BASE-X on axienet).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(regex(pattern = r"^[A-Za-z_][A-Za-z0-9_]{0,62}$"))]
+    pub pcs_handle: Option<String>,
+    /// Label of the TBI PHY (`tbi-handle`, gianfar SGMII: gfar_configure_serdes).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(regex(pattern = r"^[A-Za-z_][A-Za-z0-9_]{0,62}$"))]
+    pub tbi_handle: Option<String>,
+    /// `managed`: `in-band-status` for SGMII/1000BASE-X in-band autonegotiation.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub managed: Option<Managed>,
+    /// A fixed link (no PHY: a switch port), as a `fixed-link` child node
+    /// (Documentation/devicetree/bindings/net/ethernet-controller.yaml).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fixed_link: Option<FixedLink>,
+    /// The SFP cage the port uses (`sfp = <&label>`); with `i2c_bus` the cage
+    /// node (`sff,sfp`, Documentation/devicetree/bindings/net/sff,sfp.yaml)
+    /// is generated too.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sfp: Option<Sfp>,
+    /// Checksum offload of an AXI Ethernet (`xlnx,txcsum`/`xlnx,rxcsum`:
+    /// 0 none, 1 partial, 2 full; axienet_probe).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub checksum: Option<ChecksumOffload>,
+    /// An MDIO bus as a child `mdio` node of the MAC, with its PHY/PCS devices.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mdio: Option<Mdio>,
+    /// Properties of the existing node to delete (`/delete-property/`), where
+    /// a generated property would make the driver ignore ours.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub delete: Vec<PropName>,
     /// A programmable-logic Ethernet node the board describes itself.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub node: Option<PlEthernet>,
+}
+
+/// A device-tree property name (`xlnx,phy-type`).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, JsonSchema)]
+#[serde(transparent)]
+pub struct PropName(#[schemars(regex(pattern = r"^[a-z0-9][a-z0-9,._+#-]{0,62}$"))] pub String);
+
+/// `managed` values (ethernet-controller.yaml).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum Managed {
+    /// In-band autonegotiation status (SGMII, 1000BASE-X).
+    InBandStatus,
+    /// Link management by the PHY/MAC driver (the default when absent).
+    Auto,
+}
+
+impl Managed {
+    /// The DT string.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Managed::InBandStatus => "in-band-status",
+            Managed::Auto => "auto",
+        }
+    }
+}
+
+/// A `fixed-link` child node.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct FixedLink {
+    /// Link speed in Mbit/s (10, 100, 1000, 2500, 10000).
+    pub speed: u32,
+    /// Full duplex (default true).
+    #[serde(default = "default_true")]
+    pub full_duplex: bool,
+    /// Symmetric pause.
+    #[serde(default)]
+    pub pause: bool,
+}
+
+/// Checksum offload mode of the AXI Ethernet IP.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum CsumMode {
+    /// No offload (0).
+    None,
+    /// Partial checksum (1).
+    Partial,
+    /// Full TCP/UDP over IPv4 checksum (2).
+    Full,
+}
+
+/// `xlnx,txcsum` / `xlnx,rxcsum`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ChecksumOffload {
+    /// `xlnx,txcsum`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tx: Option<CsumMode>,
+    /// `xlnx,rxcsum`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rx: Option<CsumMode>,
+}
+
+/// A GPIO `<&controller pin flags>` (2-cell GPIO controllers: ZynqMP/Zynq
+/// `gpio`, QorIQ `gpio0`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Gpio {
+    /// Label of the GPIO controller node.
+    #[schemars(regex(pattern = r"^[A-Za-z_][A-Za-z0-9_]{0,62}$"))]
+    pub controller: String,
+    /// Pin (GPIO line) number.
+    pub pin: u32,
+    /// Active low (`GPIO_ACTIVE_LOW`, flag 1).
+    #[serde(default)]
+    pub active_low: bool,
+}
+
+/// An MDIO bus child node (`mdio`, Documentation/devicetree/bindings/net/mdio.yaml).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Mdio {
+    /// Label of the bus node (optional).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(regex(pattern = r"^[A-Za-z_][A-Za-z0-9_]{0,62}$"))]
+    pub label: Option<String>,
+    /// PHYs and PCS/PMA devices on the bus.
+    #[schemars(length(min = 1))]
+    pub devices: Vec<MdioDevice>,
+}
+
+/// One device on an MDIO bus (ethernet-phy.yaml).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct MdioDevice {
+    /// Label (what `phy_handle`/`pcs_handle` name).
+    #[schemars(regex(pattern = r"^[A-Za-z_][A-Za-z0-9_]{0,62}$"))]
+    pub label: String,
+    /// MDIO address, 0-31 (`reg`).
+    #[schemars(range(max = 31))]
+    pub address: u32,
+    /// `compatible`, e.g. `ethernet-phy-id2000.a231` or
+    /// `ethernet-phy-ieee802.3-c22` (omitted: the PHY is identified by its ID registers).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(regex(pattern = r"^ethernet-phy-(id[0-9a-f]{4}\.[0-9a-f]{4}|ieee802\.3-c(22|45))$"))]
+    pub compatible: Option<String>,
+    /// Reset line (`reset-gpios`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reset_gpio: Option<Gpio>,
+    /// `reset-assert-us`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reset_assert_us: Option<u32>,
+    /// `reset-deassert-us`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reset_deassert_us: Option<u32>,
+    /// `rx-internal-delay-ps` (RGMII delay in the PHY).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rx_internal_delay_ps: Option<u32>,
+    /// `tx-internal-delay-ps`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tx_internal_delay_ps: Option<u32>,
+    /// The device is a Xilinx PCS/PMA (gig_ethernet_pcs_pma) in this mode:
+    /// `xlnx,phy-type = <4>` (SGMII) or `<5>` (1000BASE-X), read by
+    /// linux-xlnx drivers/net/phy/xilinx_phy.c `xilinxphy_of_init` (the
+    /// Xilinx generator writes it for PS GEM over EMIO).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pcs_pma: Option<PcsPmaMode>,
+}
+
+/// Mode of a Xilinx PCS/PMA core.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub enum PcsPmaMode {
+    /// SGMII (`xlnx,phy-type = <4>`).
+    #[serde(rename = "sgmii")]
+    Sgmii,
+    /// 1000BASE-X (`xlnx,phy-type = <5>`).
+    #[serde(rename = "1000base-x")]
+    Base1000X,
+}
+
+/// An SFP cage (`sff,sfp`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Sfp {
+    /// Label of the cage node.
+    #[schemars(regex(pattern = r"^[A-Za-z_][A-Za-z0-9_]{0,62}$"))]
+    pub label: String,
+    /// Label of the I2C bus of the module EEPROM; when set, the cage node is
+    /// generated under the root (else it must exist in the base tree).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(regex(pattern = r"^[A-Za-z_][A-Za-z0-9_]{0,62}$"))]
+    pub i2c_bus: Option<String>,
+    /// `mod-def0-gpios` (module present).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mod_def0_gpio: Option<Gpio>,
+    /// `los-gpios` (loss of signal).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub los_gpio: Option<Gpio>,
+    /// `tx-fault-gpios`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tx_fault_gpio: Option<Gpio>,
+    /// `tx-disable-gpios`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tx_disable_gpio: Option<Gpio>,
+}
+
+/// Interrupt trigger type (the third GIC cell, dt-bindings/interrupt-controller/irq.h).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Trigger {
+    /// `IRQ_TYPE_LEVEL_HIGH` (4): the DMA `introut` lines.
+    #[default]
+    Level,
+    /// `IRQ_TYPE_EDGE_RISING` (1): the AXI Ethernet `mac_irq` in generated trees.
+    Edge,
+}
+
+impl Trigger {
+    /// The GIC cell value.
+    pub fn cell(self) -> u32 {
+        match self {
+            Trigger::Level => 4,
+            Trigger::Edge => 1,
+        }
+    }
+}
+
+/// One PL-to-PS interrupt: a GIC SPI number (level-triggered) or
+/// `{ spi, trigger }`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum Irq {
+    /// A GIC SPI number, level-triggered.
+    Spi(u32),
+    /// A GIC SPI with its trigger type.
+    Typed {
+        /// GIC SPI number (IRQ ID - 32).
+        spi: u32,
+        /// Trigger type.
+        trigger: Trigger,
+    },
+}
+
+impl Irq {
+    /// The SPI number.
+    pub fn spi(self) -> u32 {
+        match self {
+            Irq::Spi(n) | Irq::Typed { spi: n, .. } => n,
+        }
+    }
+    /// The trigger type.
+    pub fn trigger(self) -> Trigger {
+        match self {
+            Irq::Spi(_) => Trigger::Level,
+            Irq::Typed { trigger, .. } => trigger,
+        }
+    }
 }
 
 /// A PL (programmable logic) Ethernet MAC with its DMA engine.
@@ -520,16 +845,20 @@ pub struct PlEthernet {
     /// Base address of the MAC's registers.
     pub reg: u64,
     /// Size of the register window in bytes.
+    #[schemars(range(min = 1))]
     pub size: u64,
-    /// GIC SPI numbers of the MAC's interrupts (`interrupts = <0 SPI 4>`).
+    /// The MAC's own interrupt (`mac_irq`; optional for the driver, edge in
+    /// generated trees).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub interrupts: Vec<u32>,
-    /// Clock provider label and index for the AXI clocks (e.g. `zynqmp_clk` 71 = pl0_ref).
-    pub clock: ClockRef,
-    /// Label of the PHY node (`phy-handle`), when the MAC has an external PHY.
+    pub interrupts: Vec<Irq>,
+    /// One clock for every clock input the driver names (e.g. `zynqmp_clk` 71 = pl0_ref).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(regex(pattern = r"^[A-Za-z_][A-Za-z0-9_]{0,62}$"))]
-    pub phy_handle: Option<String>,
+    pub clock: Option<ClockRef>,
+    /// Clocks by the driver's clock name (`s_axi_lite_clk`, `axis_clk`,
+    /// `ref_clk`, `mgt_clk`; XXV: `s_axi_aclk`, `rx_core_clk`, `dclk`);
+    /// names not given take `clock`.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub clocks: BTreeMap<String, ClockRef>,
     /// RX memory size in bytes (`xlnx,rxmem`).
     #[serde(default = "default_rxmem")]
     pub rxmem: u32,
@@ -560,8 +889,9 @@ pub struct ClockRef {
     /// Label of the clock provider node.
     #[schemars(regex(pattern = r"^[A-Za-z_][A-Za-z0-9_]{0,62}$"))]
     pub label: String,
-    /// Clock index in the provider.
-    pub index: u32,
+    /// Clock index in the provider (omit for a fixed clock with `#clock-cells = <0>`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub index: Option<u32>,
 }
 
 /// AXI DMA / MCDMA engine.
@@ -574,10 +904,13 @@ pub struct PlDma {
     /// Base address.
     pub reg: u64,
     /// Register window size in bytes.
+    #[schemars(range(min = 1))]
     pub size: u64,
-    /// GIC SPI numbers: MM2S (TX) channels first, then S2MM (RX).
+    /// Interrupts: MM2S (TX) channels first, then S2MM (RX). PL lines may
+    /// be shared (a 16-channel MCDMA has 32 interrupts for 16 PL-PS lines):
+    /// shared lines must be level-triggered.
     #[schemars(length(min = 2))]
-    pub interrupts: Vec<u32>,
+    pub interrupts: Vec<Irq>,
     /// Data realignment engine present (`xlnx,include-dre`).
     #[serde(default)]
     pub include_dre: bool,
@@ -587,6 +920,10 @@ pub struct PlDma {
     /// Address width in bits (`xlnx,addrwidth`).
     #[serde(default = "default_addrwidth")]
     pub addrwidth: u32,
+    /// Clocks by the DMA's clock name (`s_axi_lite_aclk`, `m_axi_sg_aclk`,
+    /// `m_axi_mm2s_aclk`, `m_axi_s2mm_aclk`); names not given take the MAC's `clock`.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub clocks: BTreeMap<String, ClockRef>,
 }
 
 fn default_datawidth() -> u32 {

@@ -58,6 +58,8 @@ pub fn validate(board: &Board) -> Vec<Diagnostic> {
     let mut v = V { b: board, out: Vec::new() };
     v.platform();
     v.interfaces();
+    v.shared_irqs();
+    v.axienet_dma_kinds();
     v.system();
     v.fastpath();
     v.bench();
@@ -244,6 +246,14 @@ impl V<'_> {
     }
 
     fn queues(&mut self, p: &str, ifc: &Interface, c: &drivers::DriverCaps) {
+        if let (Driver::Gianfar, Some((n, src))) = (ifc.driver, self.b.board.soc.etsec_queues()) {
+            for (dir, have) in [("rx", ifc.queues.rx), ("tx", ifc.queues.tx)] {
+                if have > n {
+                    self.err(format!("{p}/queues/{dir}"), format!("gianfar on {} has {n} {} queue(s): one per eTSEC queue-group ({src}; gianfar.c gfar_of_init)", self.b.board.soc, dir.to_uppercase()), &format!("use at most {n}"));
+                }
+            }
+            return;
+        }
         if ifc.queues.tx > c.max_tx_queues {
             let why = if ifc.driver == Driver::Gianfar { " (one TX queue per eTSEC queue-group)" } else { "" };
             self.err(format!("{p}/queues/tx"), format!("{} on {} has at most {} TX queues{why}", ifc.driver, self.b.board.soc, c.max_tx_queues), &format!("use at most {}", c.max_tx_queues));
@@ -346,32 +356,92 @@ impl V<'_> {
 
     fn dt(&mut self, p: &str, ifc: &Interface, dt: &IfaceDt) {
         let dp = format!("{p}/dt");
-        let axi = matches!(ifc.driver, Driver::Axienet | Driver::XxvMcdma);
+        let flavour = self.b.board.kernel;
+        let axi = ifc.driver.is_axi();
+        let full = dt.node.is_some();
         if let Some(mode) = &dt.phy_mode {
+            let mp = format!("{dp}/phy_mode");
             if axi && mode == "xgmii" {
                 self.err(
-                    format!("{dp}/phy_mode"),
-                    "phy-mode \"xgmii\" is not in xlnx,axi-ethernet.yaml's list (case C10); the XXV MAC's 10G interface is 10GBASE-R".into(),
-                    "leave `phy_mode` out for a 10G XXV port (the XXV driver does not read it); docs/board-format.md explains",
+                    mp,
+                    "phy-mode \"xgmii\" is not what the XXV MAC runs (case C10): its 10G/25G interface is 10GBASE-R/25GBASE-R".into(),
+                    "write `phy_mode: 10gbase-r` (or 25gbase-r): linux-xlnx's axienet_probe fails without a phy-mode it knows (docs/board-format.md)",
                 );
-            } else if ifc.driver == Driver::XxvMcdma {
-                self.warn(
-                    format!("{dp}/phy_mode"),
-                    format!("phy-mode `{mode}` on an XXV port: linux-xlnx's xlnx,axi-ethernet.yaml lists no 10G/25G mode and the XXV driver does not read it"),
-                    "leave `phy_mode` out (case C10)",
-                );
-            } else if ifc.driver == Driver::Axienet && !drivers::AXIENET_PHY_MODES.contains(&mode.as_str()) {
-                self.err(format!("{dp}/phy_mode"), format!("phy-mode `{mode}` is not allowed by xlnx,axi-ethernet.yaml"), &format!("use one of {}", drivers::AXIENET_PHY_MODES.join(", ")));
             } else if !drivers::PHY_MODES.contains(&mode.as_str()) {
-                self.err(format!("{dp}/phy_mode"), format!("`{mode}` is not a phy-mode of ethernet-controller.yaml"), "use e.g. rgmii-id, sgmii, 1000base-x, 10gbase-r");
+                self.err(mp, format!("`{mode}` is not a phy-mode of ethernet-controller.yaml"), "use e.g. rgmii-id, sgmii, 1000base-x, 10gbase-r");
+            } else if ifc.driver.is_xxv() && !drivers::XXV_PHY_MODES.contains(&mode.as_str()) {
+                self.err(mp, format!("phy-mode `{mode}` on an XXV port: the XXV MAC runs {}", drivers::XXV_PHY_MODES.join(", ")), "use 10gbase-r or 25gbase-r as the IP is configured");
+            } else if ifc.driver == Driver::Axienet && !drivers::AXIENET_PHY_MODES.contains(&mode.as_str()) {
+                self.err(mp, format!("phy-mode `{mode}` is not one axienet's 1G/2.5G MAC runs"), &format!("use one of {} (axienet_probe accepts every RGMII variant)", drivers::AXIENET_PHY_MODES.join(", ")));
+            }
+        } else if full && ifc.driver.is_xxv() {
+            self.err(format!("{dp}/label"), "an XXV node needs `phy_mode`: linux-xlnx's axienet_probe fails silently without phy-mode or xlnx,phy-type (of_get_phy_mode, cleanup_clk)".into(), "add `phy_mode: 10gbase-r` (or 25gbase-r)");
+        } else if full {
+            self.err(format!("{dp}/label"), "a generated AXI Ethernet node needs `phy_mode` (axienet_probe: of_get_phy_mode)".into(), "add phy_mode, e.g. sgmii, 1000base-x or rgmii-rxid");
+        }
+        if let Some(sp) = dt.max_speed {
+            if ![10, 100, 1000, 2500, 10000, 25000].contains(&sp) {
+                self.err(format!("{dp}/max_speed"), format!("max-speed {sp} is not an Ethernet speed"), "use 10, 100, 1000, 2500, 10000 or 25000 (Mbit/s)");
+            }
+        } else if full && ifc.driver == Driver::Axienet && flavour == KernelFlavour::LinuxXlnx {
+            self.err(format!("{dp}/label"), "a linux-xlnx 1G/2.5G AXI Ethernet node needs `max_speed`: axienet_probe fails with \"couldn't find MAC Rate\" (-EINVAL)".into(), "add `max_speed: 1000` (or 2500)");
+        }
+        if axi && !ifc.driver.is_xxv() && full && dt.phy_handle.is_none() && dt.pcs_handle.is_none() {
+            let needs = flavour == KernelFlavour::LinuxXlnx || matches!(dt.phy_mode.as_deref(), Some("sgmii" | "1000base-x"));
+            if needs {
+                self.err(
+                    format!("{dp}/label"),
+                    format!("axienet on {flavour} refuses this port without `phy-handle` or `pcs-handle` (\"pcs-handle ... or phy-handle required\", -EINVAL)"),
+                    "set phy_handle (an `mdio.devices` label or an existing PHY) or pcs_handle (the PCS/PMA)",
+                );
             }
         }
-        let Some(n) = &dt.node else { return };
-        let np = format!("{dp}/node");
-        if !axi {
-            self.err(np.clone(), format!("a PL node is only generated for axienet and xxv-mcdma ports, not {}", ifc.driver), "patch the existing node by `label` instead");
+        if ifc.driver.is_xxv() && dt.phy_handle.is_none() && dt.fixed_link.is_none() && dt.managed.is_none() && dt.sfp.is_none() {
+            self.warn(format!("{dp}/label"), "an XXV port without phy-handle, fixed-link or `managed`: phylink_of_phy_connect at open fails on linux-xlnx trees that drive XXV through phylink".into(), "add `managed: in-band-status` (or a fixed_link) when the base tree has none");
+        }
+        let need_axi = [("pcs_handle", dt.pcs_handle.is_some()), ("checksum", dt.checksum.is_some())];
+        for (key, set) in need_axi {
+            if set && !axi {
+                self.err(format!("{dp}/{key}"), format!("`{key}` is an AXI Ethernet property; {} does not read it", ifc.driver), "remove it");
+            }
+        }
+        if dt.tbi_handle.is_some() && ifc.driver != Driver::Gianfar {
+            self.err(format!("{dp}/tbi_handle"), format!("`tbi_handle` is read by gianfar only, not {}", ifc.driver), "use pcs_handle on AXI Ethernet");
+        }
+        if ifc.driver == Driver::Gianfar && dt.phy_mode.as_deref() == Some("sgmii") && dt.tbi_handle.is_none() {
+            self.warn(format!("{dp}/phy_mode"), "SGMII on gianfar without `tbi_handle`: gfar_configure_serdes warns and the SerDes stays unconfigured (unless the base tree has it)".into(), "set tbi_handle to the TBI PHY label (P1020RDB: tbi1)");
+        }
+        if let Some(f) = &dt.fixed_link {
+            if ![10, 100, 1000, 2500, 10000].contains(&f.speed) {
+                self.err(format!("{dp}/fixed_link/speed"), format!("fixed-link speed {} is not one the fixed PHY emulates", f.speed), "use 10, 100, 1000, 2500 or 10000");
+            }
+            if dt.phy_handle.is_some() {
+                self.err(format!("{dp}/fixed_link"), "both `fixed_link` and `phy_handle`: a fixed link has no PHY (phylink/of_phy_is_fixed_link take one or the other)".into(), "keep one");
+            }
+            if dt.managed == Some(Managed::InBandStatus) {
+                self.err(format!("{dp}/managed"), "phylink refuses fixed-link with in-band-status (\"can't use both fixed-link and in-band-status\")".into(), "drop `managed` or the fixed link");
+            }
+        }
+        if let Some(m) = &dt.mdio {
+            let mut seen_addr = BTreeMap::new();
+            for (j, d) in m.devices.iter().enumerate() {
+                if let Some(k) = seen_addr.insert(d.address, j) {
+                    self.err(format!("{dp}/mdio/devices/{j}/address"), format!("MDIO address {} is already used by devices/{k}", d.address), "each device on a bus has its own address");
+                }
+            }
+        }
+        if let Some(n) = &dt.node {
+            self.pl_node(p, ifc, dt, n);
+        }
+    }
+
+    fn pl_node(&mut self, p: &str, ifc: &Interface, dt: &IfaceDt, n: &PlEthernet) {
+        let np = format!("{p}/dt/node");
+        if !ifc.driver.is_axi() {
+            self.err(np.clone(), format!("a PL node is only generated for axienet, xxv and xxv-mcdma ports, not {}", ifc.driver), "patch the existing node by `label` instead");
             return;
         }
+        let _ = dt;
         let flavour = self.b.board.kernel;
         let dmas = n.dmas == Some(true);
         let axis = n.axistream_connected == Some(true);
@@ -381,50 +451,62 @@ impl V<'_> {
                 "both `dmas` (mainline dmaengine style) and `axistream_connected` (linux-xlnx style) are set (case C5)".into(),
                 &format!("pick one style: {} for the {} kernel", if flavour == KernelFlavour::LinuxXlnx { "axistream_connected" } else { "dmas" }, flavour),
             ),
-            (false, false) => self.err(np.clone(), "the MAC is connected to no DMA engine".into(), "set `dmas: true` (mainline) or `axistream_connected: true` (linux-xlnx)"),
+            (false, false) => self.err(np.clone(), "the MAC is connected to no DMA engine".into(), "set `dmas: true` (mainline) or `axistream_connected: true` (linux-xlnx, and mainline 6.12 without dmas)"),
             (true, false) if flavour == KernelFlavour::LinuxXlnx => {
                 self.err(format!("{np}/dmas"), "linux-xlnx's axienet reads `axistream-connected`, not `dmas`".into(), "use `axistream_connected: true`, or build with the mainline kernel flavour")
             }
-            (false, true) if flavour != KernelFlavour::LinuxXlnx => {
-                self.err(format!("{np}/axistream_connected"), format!("the {flavour} kernel's axienet reads `dmas`/`dma-names` (xlnx,axi-ethernet.yaml), not `axistream-connected`"), "use `dmas: true` with CONFIG_XILINX_DMA")
-            }
             _ => {}
-        }
-        let mut spis: Vec<u32> = n.interrupts.iter().chain(&n.dma.interrupts).copied().collect();
-        if let Some(bad) = spis.iter().find(|s| **s > 987) {
-            self.err(np.to_string(), format!("GIC SPI {bad} does not exist (GIC-400: SPI 0-987)"), "use the SPI number of the PL-PS interrupt (IRQ number - 32)");
-        }
-        spis.sort_unstable();
-        if let Some(w) = spis.windows(2).find(|w| w[0] == w[1]) {
-            self.err(np.to_string(), format!("GIC SPI {} is used twice by this port", w[0]), "each MAC and DMA channel interrupt has its own SPI");
         }
         if n.reg < n.dma.reg.saturating_add(n.dma.size) && n.dma.reg < n.reg.saturating_add(n.size) {
             self.err(format!("{np}/dma/reg"), "the DMA register window overlaps the MAC's".into(), "give the MAC and the DMA engine their own address ranges");
         }
-        if let Some(q) = n.num_queues {
-            if n.dma.interrupts.len() != 2 * usize::from(q) {
-                self.err(format!("{np}/dma/interrupts"), format!("{} DMA interrupts for {q} MCDMA queues", n.dma.interrupts.len()), &format!("list {} SPIs: one MM2S and one S2MM per channel", 2 * q));
+        let mac_names: Vec<&str> = if ifc.driver.is_xxv() { vec!["s_axi_aclk", "rx_core_clk", "dclk"] } else { vec!["s_axi_lite_clk", "axis_clk", "ref_clk", "mgt_clk"] };
+        let dma_names: Vec<&str> = if dmas { vec!["s_axi_lite_aclk", "m_axi_mm2s_aclk", "m_axi_s2mm_aclk"] } else { vec!["s_axi_lite_aclk", "m_axi_sg_aclk", "m_axi_mm2s_aclk", "m_axi_s2mm_aclk"] };
+        for (key, map, names) in [("clocks", &n.clocks, &mac_names), ("dma/clocks", &n.dma.clocks, &dma_names)] {
+            for k in map.keys() {
+                if !names.contains(&k.as_str()) {
+                    self.err(format!("{np}/{key}/{}", crate::yaml::escape_segment(k)), format!("`{k}` is not a clock name the driver asks for"), &format!("use {}", names.join(", ")));
+                }
+            }
+            if n.clock.is_none() {
+                let missing: Vec<&str> = names.iter().copied().filter(|c| !map.contains_key(*c)).collect();
+                if !missing.is_empty() {
+                    self.err(np.clone(), format!("no clock for {} (and no `clock` for all)", missing.join(", ")), &format!("set `clock`, or `{key}` for each of {}", names.join(", ")));
+                }
             }
         }
-        if ifc.driver == Driver::XxvMcdma {
-            if flavour != KernelFlavour::LinuxXlnx {
-                self.err(format!("{p}/driver"), "the XXV Ethernet + MCDMA driver exists only in linux-xlnx".into(), "set board.kernel: linux-xlnx");
+        let mcdma = ifc.driver == Driver::XxvMcdma;
+        if !mcdma && !dmas && n.dma.interrupts.len() != 2 {
+            self.err(format!("{np}/dma/interrupts"), format!("{} DMA interrupts for an AXI DMA: the driver reads index 0 (MM2S, TX) and 1 (S2MM, RX)", n.dma.interrupts.len()), "list two: the MM2S and the S2MM interrupt");
+        }
+        if let Some(q) = n.num_queues {
+            if n.dma.interrupts.len() != 2 * usize::from(q) {
+                self.err(format!("{np}/dma/interrupts"), format!("{} DMA interrupts for {q} MCDMA queues", n.dma.interrupts.len()), &format!("list {} interrupts: one MM2S and one S2MM per channel (shared lines may repeat)", 2 * q));
             }
+        }
+        if ifc.driver.is_xxv() && flavour != KernelFlavour::LinuxXlnx {
+            self.err(format!("{p}/driver"), "the XXV Ethernet driver exists only in linux-xlnx".into(), "set board.kernel: linux-xlnx");
+        }
+        if mcdma {
             match n.num_queues {
-                None => self.err(np.to_string(), "xxv-mcdma needs `num_queues` (xlnx,num-queues)".into(), "set num_queues to the MCDMA channel count"),
+                None => self.err(np.to_string(), "xxv-mcdma needs `num_queues` (xlnx,num-queues; linux-xlnx assumes 16 without it)".into(), "set num_queues to the MCDMA channel count"),
                 Some(q) => {
                     if u32::from(q) != ifc.queues.rx {
                         self.warn(format!("{np}/num_queues"), format!("num_queues {q} differs from queues.rx {}", ifc.queues.rx), "one MCDMA channel per queue");
                     }
                     if n.channel_ids.len() != usize::from(q) {
-                        self.err(format!("{np}/channel_ids"), format!("{} channel ids for {q} queues", n.channel_ids.len()), "give one id per queue, e.g. [\"0x0\", \"0x1\"]");
+                        self.err(format!("{np}/channel_ids"), format!("{} channel ids for {q} queues", n.channel_ids.len()), "give one id per queue, e.g. [\"0x1\", \"0x2\"]");
                     }
                 }
             }
+            let mut ids = BTreeSet::new();
             for (j, id) in n.channel_ids.iter().enumerate() {
-                let ok = id.strip_prefix("0x").is_some_and(|h| !h.is_empty() && h.len() <= 2 && h.bytes().all(|b| b.is_ascii_hexdigit()));
-                if !ok {
-                    self.err(format!("{np}/channel_ids/{j}"), format!("channel id `{id}` is not a hex string like \"0x1\""), "linux-xlnx parses xlnx,channel-ids as hex strings");
+                let v = id.strip_prefix("0x").filter(|h| !h.is_empty() && h.len() <= 2).and_then(|h| u8::from_str_radix(h, 16).ok());
+                match v {
+                    None => self.err(format!("{np}/channel_ids/{j}"), format!("channel id `{id}` is not a hex string like \"0x1\""), "linux-xlnx parses xlnx,channel-ids as hex strings"),
+                    Some(v) if !(1..=16).contains(&v) => self.err(format!("{np}/channel_ids/{j}"), format!("channel id {id} outside 1..16: MCDMA channel ids are 1-based (register 0x40 + (id-1) * 0x40)"), "use 0x1 .. 0x10"),
+                    Some(v) if !ids.insert(v) => self.err(format!("{np}/channel_ids/{j}"), format!("channel id {id} twice"), "each channel once"),
+                    Some(_) => {}
                 }
             }
         } else if n.num_queues.is_some() || !n.channel_ids.is_empty() {
@@ -433,8 +515,66 @@ impl V<'_> {
         if ifc.driver == Driver::Axienet && dmas && n.interrupts.is_empty() {
             self.err(format!("{np}/interrupts"), "xlnx,axi-ethernet.yaml requires the MAC's `interrupts`".into(), "list the MAC interrupt's GIC SPI number");
         }
-        if ifc.driver == Driver::Axienet && n.phy_handle.is_none() {
-            self.err(np, "xlnx,axi-ethernet.yaml requires `phy-handle`".into(), "set phy_handle to the label of the PHY (or PCS/PMA) node");
+        if let Some(ranges) = self.b.board.soc.pl_irq_spis() {
+            let all = n.interrupts.iter().enumerate().map(|(j, i)| (format!("{np}/interrupts/{j}"), i)).chain(n.dma.interrupts.iter().enumerate().map(|(j, i)| (format!("{np}/dma/interrupts/{j}"), i)));
+            for (ptr, irq) in all {
+                if !ranges.iter().any(|r| r.contains(&irq.spi())) {
+                    let [a, b] = &ranges;
+                    self.err(ptr, format!("GIC SPI {} is not a PL-to-PS interrupt line on {}", irq.spi(), self.b.board.soc), &format!("PL interrupts are SPI {}-{} and {}-{} (IRQ ID - 32)", a.start(), a.end(), b.start(), b.end()));
+                }
+            }
+        }
+    }
+
+    /// PL interrupt lines used more than once across the board: allowed
+    /// only where every user requests the line with IRQF_SHARED and it is
+    /// level-triggered (an edge on a wired-OR line is lost). linux-xlnx: the
+    /// MCDMA channel IRQs and the MAC IRQ are shared, the AXI DMA ones are
+    /// not (axienet_init_legacy_dma: flags 0); mainline 6.12 requests all
+    /// with IRQF_SHARED (axienet_open).
+    fn shared_irqs(&mut self) {
+        let xlnx = self.b.board.kernel == KernelFlavour::LinuxXlnx;
+        let mut uses: BTreeMap<u32, Vec<(String, Irq, bool)>> = BTreeMap::new();
+        for (i, ifc) in self.b.interfaces.iter().enumerate() {
+            let Some(n) = ifc.dt.as_ref().and_then(|d| d.node.as_ref()) else { continue };
+            let np = format!("/interfaces/{i}/dt/node");
+            for (j, irq) in n.interrupts.iter().enumerate() {
+                uses.entry(irq.spi()).or_default().push((format!("{np}/interrupts/{j}"), *irq, true));
+            }
+            let shared = !xlnx || ifc.driver == Driver::XxvMcdma;
+            for (j, irq) in n.dma.interrupts.iter().enumerate() {
+                uses.entry(irq.spi()).or_default().push((format!("{np}/dma/interrupts/{j}"), *irq, shared));
+            }
+        }
+        for (spi, list) in uses {
+            if list.len() < 2 {
+                continue;
+            }
+            let first = list[0].0.clone();
+            for (ptr, irq, shared) in &list[1..] {
+                if !shared || !list[0].2 {
+                    self.err(ptr.clone(), format!("GIC SPI {spi} is also used by {first}, and linux-xlnx requests AXI DMA interrupts without IRQF_SHARED (axienet_init_legacy_dma): request_irq fails with -EBUSY"), "give each AXI DMA channel its own PL-to-PS line (only MCDMA channel interrupts can share)");
+                } else if irq.trigger() == Trigger::Edge || list[0].1.trigger() == Trigger::Edge {
+                    self.err(ptr.clone(), format!("GIC SPI {spi} is shared with {first} but edge-triggered: edges from two sources on one line are lost"), "shared PL lines must be level-triggered (trigger: level)");
+                }
+            }
+        }
+    }
+
+    /// linux-xlnx builds axienet for AXI DMA or for MCDMA
+    /// (`CONFIG_AXIENET_HAS_MCDMA` switches every port of the kernel).
+    fn axienet_dma_kinds(&mut self) {
+        if self.b.board.kernel != KernelFlavour::LinuxXlnx {
+            return;
+        }
+        let mcdma = self.b.interfaces.iter().position(|i| i.driver == Driver::XxvMcdma);
+        let axidma = self.b.interfaces.iter().position(|i| matches!(i.driver, Driver::Axienet | Driver::Xxv));
+        if let (Some(m), Some(a)) = (mcdma, axidma) {
+            self.err(
+                format!("/interfaces/{}/driver", m.max(a)),
+                format!("/interfaces/{m} uses MCDMA and /interfaces/{a} an AXI DMA: linux-xlnx's CONFIG_AXIENET_HAS_MCDMA switches every axienet port of the kernel, so one of them cannot probe"),
+                "use one DMA kind for every AXI/XXV port of the board (MCDMA with one channel replaces an AXI DMA)",
+            );
         }
     }
 
@@ -443,7 +583,7 @@ impl V<'_> {
         let want = match bi.soc {
             Soc::Zynqmp => Some(Arch::Arm64),
             Soc::Zynq7000 => Some(Arch::Arm),
-            Soc::QoriqP1020 => Some(Arch::Powerpc),
+            Soc::QoriqP1010 | Soc::QoriqP1020 | Soc::QoriqP2020 => Some(Arch::Powerpc),
             Soc::Generic => None,
         };
         if let Some(a) = want.filter(|a| *a != bi.arch) {
@@ -451,16 +591,17 @@ impl V<'_> {
         }
         let max = match bi.soc {
             Soc::Zynqmp => Some(4),
-            Soc::Zynq7000 | Soc::QoriqP1020 => Some(2),
+            Soc::Zynq7000 | Soc::QoriqP1020 | Soc::QoriqP2020 => Some(2),
+            Soc::QoriqP1010 => Some(1),
             Soc::Generic => None,
         };
         if let Some(m) = max.filter(|m| bi.cpus > *m) {
             self.err("/board/cpus".into(), format!("soc {} has at most {m} CPUs", bi.soc), &format!("set cpus: {m} (or fewer)"));
         }
         for (j, i) in self.b.interfaces.iter().enumerate() {
-            let pl = matches!(i.driver, Driver::Axienet | Driver::XxvMcdma);
-            if pl && bi.soc == Soc::QoriqP1020 || i.driver == Driver::Gianfar && matches!(bi.soc, Soc::Zynqmp | Soc::Zynq7000) || i.driver == Driver::Macb && bi.soc == Soc::QoriqP1020 {
-                self.err(format!("/interfaces/{j}/driver"), format!("{} does not exist on soc {}", i.driver, bi.soc), "use the SoC's Ethernet driver (ZynqMP/Zynq: macb, PL: axienet/xxv-mcdma; P1020: gianfar)");
+            let pl = i.driver.is_axi();
+            if pl && bi.soc.is_qoriq() || i.driver == Driver::Gianfar && matches!(bi.soc, Soc::Zynqmp | Soc::Zynq7000) || i.driver == Driver::Macb && bi.soc.is_qoriq() {
+                self.err(format!("/interfaces/{j}/driver"), format!("{} does not exist on soc {}", i.driver, bi.soc), "use the SoC's Ethernet driver (ZynqMP/Zynq: macb, PL: axienet/xxv/xxv-mcdma; QorIQ P1010/P1020/P2020: gianfar)");
             }
         }
     }

@@ -1,23 +1,45 @@
-//! Device-tree fragment view model: patches to existing nodes (by label)
-//! and new PL nodes (AXI/XXV Ethernet and their DMA engines).
+//! Device-tree fragment view model: patches to existing nodes (by label),
+//! nodes added under the root (SFP cages) and new PL nodes (AXI/XXV
+//! Ethernet and their DMA engines). Values are typed ([`crate::dtval`]):
+//! the DTS templates and `dtb verify` ([`crate::dtb`]) encode the same
+//! objects.
 //!
 //! Binding styles (case C5), from Documentation/devicetree/bindings/net/
 //! xlnx,axi-ethernet.yaml (mainline) and linux-xlnx's xilinx_axienet.txt:
 //! mainline connects the MAC to a dmaengine (`dmas`/`dma-names`,
-//! `xlnx,axi-dma-1.00.a` with channel children); linux-xlnx connects it with
-//! `axistream-connected` to an `xlnx,eth-dma` node and, for MCDMA, carries
-//! `xlnx,num-queues` as `/bits/ 16` and `xlnx,channel-ids` as hex strings.
+//! `xlnx,axi-dma-1.00.a` with channel children) or, when `dmas` is absent,
+//! to the DMA node named by `axistream-connected` (6.12 axienet_probe);
+//! linux-xlnx connects it with `axistream-connected` to an `xlnx,eth-dma`
+//! node and, for MCDMA, carries `xlnx,num-queues` as `/bits/ 16` and
+//! `xlnx,channel-ids` as hex strings. What each driver's probe reads is in
+//! [`crate::probe`].
 
-use zynq_net_model::model::{Arch, Board, Driver, IfaceDt, Interface, PlEthernet, Soc};
+use zynq_net_model::model::{Arch, Board, ClockRef, Driver, Gpio, IfaceDt, Interface, Irq, KernelFlavour, Mdio, PcsPmaMode, PlEthernet, Sfp, Soc};
 use zynq_net_model::validate::parse_mac;
+
+use crate::dtval::{Cell, Prop};
+use crate::probe;
 
 /// Name of the bus node that holds the PL nodes a board describes itself
 /// (`/zynq-net-bus`, a `simple-bus` under the root; its name matches
 /// dt-schema's simple-bus node-name pattern `*-bus`).
 pub const PL_BUS: &str = "zynq-net-bus";
 
-/// A property line without the trailing `;` (`phy-mode = "rgmii-id"`).
-pub type Prop = String;
+/// A node the fragment adds (PL MAC/DMA, DMA channel, MDIO bus, PHY,
+/// `fixed-link`, SFP cage).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Node {
+    /// Label (`eth1_dma`), empty for none.
+    pub label: String,
+    /// Node name with unit address (`dma@a0000000`).
+    pub name: String,
+    /// Properties.
+    pub props: Vec<Prop>,
+    /// Child nodes.
+    pub children: Vec<Node>,
+    /// Comment lines written above the properties (decisions, omissions).
+    pub notes: Vec<String>,
+}
 
 /// Changes to an existing node, `&label { ... };`.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
@@ -26,20 +48,13 @@ pub struct Patch {
     pub label: String,
     /// Properties to set.
     pub props: Vec<Prop>,
-    /// Comment lines written above the properties (decisions, omissions).
-    pub notes: Vec<String>,
-}
-
-/// A new node.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct Node {
-    /// Label (`eth1_dma`).
-    pub label: String,
-    /// Node name with unit address (`dma@a0000000`).
-    pub name: String,
-    /// Properties.
-    pub props: Vec<Prop>,
-    /// Child nodes (DMA channels), one level.
+    /// Properties to delete (`/delete-property/`, `.dtsi` only: an overlay
+    /// cannot delete a property of the base tree).
+    pub delete: Vec<String>,
+    /// Properties the overlay sets instead of deleting (`xlnx,phy-type` set
+    /// to the value that matches `phy-mode`).
+    pub overlay_props: Vec<Prop>,
+    /// Child nodes to add (MDIO bus, `fixed-link`).
     pub children: Vec<Node>,
     /// Comment lines written above the properties (decisions, omissions).
     pub notes: Vec<String>,
@@ -52,30 +67,26 @@ pub struct DtView {
     pub patches: Vec<Patch>,
     /// `#address-cells`/`#size-cells` of the PL bus (2 on arm64, 1 on 32-bit).
     pub cells: u32,
+    /// Nodes added directly under the root (SFP cages).
+    pub root_nodes: Vec<Node>,
     /// New PL nodes (empty = no bus node).
     pub pl_nodes: Vec<Node>,
     /// Name of the PL bus node ([`PL_BUS`]).
     pub bus: &'static str,
 }
 
-fn mac_prop(mac: &str) -> Option<Prop> {
-    let m = parse_mac(mac)?;
-    let bytes: Vec<String> = m.iter().map(|b| format!("{b:02x}")).collect();
-    Some(format!("local-mac-address = [{}]", bytes.join(" ")))
+fn num(n: impl Into<u64>) -> Cell {
+    Cell::Num(n.into())
 }
 
 fn reg(cells: u32, addr: u64, size: u64) -> Prop {
-    if cells == 2 {
-        format!("reg = <0x{:x} 0x{:x} 0x{:x} 0x{:x}>", addr >> 32, addr & 0xffff_ffff, size >> 32, size & 0xffff_ffff)
-    } else {
-        format!("reg = <0x{addr:x} 0x{size:x}>")
-    }
+    let g = if cells == 2 { vec![num(addr >> 32), num(addr & 0xffff_ffff), num(size >> 32), num(size & 0xffff_ffff)] } else { vec![num(addr), num(size)] };
+    Prop::cells("reg", 32, vec![g])
 }
 
-fn irqs(list: &[u32]) -> Prop {
-    // GIC: <GIC_SPI n IRQ_TYPE_LEVEL_HIGH> = <0 n 4>.
-    let v: Vec<String> = list.iter().map(|n| format!("<0 {n} 4>")).collect();
-    format!("interrupts = {}", v.join(", "))
+/// `interrupts = <0 SPI TYPE>, ...` (GIC_SPI = 0; type from the board).
+fn irqs(list: &[Irq]) -> Prop {
+    Prop::cells("interrupts", 32, list.iter().map(|i| vec![num(0u32), num(i.spi()), num(i.trigger().cell())]).collect())
 }
 
 fn gic_label(soc: Soc) -> &'static str {
@@ -85,159 +96,282 @@ fn gic_label(soc: Soc) -> &'static str {
     }
 }
 
-fn clocks(n: &PlEthernet, count: usize) -> Prop {
-    let one = format!("<&{} {}>", n.clock.label, n.clock.index);
-    format!("clocks = {}", vec![one; count].join(", "))
+fn clock_cells(c: &ClockRef) -> Vec<Cell> {
+    let mut v = vec![Cell::Ref(c.label.clone())];
+    v.extend(c.index.map(num));
+    v
 }
 
-/// Clock names the MAC driver asks for. AXI 1G/2.5G (xlnx,axi-ethernet.yaml
-/// and axienet_probe): `s_axi_lite_clk`, `axis_clk`, `ref_clk`, `mgt_clk`;
-/// XXV in linux-xlnx (xxvenet_clk_init): `s_axi_aclk`, `rx_core_clk`,
-/// `dclk` (linux-xlnx's yaml only lists the 1G names; the driver wins, or
-/// the clocks stay unclaimed and clk_disable_unused gates them).
-/// The board names one PL clock; every input is fed from it.
-fn mac_clock_names(driver: Driver) -> &'static [&'static str] {
-    if driver == Driver::XxvMcdma {
-        &["s_axi_aclk", "rx_core_clk", "dclk"]
-    } else {
-        // The binding lists four clocks without minItems: dt-schema wants all four.
-        &["s_axi_lite_clk", "axis_clk", "ref_clk", "mgt_clk"]
+fn gpio_cells(g: &Gpio) -> Vec<Cell> {
+    vec![Cell::Ref(g.controller.clone()), num(g.pin), num(u32::from(g.active_low))]
+}
+
+/// `clocks` + `clock-names` for the clock names a driver asks for: each name
+/// takes its own entry of `by_name`, else `fallback`. Validation guarantees
+/// one of them exists.
+fn clock_props(names: &[&str], by_name: &std::collections::BTreeMap<String, ClockRef>, fallback: Option<&ClockRef>) -> Vec<Prop> {
+    let refs: Vec<Vec<Cell>> = names.iter().filter_map(|n| by_name.get(*n).or(fallback).map(clock_cells)).collect();
+    if refs.len() != names.len() {
+        return Vec::new();
     }
+    vec![Prop::cells("clocks", 32, refs), Prop::strs("clock-names", names)]
 }
 
-fn quoted(list: &[&str]) -> String {
-    list.iter().map(|s| format!("\"{s}\"")).collect::<Vec<_>>().join(", ")
-}
-
-/// Why an AXI/XXV Ethernet node gets no `local-mac-address`.
-fn axi_mac_note(mac: &str) -> String {
-    format!("local-mac-address ({mac}) not written: xlnx,axi-ethernet.yaml (additionalProperties: false) does not allow it; set the MAC at boot (docs/kernel-fragments.md)")
-}
-
-/// MAC and phy-mode. AXI 1G/XXV Ethernet (`axi`): xlnx,axi-ethernet.yaml,
-/// mainline 6.12 and linux-xlnx alike, has `additionalProperties: false`
-/// without `local-mac-address`, so dt-schema rejects it there; the MAC is
-/// left out of those nodes (with a note) instead of adding a schema error.
-fn common_mac_props(dt: &IfaceDt, axi: bool, props: &mut Vec<Prop>, notes: &mut Vec<String>) {
-    if let Some(p) = dt.mac.as_deref().and_then(mac_prop) {
-        if axi {
-            notes.push(axi_mac_note(dt.mac.as_deref().unwrap_or_default()));
-        } else {
-            props.push(p);
-        }
+/// MAC address, phy-mode and the link properties shared by both modes.
+fn link_props(i: &Interface, dt: &IfaceDt, props: &mut Vec<Prop>) {
+    if let Some(m) = dt.mac.as_deref().and_then(parse_mac) {
+        props.push(Prop::bytes("local-mac-address", &m));
     }
     if let Some(mode) = &dt.phy_mode {
-        props.push(format!("phy-mode = \"{mode}\""));
+        // gianfar trees spell it phy-connection-type (of_get_phy_mode reads
+        // phy-mode first, then phy-connection-type): replace theirs, never
+        // add a second one beside it.
+        let name = if i.driver == Driver::Gianfar { "phy-connection-type" } else { "phy-mode" };
+        props.push(Prop::str(name, mode));
+    }
+    if let Some(s) = dt.max_speed {
+        props.push(Prop::u32("max-speed", s));
+    }
+    for (name, label) in [("phy-handle", &dt.phy_handle), ("pcs-handle", &dt.pcs_handle), ("tbi-handle", &dt.tbi_handle)] {
+        if let Some(l) = label {
+            props.push(Prop::phandle(name, l));
+        }
+    }
+    if let Some(m) = dt.managed {
+        props.push(Prop::str("managed", m.as_str()));
+    }
+    if let Some(s) = &dt.sfp {
+        props.push(Prop::phandle("sfp", &s.label));
+    }
+    if let Some(c) = &dt.checksum {
+        for (name, mode) in [("xlnx,txcsum", c.tx), ("xlnx,rxcsum", c.rx)] {
+            if let Some(m) = mode {
+                props.push(Prop::u32(name, probe::csum_value(m)));
+            }
+        }
     }
 }
 
-/// The MAC node's first properties, the same in both binding styles:
-/// compatible, reg, interrupts (when given) and the clocks the driver asks for.
-fn mac_head(eth: &mut Vec<Prop>, compat: &str, driver: Driver, n: &PlEthernet, gic: &str, cells: u32) {
-    eth.push(format!("compatible = \"{compat}\""));
-    eth.push(reg(cells, n.reg, n.size));
-    if !n.interrupts.is_empty() {
-        eth.push(format!("interrupt-parent = <&{gic}>"));
-        eth.push(irqs(&n.interrupts));
+/// `mdio` and `fixed-link` children.
+fn link_children(dt: &IfaceDt) -> Vec<Node> {
+    let mut out = Vec::new();
+    if let Some(m) = &dt.mdio {
+        out.push(mdio_node(m));
     }
-    let names = mac_clock_names(driver);
-    eth.push(clocks(n, names.len()));
-    eth.push(format!("clock-names = {}", quoted(names)));
+    if let Some(f) = &dt.fixed_link {
+        let mut props = vec![Prop::u32("speed", f.speed)];
+        if f.full_duplex {
+            props.push(Prop::flag("full-duplex"));
+        }
+        if f.pause {
+            props.push(Prop::flag("pause"));
+        }
+        out.push(Node { label: String::new(), name: "fixed-link".into(), props, children: Vec::new(), notes: Vec::new() });
+    }
+    out
+}
+
+fn mdio_node(m: &Mdio) -> Node {
+    let devices = m
+        .devices
+        .iter()
+        .map(|d| {
+            let mut props = Vec::new();
+            if let Some(c) = &d.compatible {
+                props.push(Prop::str("compatible", c));
+            }
+            props.push(Prop::u32("reg", d.address));
+            if let Some(g) = &d.reset_gpio {
+                props.push(Prop::cells("reset-gpios", 32, vec![gpio_cells(g)]));
+            }
+            for (name, v) in [
+                ("reset-assert-us", d.reset_assert_us),
+                ("reset-deassert-us", d.reset_deassert_us),
+                ("rx-internal-delay-ps", d.rx_internal_delay_ps),
+                ("tx-internal-delay-ps", d.tx_internal_delay_ps),
+            ] {
+                if let Some(v) = v {
+                    props.push(Prop::u32(name, v));
+                }
+            }
+            if let Some(m) = d.pcs_pma {
+                let mode = if m == PcsPmaMode::Sgmii { "sgmii" } else { "1000base-x" };
+                props.push(Prop::u32("xlnx,phy-type", probe::phy_type_for_mode(mode).unwrap_or_default()));
+            }
+            Node { label: d.label.clone(), name: format!("ethernet-phy@{:x}", d.address), props, children: Vec::new(), notes: Vec::new() }
+        })
+        .collect();
+    Node {
+        label: m.label.clone().unwrap_or_default(),
+        name: "mdio".into(),
+        props: vec![Prop::u32("#address-cells", 1), Prop::u32("#size-cells", 0)],
+        children: devices,
+        notes: Vec::new(),
+    }
+}
+
+/// The SFP cage node (sff,sfp.yaml), when the board gives its I2C bus.
+fn sfp_node(iface: &str, s: &Sfp) -> Option<Node> {
+    let bus = s.i2c_bus.as_ref()?;
+    let mut props = vec![Prop::str("compatible", "sff,sfp"), Prop::phandle("i2c-bus", bus)];
+    for (name, g) in [("mod-def0-gpios", &s.mod_def0_gpio), ("los-gpios", &s.los_gpio), ("tx-fault-gpios", &s.tx_fault_gpio), ("tx-disable-gpios", &s.tx_disable_gpio)] {
+        if let Some(g) = g {
+            props.push(Prop::cells(name, 32, vec![gpio_cells(g)]));
+        }
+    }
+    Some(Node { label: s.label.clone(), name: format!("sfp-{iface}"), props, children: Vec::new(), notes: Vec::new() })
+}
+
+/// `xlnx,phy-type` handling for a patched AXI/XXV node with a `phy_mode`:
+/// axienet_probe reads `xlnx,phy-type` first and, when present, ignores
+/// `phy-mode` (mainline 6.12 xilinx_axienet_main.c; linux-xlnx alike), and a
+/// DTG pl.dtsi writes it. The `.dtsi` deletes it; the overlay, which cannot
+/// delete, sets it to the value meaning the same mode where one exists.
+fn phy_type_fix(i: &Interface, dt: &IfaceDt, p: &mut Patch) {
+    let Some(mode) = &dt.phy_mode else { return };
+    if !i.driver.is_axi() {
+        return;
+    }
+    p.delete.push("xlnx,phy-type".into());
+    match probe::phy_type_for_mode(mode) {
+        Some(v) => p.overlay_props.push(Prop::u32("xlnx,phy-type", v)),
+        None => p.notes.push(format!(
+            "overlay: xlnx,phy-type has no value for {mode}; if the base tree carries it, only the .dtsi (which deletes it) makes the driver read phy-mode"
+        )),
+    }
 }
 
 fn pl_nodes(b: &Board, i: &Interface, dt: &IfaceDt, n: &PlEthernet, cells: u32) -> Vec<Node> {
     let gic = gic_label(b.board.soc);
     let d = &n.dma;
+    let flavour = b.board.kernel;
+    let layout = probe::irq_layout(i.driver, flavour, n);
     let mut dma_props = Vec::new();
     let mut children = Vec::new();
     let mut eth = Vec::new();
-    let half = d.interrupts.len() / 2;
-    if n.axistream_connected == Some(true) {
-        // linux-xlnx: xlnx,eth-dma (AXI DMA or MCDMA feeding axienet).
-        dma_props.push("compatible = \"xlnx,eth-dma\"".to_string());
+    let mcdma = i.driver == Driver::XxvMcdma;
+    if n.dmas != Some(true) {
+        // axistream-connected: linux-xlnx xlnx,eth-dma (AXI DMA or MCDMA), or
+        // mainline 6.12 reading the DMA node's reg and interrupts 0 (TX), 1 (RX).
+        dma_props.push(Prop::str("compatible", "xlnx,eth-dma"));
         dma_props.push(reg(cells, d.reg, d.size));
-        dma_props.push(format!("interrupt-parent = <&{gic}>"));
+        dma_props.push(Prop::phandle("interrupt-parent", gic));
         dma_props.push(irqs(&d.interrupts));
-        if i.driver == Driver::XxvMcdma {
-            let names: Vec<String> = (0..d.interrupts.len())
-                .map(|k| if k < half { format!("mm2s_ch{}_introut", k + 1) } else { format!("s2mm_ch{}_introut", k - half + 1) })
-                .collect();
-            let refs: Vec<&str> = names.iter().map(String::as_str).collect();
-            dma_props.push(format!("interrupt-names = {}", quoted(&refs)));
+        if !layout.dma_names.is_empty() {
+            dma_props.push(Prop::strs("interrupt-names", &layout.dma_names));
         }
-        dma_props.push(format!("xlnx,addrwidth = /bits/ 8 <0x{:x}>", d.addrwidth));
+        if flavour == KernelFlavour::LinuxXlnx {
+            // axienet_dma_probe / the MCDMA probe: of_property_read_u8.
+            dma_props.push(Prop::cells("xlnx,addrwidth", 8, vec![vec![num(d.addrwidth)]]));
+            if mcdma || n.num_queues.is_some() {
+                dma_props.push(Prop::cells("xlnx,num-queues", 16, vec![vec![num(n.num_queues.unwrap_or(1))]]));
+            }
+        }
         if d.include_dre {
-            dma_props.push("xlnx,include-dre".to_string());
+            dma_props.push(Prop::flag("xlnx,include-dre"));
         }
-        let compat = if i.driver == Driver::XxvMcdma { "xlnx,xxv-ethernet-1.0" } else { "xlnx,axi-ethernet-1.00.a" };
+        dma_props.extend(clock_props(probe::DMA_CLOCKS_ETH, &d.clocks, n.clock.as_ref()));
+        let compat = if i.driver.is_xxv() { "xlnx,xxv-ethernet-1.0" } else { "xlnx,axi-ethernet-1.00.a" };
         mac_head(&mut eth, compat, i.driver, n, gic, cells);
-        eth.push(format!("axistream-connected = <&{}>", d.label));
+        push_irqs(&mut eth, &layout.eth);
+        eth.push(Prop::phandle("axistream-connected", &d.label));
         if let Some(q) = n.num_queues {
-            eth.push(format!("xlnx,num-queues = /bits/ 16 <0x{q:x}>"));
+            eth.push(Prop::cells("xlnx,num-queues", 16, vec![vec![num(q)]]));
         }
         if !n.channel_ids.is_empty() {
-            let refs: Vec<&str> = n.channel_ids.iter().map(String::as_str).collect();
-            eth.push(format!("xlnx,channel-ids = {}", quoted(&refs)));
+            eth.push(Prop::strs("xlnx,channel-ids", &n.channel_ids));
         }
     } else {
         // Mainline: xlnx,axi-dma-1.00.a dmaengine with MM2S/S2MM channel
         // children (dma/xilinx/xilinx_dma.txt): the interrupts are per
         // channel, in the children; `dmas = <&dma 0>, <&dma 1>` selects
         // channel 0 (MM2S, TX) and 1 (S2MM, RX) in xilinx_dma's of_xlate.
-        dma_props.push("compatible = \"xlnx,axi-dma-1.00.a\"".to_string());
+        dma_props.push(Prop::str("compatible", "xlnx,axi-dma-1.00.a"));
         dma_props.push(reg(cells, d.reg, d.size));
-        dma_props.push("#dma-cells = <1>".to_string());
-        dma_props.push(format!("interrupt-parent = <&{gic}>"));
-        dma_props.push(clocks(n, 3));
-        dma_props.push(format!("clock-names = {}", quoted(&["s_axi_lite_aclk", "m_axi_mm2s_aclk", "m_axi_s2mm_aclk"])));
-        dma_props.push(format!("xlnx,addrwidth = <0x{:x}>", d.addrwidth));
+        dma_props.push(Prop::u32("#dma-cells", 1));
+        dma_props.push(Prop::phandle("interrupt-parent", gic));
+        dma_props.extend(clock_props(probe::DMA_CLOCKS_DMAENGINE, &d.clocks, n.clock.as_ref()));
+        dma_props.push(Prop::u32("xlnx,addrwidth", d.addrwidth));
         // Channel children are named without a unit address: they have no
         // `reg` (xilinx_dma.txt's example uses dma-channel@ADDR, which dtc
         // flags with unit_address_vs_reg); xilinx_dma matches them by compatible.
+        let half = d.interrupts.len() / 2;
         for (k, (compat, chan)) in [("xlnx,axi-dma-mm2s-channel", "mm2s"), ("xlnx,axi-dma-s2mm-channel", "s2mm")].iter().enumerate() {
-            let mut props = vec![format!("compatible = \"{compat}\"")];
+            let mut props = vec![Prop::str("compatible", compat)];
             let irq_slice = if k == 0 { &d.interrupts[..half.max(1)] } else { &d.interrupts[half.max(1)..] };
             props.push(irqs(irq_slice));
-            props.push(format!("xlnx,datawidth = <0x{:x}>", d.datawidth));
+            props.push(Prop::u32("xlnx,datawidth", d.datawidth));
             if d.include_dre {
-                props.push("xlnx,include-dre".to_string());
+                props.push(Prop::flag("xlnx,include-dre"));
             }
             children.push(Node { label: String::new(), name: format!("dma-channel-{chan}"), props, children: Vec::new(), notes: Vec::new() });
         }
         mac_head(&mut eth, "xlnx,axi-ethernet-1.00.a", i.driver, n, gic, cells);
-        eth.push(format!("dmas = <&{0} 0>, <&{0} 1>", d.label));
-        eth.push(format!("dma-names = {}", quoted(&["tx_chan0", "rx_chan0"])));
+        push_irqs(&mut eth, &layout.eth);
+        eth.push(Prop::cells("dmas", 32, vec![vec![Cell::Ref(d.label.clone()), num(0u32)], vec![Cell::Ref(d.label.clone()), num(1u32)]]));
+        eth.push(Prop::strs("dma-names", &["tx_chan0", "rx_chan0"]));
     }
-    if let Some(ph) = &n.phy_handle {
-        eth.push(format!("phy-handle = <&{ph}>"));
-    }
-    eth.push(format!("xlnx,rxmem = <0x{:x}>", n.rxmem));
-    let mut notes = Vec::new();
-    common_mac_props(dt, true, &mut eth, &mut notes);
+    eth.push(Prop::u32("xlnx,rxmem", n.rxmem));
+    link_props(i, dt, &mut eth);
     vec![
         Node { label: d.label.clone(), name: format!("dma@{:x}", d.reg), props: dma_props, children, notes: Vec::new() },
-        Node { label: dt.label.clone(), name: format!("ethernet@{:x}", n.reg), props: eth, children: Vec::new(), notes },
+        Node { label: dt.label.clone(), name: format!("ethernet@{:x}", n.reg), props: eth, children: link_children(dt), notes: Vec::new() },
     ]
 }
 
+fn push_irqs(eth: &mut Vec<Prop>, list: &[(Irq, String)]) {
+    if list.is_empty() {
+        return;
+    }
+    let v: Vec<Irq> = list.iter().map(|(i, _)| *i).collect();
+    eth.push(irqs(&v));
+    if list.iter().any(|(_, n)| !n.is_empty()) {
+        let names: Vec<&str> = list.iter().map(|(_, n)| n.as_str()).collect();
+        eth.push(Prop::strs("interrupt-names", &names));
+    }
+}
+
+/// The MAC node's first properties, the same in both binding styles:
+/// compatible, reg, interrupt parent and the clocks the driver asks for.
+fn mac_head(eth: &mut Vec<Prop>, compat: &str, driver: Driver, n: &PlEthernet, gic: &str, cells: u32) {
+    eth.push(Prop::str("compatible", compat));
+    eth.push(reg(cells, n.reg, n.size));
+    eth.push(Prop::phandle("interrupt-parent", gic));
+    eth.extend(clock_props(probe::mac_clock_names(driver), &n.clocks, n.clock.as_ref()));
+}
+
 /// Builds the fragment view of a board. Depends only on `interfaces[].dt`,
-/// drivers, SoC and arch: never on runtime tuning.
+/// drivers, SoC, kernel flavour and arch: never on runtime tuning.
 pub fn view(b: &Board) -> DtView {
     let cells = if b.board.arch == Arch::Arm64 { 2 } else { 1 };
     let mut patches = Vec::new();
     let mut pl = Vec::new();
+    let mut root = Vec::new();
     for i in &b.interfaces {
         let Some(dt) = &i.dt else { continue };
+        if let Some(n) = dt.sfp.as_ref().and_then(|s| sfp_node(&i.name, s)) {
+            root.push(n);
+        }
         match &dt.node {
             Some(n) => pl.extend(pl_nodes(b, i, dt, n, cells)),
             None => {
-                let mut props = vec!["status = \"okay\"".to_string()];
-                let mut notes = Vec::new();
-                let axi = matches!(i.driver, Driver::Axienet | Driver::XxvMcdma);
-                common_mac_props(dt, axi, &mut props, &mut notes);
-                patches.push(Patch { label: dt.label.clone(), props, notes });
+                let mut p = Patch { label: dt.label.clone(), props: vec![Prop::str("status", "okay")], delete: Vec::new(), overlay_props: Vec::new(), children: link_children(dt), notes: Vec::new() };
+                link_props(i, dt, &mut p.props);
+                phy_type_fix(i, dt, &mut p);
+                if dt.fixed_link.is_some() {
+                    // A legacy 5-cell `fixed-link` property (p1020rdb-pd.dts) beside
+                    // our node: of_phy_is_fixed_link takes the node first; the
+                    // .dtsi also removes the property.
+                    p.delete.push("fixed-link".into());
+                }
+                for d in &dt.delete {
+                    if !p.delete.contains(&d.0) {
+                        p.delete.push(d.0.clone());
+                    }
+                }
+                patches.push(p);
             }
         }
     }
-    DtView { patches, cells, pl_nodes: pl, bus: PL_BUS }
+    DtView { patches, cells, root_nodes: root, pl_nodes: pl, bus: PL_BUS }
 }

@@ -8,7 +8,7 @@
 //! checked against Debian's linux-source-6.12 Kconfig files named beside
 //! each feature; tests/kernel/ proves them with merge_config.sh.
 
-use zynq_net_model::model::{Arch, Board, Driver, KernelFlavour, Soc};
+use zynq_net_model::model::{Arch, Board, Driver, KernelFlavour};
 
 /// A symbol value in a fragment.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -102,13 +102,15 @@ pub fn features(b: &Board) -> Vec<Feature> {
             // drivers/net/ethernet/xilinx/Kconfig (6.12): XILINX_AXI_EMAC depends on
             // XILINX_DMA (drivers/dma/Kconfig, under DMADEVICES). Without it
             // olddefconfig drops the MAC on arm64 defconfig (XILINX_DMA is off).
-            Driver::Axienet => {
+            // XXV over a plain AXI DMA is the same driver without the MCDMA switch.
+            Driver::Axienet | Driver::Xxv => {
                 drv.extend(y(&["DMADEVICES", "XILINX_DMA", "NET_VENDOR_XILINX", "XILINX_AXI_EMAC"]));
             }
             // linux-xlnx: the MCDMA path is AXIENET_HAS_MCDMA (depends on XILINX_AXI_EMAC);
             // XILINX_AXI_EMAC depends on XILINX_DMA there too, which is why the
-            // generated MCDMA node is `xlnx,eth-dma` (dt.rs): xilinx_dma must not
-            // claim it (docs/kernel-fragments.md).
+            // generated MCDMA node is `xlnx,eth-dma` as the Xilinx device-tree
+            // generator writes it for AXI DMA and MCDMA alike (axi_mcdma.tcl), not
+            // xilinx_dma's `xlnx,axi-mcdma-1.00.a`: xilinx_dma must not claim it.
             Driver::XxvMcdma => {
                 drv.extend(y(&["DMADEVICES", "XILINX_DMA", "NET_VENDOR_XILINX", "XILINX_AXI_EMAC", "AXIENET_HAS_MCDMA"]));
             }
@@ -126,12 +128,12 @@ pub fn features(b: &Board) -> Vec<Feature> {
         out.push(Feature { name: "drivers", description: "Ethernet drivers and DMA engines of the board", class: "hardware", symbols: drv });
     }
     // e500v2 has no classic FPU; current GCC/Rust emit FPU code for ppce500v2.
-    if b.board.soc == Soc::QoriqP1020 && b.board.arch == Arch::Powerpc {
+    if b.board.soc.is_qoriq() && b.board.arch == Arch::Powerpc {
         // arch/powerpc/Kconfig: MATH_EMULATION depends on BOOKE (e500 is BookE); the
         // choice below it must be FULL (HW_UNIMPLEMENTED assumes an FPU).
         out.push(Feature {
             name: "e500v2",
-            description: "e500v2 (P1020): floating-point emulation for classic FPU code",
+            description: "e500v2 (P1010/P1020/P2020): floating-point emulation for classic FPU code",
             class: "hardware",
             symbols: y(&["MATH_EMULATION", "MATH_EMULATION_FULL"]),
         });

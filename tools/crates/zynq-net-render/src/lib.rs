@@ -7,9 +7,12 @@
 //! Outputs are deterministic: same board, same bytes.
 
 pub mod dt;
+pub mod dtb;
+pub mod dtval;
 pub mod kconfig;
 pub mod manifest;
 pub mod plan;
+pub mod probe;
 pub mod write;
 
 use minijinja::{context, Environment, UndefinedBehavior};

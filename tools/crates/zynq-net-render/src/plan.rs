@@ -6,7 +6,7 @@
 //! is set last (qoriq-sdk boards only).
 
 use zynq_net_model::cpus::kernel_bitmap;
-use zynq_net_model::model::{Board, Driver, Interface, KernelFlavour, QueueCpus, QueueSel, SysctlValue};
+use zynq_net_model::model::{Board, Interface, KernelFlavour, QueueCpus, QueueSel, SysctlValue};
 
 /// Seconds the applier waits for each interface to appear.
 pub const WAIT_SECONDS: u32 = 10;
@@ -43,9 +43,10 @@ fn iface_steps(i: &Interface, nr_cpus: u32, out: &mut Vec<Step>) {
     let n = &i.name;
     let mut push = |phase: u8, line: String| out.push(Step { phase, line });
     push(0, format!("wait {n} {WAIT_SECONDS}"));
-    // AXI/XXV Ethernet: xlnx,axi-ethernet.yaml has no local-mac-address, so
-    // the board's MAC is set at boot (before the MTU and the link coming up).
-    if matches!(i.driver, Driver::Axienet | Driver::XxvMcdma) {
+    // AXI/XXV Ethernet: the DT fragment writes local-mac-address (probe
+    // reads it); the board's MAC is also set at boot, before the MTU and the
+    // link coming up, for images whose DTB does not carry the fragment.
+    if i.driver.is_axi() {
         if let Some(mac) = i.dt.as_ref().and_then(|d| d.mac.as_deref()) {
             push(1, format!("mac {n} {}", mac.to_ascii_lowercase()));
         }

@@ -1,0 +1,298 @@
+//! `dtb verify`: checks a compiled device tree against the board — every
+//! property the fragment writes (the same typed values, [`crate::dtval`]),
+//! every property the port's driver probe reads ([`crate::probe`]), and
+//! duplicate nodes (a MAC described twice: by a generated `pl.dtsi` and by
+//! the board's `node`).
+//!
+//! Nodes are found by label through `/__symbols__` (DTBs built with
+//! `dtc -@`), else by the board's `dt.path`, else by compatible and unit
+//! address, so vendor DTBs without symbols can be checked too.
+
+use zynq_net_model::model::{Board, Driver, IfaceDt, Interface, KernelFlavour, Soc};
+
+use crate::dt::{self, Node, PL_BUS};
+use crate::dtval::{show, Encoded, Prop};
+use crate::probe::{self, NodeProps};
+
+/// A DTB node with its path.
+#[derive(Clone, Copy)]
+struct At<'b, 'a> {
+    path: &'b str,
+    node: fdt::node::FdtNode<'b, 'a>,
+}
+
+impl NodeProps for fdt::node::FdtNode<'_, '_> {
+    fn prop(&self, name: &str) -> Option<&[u8]> {
+        self.property(name).map(|p| p.value)
+    }
+    fn child_names(&self) -> Vec<String> {
+        self.children().map(|c| c.name.to_string()).collect()
+    }
+}
+
+/// Every node of the tree with its full path, in tree order.
+fn all_paths<'b, 'a>(fdt: &'b fdt::Fdt<'a>) -> Vec<(String, fdt::node::FdtNode<'b, 'a>)> {
+    fn walk<'b, 'a>(path: String, n: fdt::node::FdtNode<'b, 'a>, out: &mut Vec<(String, fdt::node::FdtNode<'b, 'a>)>) {
+        for c in n.children() {
+            let p = if path == "/" { format!("/{}", c.name) } else { format!("{path}/{}", c.name) };
+            walk(p.clone(), c, out);
+            out.push((p, c));
+        }
+    }
+    let mut out = Vec::new();
+    if let Some(root) = fdt.find_node("/") {
+        walk("/".into(), root, &mut out);
+    }
+    out
+}
+
+/// The result of checking a DTB.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Report {
+    /// Nodes checked.
+    pub checked: usize,
+    /// Problems, one line each.
+    pub problems: Vec<String>,
+    /// How each port's node was found (`eth1: /amba_pl@0/ethernet@a0000000 (label)`).
+    pub found: Vec<String>,
+}
+
+struct Tree<'b, 'a> {
+    fdt: &'b fdt::Fdt<'a>,
+    nodes: Vec<(String, fdt::node::FdtNode<'b, 'a>)>,
+}
+
+impl<'b, 'a> Tree<'b, 'a> {
+    fn symbol(&self, label: &str) -> Option<&'a str> {
+        self.fdt.find_node("/__symbols__")?.property(label)?.as_str()
+    }
+    fn get(&self, path: &str) -> Option<At<'_, 'a>> {
+        self.nodes.iter().find(|(p, _)| p == path).map(|(p, n)| At { path: p.as_str(), node: *n })
+    }
+    fn phandle_of(&self, label: &str) -> Option<u32> {
+        let n = self.fdt.find_node(self.symbol(label)?)?;
+        let p = n.property("phandle").or_else(|| n.property("linux,phandle"))?;
+        p.value.try_into().ok().map(u32::from_be_bytes)
+    }
+    fn by_phandle(&self, ph: u32) -> Option<At<'_, 'a>> {
+        self.nodes.iter().find(|(_, n)| n.property("phandle").or_else(|| n.property("linux,phandle")).is_some_and(|p| p.value == ph.to_be_bytes())).map(|(p, n)| At { path: p.as_str(), node: *n })
+    }
+    /// `#interrupt-cells` of a node's interrupt parent (GIC 3, MPIC 4).
+    fn irq_cells(&self, n: &fdt::node::FdtNode<'_, '_>) -> usize {
+        let parent = n.property("interrupt-parent").and_then(|p| p.value.try_into().ok()).map(u32::from_be_bytes).and_then(|ph| self.by_phandle(ph));
+        parent.and_then(|p| p.node.property("#interrupt-cells")).and_then(|p| p.value.try_into().ok()).map_or(3, |b| u32::from_be_bytes(b) as usize)
+    }
+}
+
+/// Compatibles of a driver's nodes.
+fn compatibles(d: Driver) -> &'static [&'static str] {
+    match d {
+        Driver::Macb => &["cdns,zynqmp-gem", "cdns,zynq-gem", "cdns,gem", "cdns,macb"],
+        Driver::Gianfar => &["fsl,etsec2", "gianfar"],
+        Driver::Axienet => &["xlnx,axi-ethernet-1.00.a", "xlnx,axi-ethernet-1.01.a", "xlnx,axi-ethernet-2.01.a", "xlnx,axi-2_5-gig-ethernet-1.0"],
+        Driver::Xxv | Driver::XxvMcdma => &["xlnx,xxv-ethernet-1.0"],
+        _ => &[],
+    }
+}
+
+/// Unit addresses of the SoC's own Ethernet labels (zynqmp.dtsi gem0-3,
+/// zynq-7000.dtsi gem0-1, pq3-etsec2-N / pq3-etsec1-N enet0-2).
+fn soc_unit_address(soc: Soc, label: &str) -> Option<u64> {
+    let t: &[(&str, u64)] = match soc {
+        Soc::Zynqmp => &[("gem0", 0xff0b_0000), ("gem1", 0xff0c_0000), ("gem2", 0xff0d_0000), ("gem3", 0xff0e_0000)],
+        Soc::Zynq7000 => &[("gem0", 0xe000_b000), ("gem1", 0xe000_c000)],
+        s if s.is_qoriq() => &[("enet0", 0xb0000), ("enet1", 0xb1000), ("enet2", 0xb2000)],
+        _ => &[],
+    };
+    t.iter().find(|(l, _)| *l == label).map(|(_, a)| *a)
+}
+
+fn unit_address(name: &str) -> Option<u64> {
+    u64::from_str_radix(name.split_once('@')?.1.split(',').next()?, 16).ok()
+}
+
+fn has_compat(n: &fdt::node::FdtNode<'_, '_>, list: &[&str]) -> bool {
+    n.compatible().is_some_and(|c| c.all().any(|x| list.contains(&x)))
+}
+
+/// Finds a port's node: `(path, how)` or the reason it cannot be found.
+fn locate<'t>(t: &'t Tree<'_, '_>, b: &Board, driver: Driver, dt: &IfaceDt) -> Result<(At<'t, 't>, &'static str), String> {
+    if let Some(p) = t.symbol(&dt.label) {
+        return t.get(p).map(|a| (a, "label")).ok_or_else(|| format!("&{} points at {p}, which is not in the tree", dt.label));
+    }
+    if let Some(p) = &dt.path {
+        return t.get(p).map(|a| (a, "path")).ok_or_else(|| format!("no node at dt.path {p}"));
+    }
+    let addr = dt.node.as_ref().map(|n| n.reg).or_else(|| soc_unit_address(b.board.soc, &dt.label));
+    let compat = compatibles(driver);
+    if let Some(a) = addr {
+        let hits: Vec<_> = t.nodes.iter().filter(|(_, n)| unit_address(n.name) == Some(a) && has_compat(n, compat)).collect();
+        if let [(p, n)] = hits.as_slice() {
+            return Ok((At { path: p.as_str(), node: *n }, "compatible + unit address"));
+        }
+    }
+    let why = if t.fdt.find_node("/__symbols__").is_some() { "no such label in /__symbols__ (the board DTS or pl.dtsi lacks it)" } else { "the DTB has no /__symbols__ (compile with dtc -@, or give dt.path)" };
+    Err(format!("&{}: {why}", dt.label))
+}
+
+fn check_props(t: &Tree<'_, '_>, at: At<'_, '_>, props: &[Prop], out: &mut Vec<String>) {
+    for p in props {
+        let Some(have) = at.node.property(&p.name) else {
+            out.push(format!("missing prop  {}: {} (wanted {})", at.path, p.name, p.dts()));
+            continue;
+        };
+        match p.encode(&|l| t.phandle_of(l)) {
+            Encoded::Bytes(want) if want != have.value => out.push(format!("different     {}: {} is {}, wanted {}", at.path, p.name, show(have.value), p.dts())),
+            Encoded::Len(n) if n != have.value.len() => out.push(format!("different     {}: {} has {} byte(s), wanted {n} ({})", at.path, p.name, have.value.len(), p.dts())),
+            _ => {}
+        }
+    }
+}
+
+fn check_children(t: &Tree<'_, '_>, at: At<'_, '_>, children: &[Node], rep: &mut Report) {
+    for c in children {
+        let cpath = format!("{}/{}", at.path, c.name);
+        match t.get(&cpath) {
+            Some(cn) => {
+                rep.checked += 1;
+                check_props(t, cn, &c.props, &mut rep.problems);
+                check_children(t, cn, &c.children, rep);
+            }
+            None => rep.problems.push(format!("missing node  {cpath}")),
+        }
+    }
+}
+
+/// Everything the board asked for that the DTB lacks or has differently,
+/// plus what the drivers' probe would refuse.
+pub fn verify(board: &Board, fdt: &fdt::Fdt<'_>) -> Report {
+    let t = Tree { fdt, nodes: all_paths(fdt) };
+    let view = dt::view(board);
+    let mut rep = Report::default();
+    let flavour = board.board.kernel;
+    let mut patches = view.patches.iter();
+    let mut pl = view.pl_nodes.chunks(2);
+    for i in &board.interfaces {
+        let Some(d) = &i.dt else { continue };
+        let at = match locate(&t, board, i.driver, d) {
+            Ok((at, how)) => {
+                rep.found.push(format!("{}: {} ({how})", i.name, at.path));
+                at
+            }
+            Err(e) => {
+                rep.problems.push(format!("missing node  {e}"));
+                if d.node.is_none() {
+                    patches.next();
+                } else {
+                    pl.next();
+                }
+                continue;
+            }
+        };
+        rep.checked += 1;
+        if d.node.is_none() {
+            let Some(p) = patches.next() else { continue };
+            check_props(&t, at, &p.props, &mut rep.problems);
+            check_children(&t, at, &p.children, &mut rep);
+            // `fixed-link`: the node we add wins over a legacy property the
+            // overlay cannot delete (of_phy_is_fixed_link).
+            for del in p.delete.iter().filter(|d| *d != "fixed-link") {
+                // The overlay sets xlnx,phy-type to the matching value instead.
+                let ok_value = p.overlay_props.iter().find(|o| &o.name == del).map(|o| o.encode(&|_| None));
+                if let Some(v) = at.node.property(del) {
+                    if ok_value != Some(Encoded::Bytes(v.value.to_vec())) {
+                        rep.problems.push(format!("not deleted   {}: {del} is {} (the fragment deletes it)", at.path, show(v.value)));
+                    }
+                }
+            }
+        } else if let Some([dma, eth]) = pl.next() {
+            check_props(&t, at, &eth.props, &mut rep.problems);
+            check_children(&t, at, &eth.children, &mut rep);
+            let dpath = format!("{}/{}", at.path.rsplit_once('/').map_or("", |x| x.0), dma.name);
+            match t.symbol(&dma.label).and_then(|p| t.get(p)).or_else(|| t.get(&dpath)) {
+                Some(da) => {
+                    rep.checked += 1;
+                    check_props(&t, da, &dma.props, &mut rep.problems);
+                    check_children(&t, da, &dma.children, &mut rep);
+                }
+                None => rep.problems.push(format!("missing node  {dpath} (&{})", dma.label)),
+            }
+            // A generated label that names another node: the base tree
+            // already has it (a design pl.dtsi), and the overlay's node is a
+            // duplicate of the design's.
+            let ours = format!("/{PL_BUS}/{}", eth.name);
+            if at.path != ours && t.get(&ours).is_some() {
+                rep.problems.push(format!("duplicate label &{}: it names {}, not the node zynq-net added at {ours}: the base tree already describes this port; patch it by label (drop `node`)", d.label, at.path));
+            }
+        }
+        probe_checks(&t, i, flavour, d, at, &mut rep.problems);
+        duplicate_reg(&t, at, &mut rep.problems);
+    }
+    rep
+}
+
+/// The driver's probe table on the node and the DMA node it names.
+fn probe_checks(t: &Tree<'_, '_>, i: &Interface, flavour: KernelFlavour, d: &IfaceDt, at: At<'_, '_>, out: &mut Vec<String>) {
+    let driver = i.driver;
+    let dmaengine = at.node.property("dmas").is_some();
+    let (rows, name) = probe::table(driver, flavour, dmaengine);
+    if rows.is_empty() {
+        return;
+    }
+    let dma = at.node.property("axistream-connected").and_then(|p| p.value.get(..4)).and_then(|v| v.try_into().ok()).map(u32::from_be_bytes).and_then(|ph| t.by_phandle(ph));
+    let dma_cells = dma.map_or(3, |d| t.irq_cells(&d.node));
+    let dma_props = dma.map(|d| d.node);
+    let mut ps: Vec<String> = probe::check(&rows, name, &at.node, dma_props.as_ref().map(|n| n as &dyn NodeProps), dma_cells);
+    if driver == Driver::XxvMcdma {
+        ps.extend(probe::mcdma_irq_names(&at.node, t.irq_cells(&at.node)));
+    }
+    if driver.is_axi() {
+        let mode = at.node.property("phy-mode").and_then(|p| p.as_str()).or(d.phy_mode.as_deref());
+        ps.extend(probe::phy_type_problem(&at.node, flavour, mode));
+    }
+    if driver == Driver::Gianfar {
+        ps.extend(gianfar_queues(i, at));
+    }
+    out.extend(ps.into_iter().map(|p| format!("probe         {}: {p}", at.path)));
+}
+
+/// gianfar: the queue count the board declares must match the eTSEC's
+/// `queue-group` children (gfar_of_init).
+fn gianfar_queues(i: &Interface, at: At<'_, '_>) -> Option<String> {
+    let etsec2 = has_compat(&at.node, &["fsl,etsec2"]);
+    let groups = if etsec2 { at.node.children().filter(|c| c.name == "queue-group" || c.name.starts_with("queue-group@")).count() as u32 } else { 1 };
+    (i.queues.rx > groups || i.queues.tx > groups).then(|| {
+        format!("gianfar (gfar_of_init): {} queue group(s) give {groups} RX/TX queue(s), the board says rx {} tx {}", if etsec2 { "fsl,etsec2 with" } else { "eTSEC1:" }, i.queues.rx, i.queues.tx)
+    })
+}
+
+/// Another node at the same `reg` as an Ethernet/DMA node: the port is
+/// described twice (the overlay added a node a design pl.dtsi already had).
+fn duplicate_reg(t: &Tree<'_, '_>, at: At<'_, '_>, out: &mut Vec<String>) {
+    let Some(r) = at.node.property("reg") else { return };
+    let parent = |p: &str| p.rsplit_once('/').map(|x| x.0.to_string());
+    for (p, n) in &t.nodes {
+        if p == at.path || n.property("reg").map(|x| x.value) != Some(r.value) {
+            continue;
+        }
+        // Same reg bytes under a bus with the same cells: the same window.
+        let same_kind = n.compatible().is_some_and(|c| c.all().any(|x| x.starts_with("xlnx,") || x.starts_with("cdns,") || x.contains("etsec") || x == "gianfar"));
+        if same_kind && parent(p) != parent(at.path) || same_kind && unit_address(n.name) == unit_address(at.node.name) && p != at.path {
+            out.push(format!("duplicate reg {}: same registers as {p}: the port is described twice (a design pl.dtsi and the board's `node`); patch the design's node by label instead", at.path));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unit_addresses() {
+        assert_eq!(unit_address("ethernet@a0000000"), Some(0xa000_0000));
+        assert_eq!(unit_address("ethernet"), None);
+        assert_eq!(soc_unit_address(Soc::Zynqmp, "gem3"), Some(0xff0e_0000));
+        assert_eq!(soc_unit_address(Soc::QoriqP2020, "enet1"), Some(0xb1000));
+        assert_eq!(soc_unit_address(Soc::Generic, "gem3"), None);
+    }
+}
