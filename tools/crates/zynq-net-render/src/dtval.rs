@@ -97,6 +97,7 @@ impl Prop {
                 format!("{} = [{}]", self.name, h.join(" "))
             }
             Value::Cells { bits, groups } => {
+                let hex = matches!(self.name.as_str(), "reg" | "xlnx,rxmem");
                 let g: Vec<String> = groups
                     .iter()
                     .map(|grp| {
@@ -104,9 +105,10 @@ impl Prop {
                             .iter()
                             .map(|c| match c {
                                 Cell::Ref(l) => format!("&{l}"),
-                                // Small numbers (interrupt specifiers, indexes) in
-                                // decimal, addresses and sizes in hex.
-                                Cell::Num(n) if *n < 0x100 && *bits == 32 => n.to_string(),
+                                // Addresses, sizes and narrow values in hex (as
+                                // generated trees write them); counts, speeds,
+                                // interrupt specifiers and indexes in decimal.
+                                Cell::Num(n) if *bits == 32 && !(hex && *n >= 0x100) => n.to_string(),
                                 Cell::Num(n) => format!("0x{n:x}"),
                             })
                             .collect();
