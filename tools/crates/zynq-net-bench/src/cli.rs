@@ -526,6 +526,9 @@ fn run_ablate(a: &AblateArgs) -> anyhow::Result<i32> {
     let env = match (&a.applier_state, &a.target.lab) {
         (Some(d), _) => {
             let d = d.trim_end_matches('/');
+            end.host
+                .run(&crate::exec::argv(&["mkdir", "-p", d]))
+                .with_context(|| format!("creating --applier-state {d} on the DUT"))?;
             vec![format!("ZYNQ_NET_STATE={d}/state"), format!("ZYNQ_NET_LOG={d}/apply.log"), format!("ZYNQ_NET_LOCK={d}/lock")]
         }
         (None, Some(name)) => lab::applier_env_vars(name),
