@@ -36,6 +36,8 @@ pub const LINE_RATE: RGBColor = RGBColor(0xcc, 0x33, 0x33);
 
 type Area<'a> = DrawingArea<SVGBackend<'a>, Shift>;
 type DrawResult = Result<(), Box<dyn std::error::Error>>;
+/// A share of a CPU bar: name, colour, value of a core.
+type Share = (&'static str, RGBColor, fn(&CoreLoad) -> f64);
 
 /// Runs `draw` on a fresh `w`×`h` SVG and returns the document.
 fn svg(w: u32, h: u32, label: &str, draw: impl FnOnce(&Area<'_>) -> DrawResult) -> String {
@@ -223,7 +225,7 @@ pub fn cpu(machines: &[(String, Vec<CoreLoad>)], threshold: f64) -> String {
             .y_label_formatter(&|v| format!("{v:.0}%"))
             .label_style(font(10))
             .draw()?;
-        let parts: [(&str, RGBColor, fn(&CoreLoad) -> f64); 4] = [
+        let parts: [Share; 4] = [
             ("usr", BLUE, |c| c.usr),
             ("sys", GREEN, |c| c.sys),
             ("irq", AMBER, |c| c.irq),
@@ -288,24 +290,20 @@ pub struct EffectRow {
     pub verdict: Verdict,
 }
 
-/// Each group's effect (percent of throughput) with its interval: green
-/// helps, red hurts, grey no measurable effect; a line at zero.
+/// Each group's effect with its interval, on a log-ratio axis labelled in
+/// percent (so that ×2 and ×½ are equally far from zero): green helps, red
+/// hurts, grey no measurable effect; a line at zero.
 pub fn effects(title: &str, rows: &[EffectRow]) -> String {
     let h = 80 + 30 * rows.len() as u32;
     svg(720, h, &format!("effects {title}"), |root| {
-        let finite = |v: f64| v.is_finite();
-        let lo = rows
-            .iter()
-            .flat_map(|r| [r.low, r.percent])
-            .filter(|v| finite(*v))
-            .fold(0.0, f64::min);
-        let hi = rows
-            .iter()
-            .flat_map(|r| [r.high, r.percent])
-            .filter(|v| finite(*v))
-            .fold(0.0, f64::max);
-        let pad = ((hi - lo) * 0.08).max(2.0);
+        // ln(1 + p/100); -100% and below (or no interval) fall off the axis.
+        let lr = |p: f64| if p.is_finite() && p > -99.9 { (1.0 + p / 100.0).ln() } else { f64::NAN };
+        let vals: Vec<f64> = rows.iter().flat_map(|r| [lr(r.low), lr(r.percent), lr(r.high)]).filter(|v| v.is_finite()).collect();
+        let lo = vals.iter().copied().fold(0.0, f64::min);
+        let hi = vals.iter().copied().fold(0.0, f64::max);
+        let pad = ((hi - lo) * 0.08).max(0.05);
         let (lo, hi) = (lo - pad, hi + pad);
+        let clamp = |v: f64, dflt: f64| if v.is_finite() { v.clamp(lo, hi) } else { dflt };
         let n = rows.len() as i32;
         let names: Vec<String> = rows.iter().map(|r| r.label.clone()).collect();
         let mut chart = ChartBuilder::on(root)
@@ -317,8 +315,8 @@ pub fn effects(title: &str, rows: &[EffectRow]) -> String {
         chart
             .configure_mesh()
             .disable_y_mesh()
-            .x_desc("effect of the group on throughput (%), with its interval")
-            .x_label_formatter(&|v| format!("{v:+.0}%"))
+            .x_desc("effect of the group on throughput (log scale), with its interval")
+            .x_label_formatter(&|v| format!("{:+.0}%", (v.exp() - 1.0) * 100.0))
             .y_labels(rows.len().max(1))
             .y_label_formatter(&|v| seg_index(v).and_then(|i| names.get(i).cloned()).unwrap_or_default())
             .label_style(font(11))
@@ -333,22 +331,18 @@ pub fn effects(title: &str, rows: &[EffectRow]) -> String {
             Verdict::NoEffect => GREY,
         };
         chart.draw_series(rows.iter().enumerate().map(|(i, r)| {
-            let (a, b) = (r.low.max(lo), r.high.min(hi));
+            let m = clamp(lr(r.percent), lo);
             ErrorBar::new_horizontal(
                 SegmentValue::CenterOf(i as i32),
-                a,
-                r.percent.clamp(lo, hi),
-                b,
+                clamp(lr(r.low), lo),
+                m,
+                clamp(lr(r.high), hi),
                 colour(r.verdict).stroke_width(3),
                 12,
             )
         }))?;
         chart.draw_series(rows.iter().enumerate().map(|(i, r)| {
-            Circle::new(
-                (r.percent.clamp(lo, hi), SegmentValue::CenterOf(i as i32)),
-                5,
-                colour(r.verdict).filled(),
-            )
+            Circle::new((clamp(lr(r.percent), lo), SegmentValue::CenterOf(i as i32)), 5, colour(r.verdict).filled())
         }))?;
         Ok(())
     })

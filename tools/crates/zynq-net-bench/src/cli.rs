@@ -458,7 +458,7 @@ fn run_ablate(a: &AblateArgs) -> anyhow::Result<i32> {
     if a.report_only {
         let design = Design::load(&design_path)?;
         let trials: Vec<ablate::AblateTrial> = run::read_jsonl(&out.join(ablate::files::TRIALS))?;
-        return ablate_reports(&design, &trials, "(re-analysed)", out);
+        return ablate_reports(&design, &trials, &design.setup, out);
     }
     if !(0.5..1.0).contains(&a.confidence) {
         bail!("--confidence {}: expected a value in [0.5, 1), e.g. 0.95", a.confidence);
@@ -554,6 +554,7 @@ fn run_ablate(a: &AblateArgs) -> anyhow::Result<i32> {
         seed,
         confidence: a.confidence,
         min_effect_percent: a.min_effect,
+        setup: format!("{}; plan applied on the {role} ({})", targets.description, end.host.label()),
         dut_role: role,
     };
     eprintln!(
@@ -569,8 +570,7 @@ fn run_ablate(a: &AblateArgs) -> anyhow::Result<i32> {
         end.host.label()
     );
     let trials = ablate::run(&design, &bench, &targets, &dut, out, &ablate::RunOptions { resume: a.resume, quiet: a.quiet })?;
-    let setup = format!("{}; plan applied on the {} ({})", targets.description, design.dut_role, end.host.label());
-    let rc = ablate_reports(&design, &trials, &setup, out)?;
+    let rc = ablate_reports(&design, &trials, &design.setup, out)?;
     Ok(rc)
 }
 

@@ -118,6 +118,9 @@ pub struct Design {
     pub min_effect_percent: f64,
     /// Which end of the targets the plan is applied on (`dut`, `client`, `server`).
     pub dut_role: String,
+    /// The setup in words (targets, where the plan is applied), for the reports.
+    #[serde(default)]
+    pub setup: String,
 }
 
 impl Design {
@@ -586,6 +589,7 @@ mod tests {
             confidence: 0.95,
             min_effect_percent: 1.0,
             dut_role: "dut".into(),
+            setup: "test".into(),
         }
     }
 

@@ -327,7 +327,7 @@ pub fn to_markdown(design: &Design, r: &AblationReport) -> String {
         let w = &c.whole_plan;
         let _ = writeln!(
             s,
-            "| *whole plan vs untuned* | {} | | {} | **{}** | {} | {} |\n",
+            "| whole plan vs untuned | {} | | {} | **{}** | {} | {} |\n",
             design.plan.steps.len(),
             interval(w),
             w.verdict,
