@@ -31,6 +31,8 @@ pub const AMBER: RGBColor = RGBColor(0xf5, 0x9e, 0x0b);
 pub const PURPLE: RGBColor = RGBColor(0x93, 0x33, 0xea);
 /// No measurable effect.
 pub const GREY: RGBColor = RGBColor(0x6b, 0x72, 0x80);
+/// Minor grid lines.
+const LIGHT: RGBColor = RGBColor(0xf2, 0xf2, 0xf2);
 /// The line-rate curve.
 pub const LINE_RATE: RGBColor = RGBColor(0xcc, 0x33, 0x33);
 
@@ -114,6 +116,7 @@ pub fn rfc2544(x: &Rfc2544Result) -> String {
             .y_label_formatter(&|v| human(*v))
             .x_label_formatter(&|v| format!("{v:.0}"))
             .label_style(font(11))
+            .light_line_style(LIGHT)
             .draw()?;
         let curve: Vec<(f64, f64)> = (0..=80)
             .map(|i| {
@@ -162,20 +165,24 @@ pub fn cells(cells: &[CellSummary]) -> String {
             .fold(1.0, f64::max)
             * 1.1;
         let names: Vec<String> = cells.iter().map(|c| c.cell.clone()).collect();
+        // Row i of the list is drawn in segment n-1-i: the first at the top.
+        let top = |i: usize| cells.len().checked_sub(i + 1);
         let mut chart = ChartBuilder::on(root)
             .margin(10)
             .x_label_area_size(36)
             .y_label_area_size(180)
-            .build_cartesian_2d(0.0..max, (0..n).into_segmented())?;
+            .build_cartesian_2d(0.0..max, (0..(n - 1).max(0)).into_segmented())?;
         chart
             .configure_mesh()
             .disable_y_mesh()
             .x_desc("Mbit/s (mean ± sd; red: CPU-bound)")
             .y_labels(cells.len().max(1))
-            .y_label_formatter(&|v| seg_index(v).and_then(|i| names.get(i).cloned()).unwrap_or_default())
+            .y_label_formatter(&|v| seg_index(v).and_then(|i| names.get(top(i)?).cloned()).unwrap_or_default())
             .label_style(font(11))
+            .light_line_style(LIGHT)
             .draw()?;
         chart.draw_series(cells.iter().enumerate().map(|(i, c)| {
+            let i = top(i).unwrap_or(0);
             let color = if c.cpu_bound.is_empty() { TEAL } else { RED };
             let mut r = Rectangle::new(
                 [
@@ -188,6 +195,7 @@ pub fn cells(cells: &[CellSummary]) -> String {
             r
         }))?;
         chart.draw_series(cells.iter().enumerate().filter(|(_, c)| c.throughput.n > 1).map(|(i, c)| {
+            let i = top(i).unwrap_or(0);
             let (m, sd) = (c.throughput.mean / 1e6, c.throughput.sd / 1e6);
             ErrorBar::new_horizontal(SegmentValue::CenterOf(i as i32), m - sd, m, m + sd, BLACK.filled(), 8)
         }))?;
@@ -216,7 +224,7 @@ pub fn cpu(machines: &[(String, Vec<CoreLoad>)], threshold: f64) -> String {
             .caption(caption.join(", "), font(11))
             .x_label_area_size(30)
             .y_label_area_size(40)
-            .build_cartesian_2d((0..n.max(1)).into_segmented(), 0.0..100.0)?;
+            .build_cartesian_2d((0..(n - 1).max(0)).into_segmented(), 0.0..100.0)?;
         chart
             .configure_mesh()
             .disable_x_mesh()
@@ -224,6 +232,7 @@ pub fn cpu(machines: &[(String, Vec<CoreLoad>)], threshold: f64) -> String {
             .x_label_formatter(&|v| seg_index(v).and_then(|i| bars.get(i).map(|b| b.0.clone())).unwrap_or_default())
             .y_label_formatter(&|v| format!("{v:.0}%"))
             .label_style(font(10))
+            .light_line_style(LIGHT)
             .draw()?;
         let parts: [Share; 4] = [
             ("usr", BLUE, |c| c.usr),
@@ -306,20 +315,22 @@ pub fn effects(title: &str, rows: &[EffectRow]) -> String {
         let clamp = |v: f64, dflt: f64| if v.is_finite() { v.clamp(lo, hi) } else { dflt };
         let n = rows.len() as i32;
         let names: Vec<String> = rows.iter().map(|r| r.label.clone()).collect();
+        let top = |i: usize| rows.len().checked_sub(i + 1);
         let mut chart = ChartBuilder::on(root)
             .margin(10)
             .caption(title, font(13))
             .x_label_area_size(36)
             .y_label_area_size(170)
-            .build_cartesian_2d(lo..hi, (0..n.max(1)).into_segmented())?;
+            .build_cartesian_2d(lo..hi, (0..(n - 1).max(0)).into_segmented())?;
         chart
             .configure_mesh()
             .disable_y_mesh()
             .x_desc("effect of the group on throughput (log scale), with its interval")
             .x_label_formatter(&|v| format!("{:+.0}%", (v.exp() - 1.0) * 100.0))
             .y_labels(rows.len().max(1))
-            .y_label_formatter(&|v| seg_index(v).and_then(|i| names.get(i).cloned()).unwrap_or_default())
+            .y_label_formatter(&|v| seg_index(v).and_then(|i| names.get(top(i)?).cloned()).unwrap_or_default())
             .label_style(font(11))
+            .light_line_style(LIGHT)
             .draw()?;
         chart.draw_series(LineSeries::new(
             vec![(0.0, SegmentValue::Exact(0)), (0.0, SegmentValue::Last)],
@@ -331,6 +342,7 @@ pub fn effects(title: &str, rows: &[EffectRow]) -> String {
             Verdict::NoEffect => GREY,
         };
         chart.draw_series(rows.iter().enumerate().map(|(i, r)| {
+            let i = top(i).unwrap_or(0);
             let m = clamp(lr(r.percent), lo);
             ErrorBar::new_horizontal(
                 SegmentValue::CenterOf(i as i32),
@@ -342,6 +354,7 @@ pub fn effects(title: &str, rows: &[EffectRow]) -> String {
             )
         }))?;
         chart.draw_series(rows.iter().enumerate().map(|(i, r)| {
+            let i = top(i).unwrap_or(0);
             Circle::new((clamp(lr(r.percent), lo), SegmentValue::CenterOf(i as i32)), 5, colour(r.verdict).filled())
         }))?;
         Ok(())
