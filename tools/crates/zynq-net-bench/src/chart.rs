@@ -375,7 +375,7 @@ mod tests {
         ];
         let s = effects("tcp-rx", &rows);
         assert!(s.starts_with("<svg role=\"img\""), "{}", &s[..80.min(s.len())]);
-        for l in ["offloads", "sysctl", "xps", "+0%"] {
+        for l in ["offloads", "sysctl", "xps", "(log scale)", "%\n</text>"] {
             assert!(s.contains(l), "label {l} missing");
         }
         for c in ["#DC2626", "#16A34A", "#6B7280"] {
