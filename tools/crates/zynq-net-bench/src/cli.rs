@@ -587,18 +587,15 @@ fn ablate_reports(design: &crate::ablate::Design, trials: &[crate::ablate::Ablat
         },
         _ => None,
     };
+    let line = |name: &str, e: &crate::stats::Effect| {
+        println!("  {:<12} {:>8} [{}, {}]  {}", name, arep::pct(e.percent), arep::pct(e.low), arep::pct(e.high), e.verdict);
+    };
     for c in &r.cells {
         println!("{}:", c.cell);
         for g in &c.groups {
-            println!(
-                "  {:<12} {:>+7.1}% [{:+.1}%, {:+.1}%]  {}",
-                g.group, g.effect.percent, g.effect.low, g.effect.high, g.effect.verdict
-            );
+            line(&g.group, &g.effect);
         }
-        println!(
-            "  {:<12} {:>+7.1}% [{:+.1}%, {:+.1}%]  {}",
-            "whole plan", c.whole_plan.percent, c.whole_plan.low, c.whole_plan.high, c.whole_plan.verdict
-        );
+        line("whole plan", &c.whole_plan);
     }
     for p in arep::write_all(design, &r, board_diff, out)? {
         eprintln!("wrote {}", p.display());

@@ -247,11 +247,15 @@ pub fn suggested_plan(design: &Design, r: &AblationReport) -> Option<String> {
     ))
 }
 
-fn pct(v: f64) -> String {
-    if v.is_finite() {
-        format!("{v:+.1}%")
-    } else {
+/// A percentage for the reports; beyond +9999% (an interval of very few
+/// rounds on a log scale) the figure means nothing more than "unbounded".
+pub fn pct(v: f64) -> String {
+    if !v.is_finite() {
         "n/a".into()
+    } else if v > 9999.0 {
+        "> +9999%".into()
+    } else {
+        format!("{v:+.1}%")
     }
 }
 
