@@ -15,6 +15,7 @@ use crate::plan::{Plan, PLAN_FORMAT};
 use crate::report;
 use crate::rfc2544;
 use crate::run::{self, files, Context, RunOptions};
+
 use crate::spec::{load_spec, Rate};
 use crate::targets::Targets;
 
@@ -99,6 +100,11 @@ pub enum BenchCommand {
         #[arg(long)]
         fail_on_worse: bool,
     },
+    /// Which groups of tuning steps help and which hurt: the full plan, the
+    /// plan without each group, and the untuned DUT, in random interleaved
+    /// order; effects with simultaneous intervals; a suggested plan and
+    /// board diff without the groups that hurt (never applied).
+    Ablate(Box<AblateArgs>),
     /// Write report.md, report.csv, report.json and report.html for a run directory.
     Report {
         /// Run directory.
@@ -107,6 +113,78 @@ pub enum BenchCommand {
         #[arg(short, long)]
         output: Option<PathBuf>,
     },
+}
+
+/// `zynq-net bench ablate`.
+#[derive(Debug, Args)]
+pub struct AblateArgs {
+    /// Board YAML: its tuning plan (as `gen` makes it) and, unless --spec,
+    /// its bench section (matrix, DUT and peer).
+    pub board: PathBuf,
+    /// Groups to leave out one at a time: built-in names (sysctl, rings,
+    /// coalescing, offloads, channels, ptp, rps, rfs, xps, irq, qdisc,
+    /// fastpath, other) or NAME=VERB[:FIELD...][+VERB...] with shell globs
+    /// per field (e.g. tcpwin=sysctl:net.ipv4.tcp_*mem). Default: every
+    /// built-in group with steps in the plan.
+    #[arg(long, value_delimiter = ',')]
+    pub groups: Vec<String>,
+    /// Matrix cells to measure (ids as `bench plan` prints them). Default: all.
+    #[arg(long, value_delimiter = ',')]
+    pub cells: Vec<String>,
+    /// A bench spec for the matrix instead of the board's bench section.
+    #[arg(long)]
+    pub spec: Option<PathBuf>,
+    /// A tuning plan file instead of the one generated from the board.
+    #[arg(long)]
+    pub tuning_plan: Option<PathBuf>,
+    /// Seconds per trial.
+    #[arg(long)]
+    pub duration: Option<f64>,
+    /// Rounds: every variant × cell runs once per round (default 5).
+    #[arg(long, default_value_t = 5)]
+    pub repeats: u32,
+    #[allow(missing_docs)]
+    #[command(flatten)]
+    pub target: TargetArgs,
+    /// Which end of the targets carries the plan: dut, client or server
+    /// (default: the targets' dut if any, else the client, which is the
+    /// board's DUT for targets made from a board).
+    #[arg(long)]
+    pub dut: Option<String>,
+    /// The applier on the DUT: a path (run with sh) or a command on its
+    /// PATH (default: zynq-net-apply over ssh; locally $ZYNQ_NET_APPLIER,
+    /// zynq-net-apply on PATH, or the source tree's).
+    #[arg(long)]
+    pub applier: Option<String>,
+    /// Directory on the DUT for the applier's state, log and lock (default:
+    /// the applier's own, so `revert` undoes what the boot applied; with
+    /// --lab, the lab's).
+    #[arg(long)]
+    pub applier_state: Option<String>,
+    /// Directory on an ssh DUT for the variant plans.
+    #[arg(long, default_value = "/tmp/zynq-net-ablate")]
+    pub remote_dir: String,
+    /// Family-wise confidence of the intervals, over all groups and cells.
+    #[arg(long, default_value_t = 0.95)]
+    pub confidence: f64,
+    /// Smallest effect (percent) that is called helps or hurts.
+    #[arg(long, default_value_t = 1.0)]
+    pub min_effect: f64,
+    /// Seed of the run order (default: from the clock; recorded).
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Output directory.
+    #[arg(short, long)]
+    pub output: PathBuf,
+    /// Keep the trials already in OUTPUT; run only the missing ones.
+    #[arg(long)]
+    pub resume: bool,
+    /// Only analyse OUTPUT again and rewrite its reports (no traffic).
+    #[arg(long)]
+    pub report_only: bool,
+    /// No progress bar and no per-trial lines.
+    #[arg(short, long)]
+    pub quiet: bool,
 }
 
 /// Where the plan comes from.
@@ -361,6 +439,7 @@ pub fn run_bench(cmd: BenchCommand) -> anyhow::Result<i32> {
                 || c.frames.iter().any(|f| f.verdict == "worse");
             Ok(if fail_on_worse && worse { 1 } else { 0 })
         }
+        BenchCommand::Ablate(a) => run_ablate(&a),
         BenchCommand::Report { dir, output } => {
             let r = report::load(&dir)?;
             let out = output.unwrap_or_else(|| dir.clone());
@@ -370,6 +449,158 @@ pub fn run_bench(cmd: BenchCommand) -> anyhow::Result<i32> {
             Ok(0)
         }
     }
+}
+
+fn run_ablate(a: &AblateArgs) -> anyhow::Result<i32> {
+    use crate::ablate::{self, groups, Design, Dut};
+    let out = &a.output;
+    let design_path = out.join(ablate::files::DESIGN);
+    if a.report_only {
+        let design = Design::load(&design_path)?;
+        let trials: Vec<ablate::AblateTrial> = run::read_jsonl(&out.join(ablate::files::TRIALS))?;
+        return ablate_reports(&design, &trials, &design.setup, out);
+    }
+    if !(0.5..1.0).contains(&a.confidence) {
+        bail!("--confidence {}: expected a value in [0.5, 1), e.g. 0.95", a.confidence);
+    }
+    if !(0.0..100.0).contains(&a.min_effect) {
+        bail!("--min-effect {}: expected percent in [0, 100)", a.min_effect);
+    }
+    if a.repeats < 2 {
+        bail!("--repeats {}: an interval needs at least 2 rounds", a.repeats);
+    }
+    // The plan: generated from the board exactly as `gen` does, or given.
+    let loaded = zynq_net_model::load_board(&a.board).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let input = a.board.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let (plan_source, plan_text) = match &a.tuning_plan {
+        Some(p) => (p.display().to_string(), std::fs::read_to_string(p).with_context(|| format!("reading {}", p.display()))?),
+        None => {
+            let arts = zynq_net_render::render_all(&loaded.board, &input)?;
+            let art = arts.iter().find(|x| x.path == "tuning/zynq-net.plan").context("the board renders no tuning plan")?;
+            (format!("{input} (tuning/zynq-net.plan)"), String::from_utf8_lossy(&art.contents).into_owned())
+        }
+    };
+    let plan = groups::PlanText::parse(&plan_source, &plan_text)?;
+    let groups = groups::resolve(&plan, &a.groups)?;
+    // The matrix and the targets.
+    let (board_name, mut spec, board_targets) = match &a.spec {
+        Some(s) => {
+            let (_, spec) = load_spec(s)?;
+            (loaded.board.board.name.clone(), spec, None)
+        }
+        None => {
+            let (n, s, t) = crate::board::load(&a.board)?;
+            (n, s, Some(t))
+        }
+    };
+    if let Some(d) = a.duration {
+        spec.duration = d;
+    }
+    spec.repeats = a.repeats;
+    spec.validate()?;
+    let mut bench = Plan::from_spec(Some(board_name.clone()), &spec);
+    bench.targets = board_targets;
+    let mut cells = bench.cells.clone();
+    if !a.cells.is_empty() {
+        let unknown: Vec<&String> = a.cells.iter().filter(|c| !cells.iter().any(|x| &x.id == *c)).collect();
+        if !unknown.is_empty() {
+            bail!(
+                "--cells: unknown cell(s) {}; the matrix has: {}",
+                unknown.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", "),
+                cells.iter().map(|c| c.id.as_str()).collect::<Vec<_>>().join(", ")
+            );
+        }
+        cells.retain(|c| a.cells.contains(&c.id));
+    }
+    let targets = a.target.load(&bench)?;
+    let role = a.dut.clone().unwrap_or_else(|| if targets.dut.is_some() { "dut".into() } else { "client".into() });
+    let end = ablate::dut_endpoint(&targets, &role)?;
+    let applier = match (&a.applier, &end.host) {
+        (Some(p), _) => p.clone(),
+        (None, crate::exec::Host::Ssh { .. }) => "zynq-net-apply".into(),
+        (None, _) => lab::find_applier(None)
+            .context("no applier found: pass --applier or set ZYNQ_NET_APPLIER")?
+            .display()
+            .to_string(),
+    };
+    let env = match (&a.applier_state, &a.target.lab) {
+        (Some(d), _) => {
+            let d = d.trim_end_matches('/');
+            end.host
+                .run(&crate::exec::argv(&["mkdir", "-p", d]))
+                .with_context(|| format!("creating --applier-state {d} on the DUT"))?;
+            vec![format!("ZYNQ_NET_STATE={d}/state"), format!("ZYNQ_NET_LOG={d}/apply.log"), format!("ZYNQ_NET_LOCK={d}/lock")]
+        }
+        (None, Some(name)) => lab::applier_env_vars(name),
+        (None, None) => Vec::new(),
+    };
+    let dut = Dut { host: end.host.clone(), applier, env, remote_dir: a.remote_dir.clone() };
+    let seed = match (a.seed, a.resume) {
+        (Some(s), _) => s,
+        (None, true) if design_path.exists() => Design::load(&design_path)?.seed,
+        _ => std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos() as u64).unwrap_or(1),
+    };
+    let design = Design {
+        format: ablate::ABLATE_FORMAT.into(),
+        board: Some(board_name),
+        board_file: if a.tuning_plan.is_none() { Some(a.board.clone()) } else { None },
+        plan_source,
+        plan_text,
+        variants: Design::new_variants(&plan, &groups),
+        plan,
+        groups,
+        cells,
+        rounds: a.repeats,
+        seed,
+        confidence: a.confidence,
+        min_effect_percent: a.min_effect,
+        setup: format!("{}; plan applied on the {role} ({})", targets.description, end.host.label()),
+        dut_role: role,
+    };
+    eprintln!(
+        "ablation: {} groups ({}), {} variants x {} cells x {} rounds = {} trials, ~{:.0} s of traffic; DUT {} ({})",
+        design.groups.len(),
+        design.groups.iter().map(|g| g.name.as_str()).collect::<Vec<_>>().join(", "),
+        design.variants.len(),
+        design.cells.len(),
+        design.rounds,
+        design.variants.len() * design.cells.len() * design.rounds as usize,
+        design.nominal_seconds(),
+        design.dut_role,
+        end.host.label()
+    );
+    let trials = ablate::run(&design, &bench, &targets, &dut, out, &ablate::RunOptions { resume: a.resume, quiet: a.quiet })?;
+    let rc = ablate_reports(&design, &trials, &design.setup, out)?;
+    Ok(rc)
+}
+
+fn ablate_reports(design: &crate::ablate::Design, trials: &[crate::ablate::AblateTrial], setup: &str, out: &Path) -> anyhow::Result<i32> {
+    use crate::ablate::{diff, report as arep};
+    let r = arep::analyse(design, trials, setup);
+    let board_diff = match (&design.board_file, r.suggestion.remove.is_empty()) {
+        (Some(b), false) => match diff::board_diff(b, &design.plan, &r.suggestion.removed_lines) {
+            Ok(d) => Some(d),
+            Err(e) => {
+                eprintln!("warning: {e}");
+                None
+            }
+        },
+        _ => None,
+    };
+    let line = |name: &str, e: &crate::stats::Effect| {
+        println!("  {:<12} {:>8} [{}, {}]  {}", name, arep::pct(e.percent), arep::pct(e.low), arep::pct(e.high), e.verdict);
+    };
+    for c in &r.cells {
+        println!("{}:", c.cell);
+        for g in &c.groups {
+            line(&g.group, &g.effect);
+        }
+        line("whole plan", &c.whole_plan);
+    }
+    for p in arep::write_all(design, &r, board_diff, out)? {
+        eprintln!("wrote {}", p.display());
+    }
+    Ok(if r.failed > 0 { 1 } else { 0 })
 }
 
 /// `zynq-net lab`.

@@ -130,6 +130,43 @@ impl Host {
             })
     }
 
+    /// Writes `bytes` to the file `path` on the host (created or truncated):
+    /// directly here or in a namespace (same file system), through `dd`
+    /// reading stdin over ssh (no shell redirection on the remote end).
+    pub fn put_file(&self, path: &str, bytes: &[u8]) -> Result<(), BenchError> {
+        match self {
+            Host::Local | Host::Netns { .. } => {
+                std::fs::write(path, bytes).map_err(|e| BenchError::io(path, e))
+            }
+            Host::Ssh { .. } => {
+                use std::io::Write as _;
+                let cmd = vec!["dd".to_string(), format!("of={path}")];
+                let mut child = self
+                    .command(&cmd)
+                    .stdin(Stdio::piped())
+                    .stdout(Stdio::null())
+                    .stderr(Stdio::piped())
+                    .spawn()
+                    .map_err(|e| BenchError::Command {
+                        cmd: cmd.join(" "),
+                        detail: e.to_string(),
+                    })?;
+                if let Some(mut i) = child.stdin.take() {
+                    i.write_all(bytes).map_err(|e| BenchError::io(path, e))?;
+                }
+                let out = child.wait_with_output().map_err(|e| BenchError::io(path, e))?;
+                if out.status.success() {
+                    Ok(())
+                } else {
+                    Err(BenchError::Command {
+                        cmd: format!("{} {}", self.label(), cmd.join(" ")),
+                        detail: format!("{}: {}", out.status, String::from_utf8_lossy(&out.stderr).trim()),
+                    })
+                }
+            }
+        }
+    }
+
     /// Reads a file on the host (`/proc/stat`, `/proc/interrupts`).
     pub fn read_file(&self, path: &str) -> Result<String, BenchError> {
         match self {

@@ -190,9 +190,16 @@ pub fn find_applier(opt: Option<&Path>) -> Option<PathBuf> {
 /// `env` prefix giving the applier its own state, log and lock files per
 /// lab, so a lab never touches the machine's `/var/lib/zynq-net`.
 fn applier_env(name: &str) -> Vec<String> {
+    let mut v = vec!["env".to_string()];
+    v.extend(applier_env_vars(name));
+    v
+}
+
+/// The `NAME=VALUE` settings of [`applier_env`]: state, log and lock of a
+/// lab's applier (also used by `bench ablate --lab`).
+pub fn applier_env_vars(name: &str) -> Vec<String> {
     let d = Path::new(STATE_DIR);
     vec![
-        "env".to_string(),
         format!(
             "ZYNQ_NET_STATE={}",
             d.join(format!("lab-{name}-state")).display()

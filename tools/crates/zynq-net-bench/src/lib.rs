@@ -8,10 +8,14 @@
 //! - [`rfc2544`]: zero-loss throughput search per frame size;
 //! - [`compare`]: A vs B with repeat-based noise estimates;
 //! - [`report`]: Markdown, CSV, JSON and a self-contained HTML page with SVG plots;
+//! - [`ablate`]: which groups of tuning steps help and which hurt
+//!   (leave-one-out, randomised interleaved order, simultaneous intervals);
 //! - [`lab`]: client / router (DUT) / server in network namespaces;
 //! - [`cli`]: the clap commands the `zynq-net` binary mounts as `bench` and `lab`.
 
+pub mod ablate;
 pub mod board;
+pub mod chart;
 pub mod cli;
 pub mod compare;
 pub mod cpu;
@@ -24,6 +28,7 @@ pub mod report;
 pub mod rfc2544;
 pub mod run;
 pub mod spec;
+pub mod stats;
 pub mod targets;
 
 pub use error::BenchError;

@@ -11,7 +11,7 @@ use crate::compare::Stats;
 use crate::cpu::CoreLoad;
 use crate::error::BenchError;
 use crate::plan::Plan;
-use crate::rfc2544::{max_fps, Rfc2544Result};
+use crate::rfc2544::Rfc2544Result;
 use crate::run::{files, read_jsonl, TrialRecord};
 
 /// Aggregated cell.
@@ -388,247 +388,33 @@ pub fn rfc2544_csv(x: &Rfc2544Result) -> String {
     s
 }
 
-fn esc(s: &str) -> String {
+pub(crate) fn esc(s: &str) -> String {
     s.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
         .replace('"', "&quot;")
 }
 
-/// SVG: frame size vs frames/s (log scale), measured points and the line-rate curve.
+/// SVG: frame size vs frames/s (log scale), measured points and the
+/// line-rate curve ([`crate::chart::rfc2544`]).
 pub fn svg_rfc2544(x: &Rfc2544Result) -> String {
-    let (w, h, ml, mr, mt, mb) = (640.0, 360.0, 70.0, 20.0, 20.0, 45.0);
-    let fmin = x
-        .frames
-        .iter()
-        .map(|f| f.frame_size)
-        .min()
-        .unwrap_or(64)
-        .min(64) as f64;
-    let fmax = x
-        .frames
-        .iter()
-        .map(|f| f.frame_size)
-        .max()
-        .unwrap_or(1518)
-        .max(1518) as f64;
-    let ymax = max_fps(x.line_rate_bps, fmin as u32) * 1.2;
-    let ymin_pos = x
-        .frames
-        .iter()
-        .map(|f| f.fps)
-        .filter(|v| *v > 0.0)
-        .fold(max_fps(x.line_rate_bps, fmax as u32), f64::min);
-    let ymin = 10f64.powf((ymin_pos / 2.0).log10().floor());
-    let px = |f: f64| ml + (f - fmin) / (fmax - fmin) * (w - ml - mr);
-    let py = |v: f64| {
-        let v = v.max(ymin);
-        mt + (1.0 - (v.log10() - ymin.log10()) / (ymax.log10() - ymin.log10())) * (h - mt - mb)
-    };
-    let mut s = format!("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\" role=\"img\" aria-label=\"RFC 2544 frames per second\">");
-    let _ = write!(
-        s,
-        "<rect x=\"{ml}\" y=\"{mt}\" width=\"{}\" height=\"{}\" fill=\"#fafafa\" stroke=\"#999\"/>",
-        w - ml - mr,
-        h - mt - mb
-    );
-    let mut d = ymin;
-    while d <= ymax {
-        let y = py(d);
-        let _ = write!(s, "<line x1=\"{ml}\" x2=\"{}\" y1=\"{y:.1}\" y2=\"{y:.1}\" stroke=\"#ddd\"/><text x=\"{}\" y=\"{:.1}\" font-size=\"11\" text-anchor=\"end\">{}</text>", w - mr, ml - 4.0, y + 4.0, human(d));
-        d *= 10.0;
-    }
-    for f in &x.frames {
-        let xx = px(f.frame_size as f64);
-        let _ = write!(
-            s,
-            "<text x=\"{xx:.1}\" y=\"{}\" font-size=\"11\" text-anchor=\"middle\">{}</text>",
-            h - mb + 15.0,
-            f.frame_size
-        );
-    }
-    let _ = write!(
-        s,
-        "<text x=\"{}\" y=\"{}\" font-size=\"12\" text-anchor=\"middle\">frame size (bytes)</text>",
-        (ml + w - mr) / 2.0,
-        h - 8.0
-    );
-    let _ = write!(s, "<text x=\"14\" y=\"{}\" font-size=\"12\" text-anchor=\"middle\" transform=\"rotate(-90 14 {})\">frames/s (log)</text>", (mt + h - mb) / 2.0, (mt + h - mb) / 2.0);
-    let mut curve = String::new();
-    let steps = 80;
-    for i in 0..=steps {
-        let f = fmin + (fmax - fmin) * i as f64 / steps as f64;
-        let _ = write!(
-            curve,
-            "{:.1},{:.1} ",
-            px(f),
-            py(max_fps(x.line_rate_bps, f as u32))
-        );
-    }
-    let _ = write!(s, "<polyline points=\"{curve}\" fill=\"none\" stroke=\"#c33\" stroke-width=\"2\" stroke-dasharray=\"6 4\"/>");
-    let mut sorted: Vec<&crate::rfc2544::FrameResult> =
-        x.frames.iter().filter(|f| f.fps > 0.0).collect();
-    sorted.sort_by_key(|f| f.frame_size);
-    let pts: Vec<String> = sorted
-        .iter()
-        .map(|f| format!("{:.1},{:.1}", px(f.frame_size as f64), py(f.fps)))
-        .collect();
-    let _ = write!(
-        s,
-        "<polyline points=\"{}\" fill=\"none\" stroke=\"#2563eb\" stroke-width=\"2\"/>",
-        pts.join(" ")
-    );
-    for f in x.frames.iter().filter(|f| f.fps > 0.0) {
-        let _ = write!(
-            s,
-            "<circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"4\" fill=\"{}\"><title>{} B: {:.0} frames/s, {:.1} Mbit/s, {:.1}% of line rate</title></circle>",
-            px(f.frame_size as f64),
-            py(f.fps),
-            if f.confirmed { "#2563eb" } else { "#f59e0b" },
-            f.frame_size,
-            f.fps,
-            f.frame_bps / 1e6,
-            f.line_percent
-        );
-    }
-    let _ = write!(s, "<g font-size=\"11\"><line x1=\"{}\" x2=\"{}\" y1=\"{}\" y2=\"{}\" stroke=\"#c33\" stroke-dasharray=\"6 4\" stroke-width=\"2\"/><text x=\"{}\" y=\"{}\">line rate {} Mbit/s</text>", w - 230.0, w - 200.0, mt + 15.0, mt + 15.0, w - 195.0, mt + 19.0, mbit(x.line_rate_bps));
-    let _ = write!(s, "<line x1=\"{}\" x2=\"{}\" y1=\"{}\" y2=\"{}\" stroke=\"#2563eb\" stroke-width=\"2\"/><text x=\"{}\" y=\"{}\">measured (zero loss)</text></g>", w - 230.0, w - 200.0, mt + 32.0, mt + 32.0, w - 195.0, mt + 36.0);
-    s.push_str("</svg>");
-    s
+    crate::chart::rfc2544(x)
 }
 
-fn human(v: f64) -> String {
-    if v >= 1e6 {
-        format!("{}M", v / 1e6)
-    } else if v >= 1e3 {
-        format!("{}k", v / 1e3)
-    } else {
-        format!("{v}")
-    }
-}
-
-/// SVG: horizontal bars of throughput per cell, with ±sd whiskers.
+/// SVG: horizontal bars of throughput per cell, with ±sd whiskers
+/// ([`crate::chart::cells`]).
 pub fn svg_cells(cells: &[CellSummary]) -> String {
-    let row = 26.0;
-    let (w, ml, mr, mt) = (640.0, 190.0, 90.0, 10.0);
-    let h = mt + row * cells.len() as f64 + 30.0;
-    let max = cells
-        .iter()
-        .map(|c| c.throughput.mean + c.throughput.sd)
-        .fold(1.0, f64::max);
-    let sx = |v: f64| ml + v / max * (w - ml - mr);
-    let mut s = format!("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\" role=\"img\" aria-label=\"throughput per cell\">");
-    for (i, c) in cells.iter().enumerate() {
-        let y = mt + i as f64 * row;
-        let color = if c.cpu_bound.is_empty() {
-            "#0d9488"
-        } else {
-            "#dc2626"
-        };
-        let _ = write!(
-            s,
-            "<text x=\"{}\" y=\"{:.1}\" font-size=\"12\" text-anchor=\"end\">{}</text>",
-            ml - 6.0,
-            y + 16.0,
-            esc(&c.cell)
-        );
-        let _ = write!(
-            s,
-            "<rect x=\"{ml}\" y=\"{:.1}\" width=\"{:.1}\" height=\"{}\" fill=\"{color}\"><title>{}: {} Mbit/s ± {} (n={}){}</title></rect>",
-            y + 4.0,
-            (sx(c.throughput.mean) - ml).max(0.5),
-            row - 8.0,
-            esc(&c.cell),
-            mbit(c.throughput.mean),
-            mbit(c.throughput.sd),
-            c.throughput.n,
-            if c.cpu_bound.is_empty() { "" } else { ", CPU-bound" }
-        );
-        if c.throughput.n > 1 {
-            let (a, b) = (
-                sx(c.throughput.mean - c.throughput.sd),
-                sx(c.throughput.mean + c.throughput.sd),
-            );
-            let _ = write!(
-                s,
-                "<line x1=\"{a:.1}\" x2=\"{b:.1}\" y1=\"{:.1}\" y2=\"{:.1}\" stroke=\"#111\"/>",
-                y + row / 2.0,
-                y + row / 2.0
-            );
-        }
-        let _ = write!(
-            s,
-            "<text x=\"{:.1}\" y=\"{:.1}\" font-size=\"11\">{} Mbit/s</text>",
-            sx(c.throughput.mean + c.throughput.sd) + 4.0,
-            y + 16.0,
-            mbit(c.throughput.mean)
-        );
-    }
-    let _ = write!(s, "<text x=\"{ml}\" y=\"{:.1}\" font-size=\"11\">teal: not CPU-bound; red: CPU-bound (a core at or above the threshold)</text>", h - 8.0);
-    s.push_str("</svg>");
-    s
+    crate::chart::cells(cells)
 }
 
-/// SVG: stacked per-core bars (usr, sys, irq, softirq) per machine for one cell.
+/// SVG: stacked per-core bars (usr, sys, irq, softirq) per machine for one
+/// cell ([`crate::chart::cpu`]).
 pub fn svg_cpu(cell: &CellSummary, threshold: f64) -> String {
-    let cores: usize = cell.cpu.iter().map(|(_, c)| c.len()).sum();
-    let bar = 26.0;
-    let gap = 14.0;
-    let (ml, mt, hplot) = (40.0, 10.0, 120.0);
-    let w = (ml + (cores as f64) * (bar + 6.0) + gap * cell.cpu.len() as f64 + 150.0).max(320.0);
-    let h = mt + hplot + 40.0;
-    let py = |p: f64| mt + hplot * (1.0 - p / 100.0);
-    let mut s = format!("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\" role=\"img\" aria-label=\"per-core CPU load\">");
-    for p in [0.0, 50.0, 100.0] {
-        let _ = write!(s, "<line x1=\"{ml}\" x2=\"{:.1}\" y1=\"{:.1}\" y2=\"{:.1}\" stroke=\"#ddd\"/><text x=\"{}\" y=\"{:.1}\" font-size=\"10\" text-anchor=\"end\">{p}%</text>", w - 150.0, py(p), py(p), ml - 4.0, py(p) + 3.0);
-    }
-    let _ = write!(s, "<line x1=\"{ml}\" x2=\"{:.1}\" y1=\"{:.1}\" y2=\"{:.1}\" stroke=\"#dc2626\" stroke-dasharray=\"4 3\"/>", w - 150.0, py(threshold), py(threshold));
-    let mut x = ml + 4.0;
-    let parts = [
-        ("usr", "#2563eb"),
-        ("sys", "#16a34a"),
-        ("irq", "#f59e0b"),
-        ("softirq", "#9333ea"),
-    ];
-    for (role, cs) in &cell.cpu {
-        let x0 = x;
-        for c in cs {
-            let mut base = 0.0;
-            for (name, color) in parts {
-                let v = match name {
-                    "usr" => c.usr,
-                    "sys" => c.sys,
-                    "irq" => c.irq,
-                    _ => c.softirq,
-                };
-                if v > 0.0 {
-                    let _ = write!(s, "<rect x=\"{x:.1}\" y=\"{:.1}\" width=\"{bar}\" height=\"{:.1}\" fill=\"{color}\"><title>{} cpu{} {name} {v:.1}%</title></rect>", py(base + v), hplot * v / 100.0, esc(role), c.cpu);
-                }
-                base += v;
-            }
-            let _ = write!(s, "<text x=\"{:.1}\" y=\"{:.1}\" font-size=\"10\" text-anchor=\"middle\">cpu{}</text>", x + bar / 2.0, mt + hplot + 12.0, c.cpu);
-            x += bar + 6.0;
-        }
-        let _ = write!(
-            s,
-            "<text x=\"{:.1}\" y=\"{:.1}\" font-size=\"10\" text-anchor=\"middle\">{}</text>",
-            (x0 + x - 6.0) / 2.0,
-            mt + hplot + 26.0,
-            esc(role)
-        );
-        x += gap;
-    }
-    let lx = w - 140.0;
-    for (i, (name, color)) in parts.iter().enumerate() {
-        let y = mt + 10.0 + i as f64 * 16.0;
-        let _ = write!(s, "<rect x=\"{lx}\" y=\"{y}\" width=\"10\" height=\"10\" fill=\"{color}\"/><text x=\"{}\" y=\"{}\" font-size=\"11\">{name}</text>", lx + 14.0, y + 9.0);
-    }
-    s.push_str("</svg>");
-    s
+    crate::chart::cpu(&cell.cpu, threshold)
 }
 
 /// Minimal Markdown table → HTML for the report body.
-fn md_tables_to_html(md: &str) -> String {
+pub(crate) fn md_tables_to_html(md: &str) -> String {
     let mut out = String::new();
     let mut in_table = false;
     let mut in_list = false;

@@ -1,0 +1,292 @@
+//! The suggestion as a diff of the board file: the settings whose plan
+//! steps the suggestion leaves out are deleted from the YAML text (block
+//! keys with their value and the comment lines right above them; items of
+//! one-line `{ ... }` maps in place), and the edited board is checked by
+//! loading it with the model and regenerating its plan, which must be the
+//! suggested plan. The diff is for review; nothing is written to the board.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use serde_json::Value;
+use zynq_net_model::yaml::{self, escape_segment, SourceMap};
+
+use super::groups::{PlanStep, PlanText};
+use crate::error::BenchError;
+
+/// The board setting (JSON pointer) a plan step comes from, or `None` when
+/// it has no single setting (steps derived from several keys).
+pub fn pointer_of(doc: &Value, step: &PlanStep) -> Option<String> {
+    let f = step.fields();
+    let iface = |name: &str| -> Option<String> {
+        let list = doc.get("interfaces")?.as_array()?;
+        let i = list
+            .iter()
+            .position(|x| x.get("name").and_then(Value::as_str) == Some(name))?;
+        Some(format!("/interfaces/{i}"))
+    };
+    Some(match f[0] {
+        "offload" => format!("{}/offloads/{}", iface(f.get(1)?)?, escape_segment(f.get(2)?)),
+        "coalesce" => format!("{}/coalesce/{}", iface(f.get(1)?)?, escape_segment(f.get(2)?)),
+        "channels" => format!("{}/channels/{}", iface(f.get(1)?)?, escape_segment(f.get(2)?)),
+        "rings" => match *f.get(2)? {
+            k @ ("rx" | "tx") => format!("{}/rings/{k}", iface(f.get(1)?)?),
+            _ => format!("{}/zero_copy_rx", iface(f.get(1)?)?),
+        },
+        "rss" | "ntuple" => format!("{}/zero_copy_rx", iface(f.get(1)?)?),
+        "rps" => format!("{}/rps", iface(f.get(1)?)?),
+        "rfs" => format!("{}/rfs_flow_cnt", iface(f.get(1)?)?),
+        "xps" => format!("{}/xps", iface(f.get(1)?)?),
+        "irq" => format!("{}/irq_affinity", iface(f.get(1)?)?),
+        "qdisc" | "filter" => format!("{}/qdisc", iface(f.get(1)?)?),
+        "ptp" => format!("{}/ptp", iface(f.get(1)?)?),
+        "module" | "asf" => "/fastpath/asf".into(),
+        "sysctl" => match *f.get(1)? {
+            "net.core.rps_sock_flow_entries" => "/system/rfs_sock_flow_entries".into(),
+            "net.netfilter.nf_conntrack_max" => "/system/conntrack_max".into(),
+            k => format!("/system/sysctl/{}", escape_segment(k)),
+        },
+        _ => return None,
+    })
+}
+
+fn lookup<'a>(doc: &'a Value, pointer: &str) -> Option<&'a Value> {
+    doc.pointer(pointer)
+}
+
+fn parent(p: &str) -> &str {
+    p.rfind('/').map_or("", |i| &p[..i])
+}
+
+fn indent(line: &str) -> usize {
+    line.len() - line.trim_start().len()
+}
+
+/// Deletes the settings at `pointers` from the YAML `text`.
+fn delete(text: &str, map: &SourceMap, pointers: &BTreeSet<String>) -> String {
+    let mut lines: Vec<Option<String>> = text.lines().map(|l| Some(l.to_string())).collect();
+    // Flow items first, right to left on each line, so columns stay valid.
+    let mut flow: Vec<(usize, usize)> = Vec::new();
+    for p in pointers {
+        let pos = map.key_pos(p);
+        let (l, c) = (pos.line.saturating_sub(1), pos.col.saturating_sub(1));
+        let Some(Some(line)) = lines.get(l) else { continue };
+        let before = line[..c.min(line.len())].trim_end();
+        if before.ends_with('{') || before.ends_with(',') {
+            flow.push((l, c));
+        } else {
+            // Block key: the key line, deeper-indented lines after it, and
+            // comment lines at its indentation right above it.
+            let ind = indent(line);
+            let mut end = l + 1;
+            while end < lines.len() {
+                match &lines[end] {
+                    Some(x) if x.trim().is_empty() => {
+                        let next = lines[end..].iter().flatten().find(|x| !x.trim().is_empty());
+                        if next.is_some_and(|x| indent(x) > ind) {
+                            end += 1;
+                        } else {
+                            break;
+                        }
+                    }
+                    Some(x) if indent(x) > ind => end += 1,
+                    None => end += 1,
+                    _ => break,
+                }
+            }
+            let mut start = l;
+            while start > 0 {
+                match &lines[start - 1] {
+                    Some(x) if x.trim_start().starts_with('#') && indent(x) == ind => start -= 1,
+                    _ => break,
+                }
+            }
+            for x in &mut lines[start..end] {
+                *x = None;
+            }
+        }
+    }
+    flow.sort_by(|a, b| b.cmp(a));
+    for (l, c) in flow {
+        let Some(line) = lines[l].clone() else { continue };
+        let bytes = line.as_bytes();
+        let mut depth = 0i32;
+        let mut end = c;
+        while end < bytes.len() {
+            match bytes[end] {
+                b'{' | b'[' => depth += 1,
+                b'}' | b']' if depth == 0 => break,
+                b'}' | b']' => depth -= 1,
+                b',' if depth == 0 => break,
+                _ => {}
+            }
+            end += 1;
+        }
+        let new = if bytes.get(end) == Some(&b',') {
+            // `key: v, ` -> remove through the comma and following spaces.
+            let mut e = end + 1;
+            while bytes.get(e) == Some(&b' ') {
+                e += 1;
+            }
+            format!("{}{}", &line[..c], &line[e..])
+        } else {
+            // Last item: remove the preceding `, ` too.
+            let head = line[..c].trim_end();
+            let head = head.strip_suffix(',').unwrap_or(head);
+            let tail = line[end..].trim_start();
+            format!("{} {}", head.trim_end(), tail)
+        };
+        lines[l] = Some(new);
+    }
+    let mut out: String = lines.into_iter().flatten().map(|l| l + "\n").collect();
+    if !text.ends_with('\n') {
+        out.pop();
+    }
+    out
+}
+
+/// A board diff leaving out `removed` (plan line numbers), or an error
+/// saying why it cannot be written.
+///
+/// # Errors
+/// [`BenchError::Invalid`] when a removed step has no single board setting,
+/// when only part of a list setting (RPS, XPS, IRQ affinity, qdisc) would be
+/// removed, or when the edited board does not load or does not generate
+/// exactly the suggested plan.
+pub fn board_diff(board_file: &Path, plan: &PlanText, removed: &[usize]) -> Result<String, BenchError> {
+    let text = std::fs::read_to_string(board_file).map_err(|e| BenchError::io(board_file, e))?;
+    let name = board_file.display().to_string();
+    let (doc, map) = yaml::load(&text)
+        .map_err(|_| BenchError::Invalid(format!("{name}: does not parse any more")))?;
+    let mut problems = Vec::new();
+    let mut pointers = BTreeSet::new();
+    for s in plan.steps.iter().filter(|s| removed.contains(&s.line_no)) {
+        match pointer_of(&doc, s) {
+            Some(p) if lookup(&doc, &p).is_some() => {
+                // Every step from that setting must go, or none.
+                let partial = plan
+                    .steps
+                    .iter()
+                    .filter(|o| !removed.contains(&o.line_no))
+                    .any(|o| pointer_of(&doc, o).as_deref() == Some(p.as_str()));
+                if partial {
+                    problems.push(format!("`{}` comes from {p}, which also makes steps that stay: edit it by hand", s.line));
+                } else {
+                    pointers.insert(p);
+                }
+            }
+            _ => problems.push(format!("`{}` has no single setting in the board: edit it by hand", s.line)),
+        }
+    }
+    if !problems.is_empty() {
+        return Err(BenchError::Invalid(format!("{name}: no board diff: {}", problems.join("; "))));
+    }
+    // A mapping left empty goes as a whole.
+    loop {
+        let mut grew = false;
+        let parents: BTreeSet<String> = pointers.iter().map(|p| parent(p).to_string()).collect();
+        for par in parents {
+            if par.is_empty() || pointers.contains(&par) {
+                continue;
+            }
+            if let Some(Value::Object(o)) = lookup(&doc, &par) {
+                if o.keys().all(|k| pointers.contains(&format!("{par}/{}", escape_segment(k)))) {
+                    pointers.retain(|p| !p.starts_with(&format!("{par}/")));
+                    pointers.insert(par);
+                    grew = true;
+                }
+            }
+        }
+        if !grew {
+            break;
+        }
+    }
+    let edited = delete(&text, &map, &pointers);
+    // Proof: the edited board loads and generates the suggested plan.
+    let loaded = zynq_net_model::load_board_str(board_file, &edited).map_err(|d| {
+        BenchError::Invalid(format!("{name}: the edited board does not validate, no diff written:\n{d}"))
+    })?;
+    let input = board_file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let arts = zynq_net_render::render_all(&loaded.board, &input)
+        .map_err(|e| BenchError::Invalid(format!("{name}: rendering the edited board: {e}")))?;
+    let plan_art = arts
+        .iter()
+        .find(|a| a.path == "tuning/zynq-net.plan")
+        .ok_or_else(|| BenchError::Invalid("no tuning plan rendered".into()))?;
+    let regenerated = PlanText::parse("edited board", &String::from_utf8_lossy(&plan_art.contents))?;
+    let want: Vec<&str> = plan
+        .steps
+        .iter()
+        .filter(|s| !removed.contains(&s.line_no))
+        .map(|s| s.line.as_str())
+        .collect();
+    let got: Vec<&str> = regenerated.steps.iter().map(|s| s.line.as_str()).collect();
+    if want != got {
+        return Err(BenchError::Invalid(format!(
+            "{name}: the edited board generates a different plan than suggested (want {} steps, got {}): edit it by hand",
+            want.len(),
+            got.len()
+        )));
+    }
+    let diff = similar::TextDiff::from_lines(&text, &edited);
+    Ok(diff
+        .unified_diff()
+        .context_radius(3)
+        .header(&format!("a/{input}"), &format!("b/{input}"))
+        .to_string())
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    fn zcu102() -> std::path::PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../meta-zynq-net/boards/zcu102.yml")
+    }
+
+    fn plan_of(path: &Path) -> PlanText {
+        let b = zynq_net_model::load_board(path).unwrap();
+        let arts = zynq_net_render::render_all(&b.board, "zcu102.yml").unwrap();
+        let p = arts.iter().find(|a| a.path == "tuning/zynq-net.plan").unwrap();
+        PlanText::parse("zcu102.plan", &String::from_utf8_lossy(&p.contents)).unwrap()
+    }
+
+    #[test]
+    fn removing_groups_from_the_zcu102_board() {
+        let plan = plan_of(&zcu102());
+        let lines = |verb: &str, extra: &str| -> Vec<usize> {
+            plan.steps
+                .iter()
+                .filter(|s| s.verb() == verb && s.line.contains(extra))
+                .map(|s| s.line_no)
+                .collect()
+        };
+        // RPS (a block list with comments above) and one flow item (tso).
+        let mut removed = lines("rps", "");
+        removed.extend(lines("offload", "eth0 tso"));
+        let d = board_diff(&zcu102(), &plan, &removed).unwrap();
+        assert!(d.contains("-    rps:"), "{d}");
+        assert!(d.contains("-      - { queue: 0, cpus: \"0-1\" }"), "{d}");
+        assert!(d.contains("-    offloads: { gro: on, tso: on, gso: on }"), "{d}");
+        assert!(d.contains("+    offloads: { gro: on, gso: on }"), "{d}");
+        assert!(!d.contains("-    rfs_flow_cnt"), "{d}");
+        // Every offload of eth1 (its only item): the key goes.
+        let removed = lines("offload", "eth1");
+        let d = board_diff(&zcu102(), &plan, &removed).unwrap();
+        assert!(d.contains("-    offloads: { gro: on }"), "{d}");
+    }
+
+    #[test]
+    fn partial_list_settings_are_refused() {
+        let plan = plan_of(&zcu102());
+        let one_xps: Vec<usize> = plan
+            .steps
+            .iter()
+            .filter(|s| s.line.starts_with("xps eth0 tx-0"))
+            .map(|s| s.line_no)
+            .collect();
+        let e = board_diff(&zcu102(), &plan, &one_xps).unwrap_err().to_string();
+        assert!(e.contains("edit it by hand"), "{e}");
+    }
+}

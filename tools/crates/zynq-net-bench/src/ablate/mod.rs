@@ -1,0 +1,622 @@
+//! Ablation: which groups of tuning steps help and which hurt, measured on
+//! the user's own bench.
+//!
+//! For the chosen matrix cells it measures the **full** plan, the plan
+//! **without** each group (leave-one-out) and the **untuned** DUT (the
+//! applier's `revert`). Every round runs every variant once, in an order
+//! drawn afresh per round from a recorded seed (and the cells in a random
+//! order within a variant), so slow drift of the lab spreads over all
+//! variants instead of posing as an effect. Before every variant the
+//! applier reverts to the untuned state and applies that variant's plan,
+//! an ordinary plan file written by [`groups::write_plan`].
+//!
+//! Files in the output directory:
+//! `ablate.json` (the design: plan, groups, variants, cells, seed),
+//! `ablate-trials.jsonl` (one line per trial, appended and flushed),
+//! `plans/VARIANT.plan`, `raw/` (iperf3 JSON), and after analysis
+//! `ablate.md`, `ablate.html`, `ablate-report.json`, `suggested.plan`,
+//! `suggested-board.diff` (never applied by this tool).
+
+pub mod diff;
+pub mod groups;
+pub mod report;
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::error::BenchError;
+use crate::exec::{argv, Host};
+use crate::plan::{Cell, Plan};
+use crate::run::{
+    append_jsonl, cell_opts, progress, read_jsonl, say, set_mtu, trial, Context, TrialRecord,
+};
+use crate::stats::SplitMix64;
+use crate::targets::{Endpoint, Targets};
+use groups::{write_plan, Group, PlanStep, PlanText};
+
+/// Format tag of `ablate.json`.
+pub const ABLATE_FORMAT: &str = "zynq-net-bench-ablate 1";
+
+/// File names in an ablation directory.
+pub mod files {
+    /// The design.
+    pub const DESIGN: &str = "ablate.json";
+    /// One JSON line per trial.
+    pub const TRIALS: &str = "ablate-trials.jsonl";
+    /// Variant plans.
+    pub const PLANS_DIR: &str = "plans";
+    /// Raw iperf3 JSON.
+    pub const RAW_DIR: &str = "raw";
+    /// Markdown report.
+    pub const REPORT_MD: &str = "ablate.md";
+    /// HTML report.
+    pub const REPORT_HTML: &str = "ablate.html";
+    /// The analysis as JSON.
+    pub const REPORT_JSON: &str = "ablate-report.json";
+    /// The full plan without the groups that hurt.
+    pub const SUGGESTED_PLAN: &str = "suggested.plan";
+    /// The same as a diff of the board file.
+    pub const SUGGESTED_DIFF: &str = "suggested-board.diff";
+}
+
+/// What a variant is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum VariantKind {
+    /// Every step of the plan.
+    Full,
+    /// The DUT reverted: no step applied.
+    Untuned,
+    /// The plan without one group.
+    Without,
+}
+
+/// One configuration of the DUT.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Variant {
+    /// `full`, `untuned` or `without-GROUP`.
+    pub id: String,
+    /// Kind.
+    pub kind: VariantKind,
+    /// The group left out (for [`VariantKind::Without`]).
+    pub without: Option<String>,
+    /// Indices of the plan steps applied.
+    pub steps: Vec<usize>,
+}
+
+/// Everything that fixes an ablation run (saved as `ablate.json`;
+/// `--resume` refuses a directory whose design differs).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Design {
+    /// [`ABLATE_FORMAT`].
+    pub format: String,
+    /// Board name.
+    pub board: Option<String>,
+    /// Board file, when the plan came from one (for the suggested diff).
+    pub board_file: Option<PathBuf>,
+    /// Where the plan came from (board file or plan file).
+    pub plan_source: String,
+    /// The plan's text as generated.
+    pub plan_text: String,
+    /// The parsed plan.
+    pub plan: PlanText,
+    /// Groups.
+    pub groups: Vec<Group>,
+    /// Variants: full, untuned, then one per group.
+    pub variants: Vec<Variant>,
+    /// Matrix cells measured.
+    pub cells: Vec<Cell>,
+    /// Rounds (repeats of every variant × cell).
+    pub rounds: u32,
+    /// Seed of the run order.
+    pub seed: u64,
+    /// Family-wise confidence of the intervals.
+    pub confidence: f64,
+    /// Smallest effect (percent) called helps or hurts.
+    pub min_effect_percent: f64,
+    /// Which end of the targets the plan is applied on (`dut`, `client`, `server`).
+    pub dut_role: String,
+    /// The setup in words (targets, where the plan is applied), for the reports.
+    #[serde(default)]
+    pub setup: String,
+}
+
+impl Design {
+    /// Builds the variants for the groups.
+    pub fn new_variants(plan: &PlanText, groups: &[Group]) -> Vec<Variant> {
+        let all: Vec<usize> = (0..plan.steps.len()).collect();
+        let mut v = vec![
+            Variant {
+                id: "full".into(),
+                kind: VariantKind::Full,
+                without: None,
+                steps: all.clone(),
+            },
+            Variant {
+                id: "untuned".into(),
+                kind: VariantKind::Untuned,
+                without: None,
+                steps: Vec::new(),
+            },
+        ];
+        for g in groups {
+            v.push(Variant {
+                id: format!("without-{}", g.name),
+                kind: VariantKind::Without,
+                without: Some(g.name.clone()),
+                steps: all.iter().copied().filter(|i| !g.steps.contains(i)).collect(),
+            });
+        }
+        v
+    }
+
+    /// The plan file of a variant (`None` for untuned: nothing is applied).
+    pub fn variant_plan(&self, v: &Variant) -> Option<String> {
+        if v.kind == VariantKind::Untuned {
+            return None;
+        }
+        let steps: Vec<&PlanStep> = v.steps.iter().map(|&i| &self.plan.steps[i]).collect();
+        let comment = format!(
+            "zynq-net ablation variant `{}` of {} ({} of {} steps{})",
+            v.id,
+            self.plan_source,
+            steps.len(),
+            self.plan.steps.len(),
+            v.without
+                .as_ref()
+                .map(|g| format!("; without group {g}"))
+                .unwrap_or_default()
+        );
+        Some(write_plan(&comment, self.plan.board.as_deref(), &steps))
+    }
+
+    /// Run order of one round: variant indices, each with its cell indices.
+    pub fn round_order(&self, round: u32) -> Vec<(usize, Vec<usize>)> {
+        let mut rng = SplitMix64::new(
+            self.seed ^ u64::from(round).wrapping_mul(0x9e37_79b9_7f4a_7c15),
+        );
+        let mut vs: Vec<usize> = (0..self.variants.len()).collect();
+        rng.shuffle(&mut vs);
+        vs.into_iter()
+            .map(|v| {
+                let mut cs: Vec<usize> = (0..self.cells.len()).collect();
+                rng.shuffle(&mut cs);
+                (v, cs)
+            })
+            .collect()
+    }
+
+    /// Nominal trial seconds of the whole run.
+    pub fn nominal_seconds(&self) -> f64 {
+        let per_round: f64 = self
+            .cells
+            .iter()
+            .map(|c| c.seconds + f64::from(c.omit))
+            .sum::<f64>()
+            * self.variants.len() as f64;
+        per_round * f64::from(self.rounds)
+    }
+
+    /// Saves `ablate.json`.
+    pub fn save(&self, path: &Path) -> Result<(), BenchError> {
+        let t = serde_json::to_string_pretty(self).map_err(|e| BenchError::Invalid(e.to_string()))?;
+        std::fs::write(path, t + "\n").map_err(|e| BenchError::io(path, e))
+    }
+
+    /// Loads `ablate.json`.
+    pub fn load(path: &Path) -> Result<Design, BenchError> {
+        let t = std::fs::read_to_string(path).map_err(|e| BenchError::io(path, e))?;
+        let d: Design = serde_json::from_str(&t)
+            .map_err(|e| BenchError::Invalid(format!("{}: {e}", path.display())))?;
+        if d.format != ABLATE_FORMAT {
+            return Err(BenchError::Invalid(format!(
+                "{}: format `{}`, this tool reads `{ABLATE_FORMAT}`",
+                path.display(),
+                d.format
+            )));
+        }
+        Ok(d)
+    }
+}
+
+/// The applier's outcome for one variant.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ApplyOutcome {
+    /// Exit status of `revert` (0 everything restored, 3 some values not).
+    pub revert_exit: i32,
+    /// Exit status of `apply` (0 all applied, 3 some skipped or failed);
+    /// `None` for the untuned variant.
+    pub apply_exit: Option<i32>,
+    /// Per-step results of `apply --json` (`result`, `verb`, `iface`, `target`, ...).
+    #[serde(default)]
+    pub steps: Vec<Value>,
+}
+
+/// One trial of the ablation (a line of `ablate-trials.jsonl`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AblateTrial {
+    /// Round (0-based).
+    pub round: u32,
+    /// Variant id.
+    pub variant: String,
+    /// Cell id.
+    pub cell: String,
+    /// How the variant was applied before this trial.
+    pub apply: ApplyOutcome,
+    /// The trial.
+    pub record: TrialRecord,
+}
+
+/// The DUT as the ablation reaches it: where the applier runs, with which
+/// environment, and where variant plans are put.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Dut {
+    /// Where commands run.
+    pub host: Host,
+    /// The applier on the DUT: a path (run with `sh`) or a command on its PATH.
+    pub applier: String,
+    /// `NAME=VALUE` environment for the applier (state, log, lock).
+    pub env: Vec<String>,
+    /// Directory on the DUT for variant plans (ssh targets); local and
+    /// netns targets read them from the output directory.
+    pub remote_dir: String,
+}
+
+impl Dut {
+    fn applier_cmd(&self, args: &[&str]) -> Vec<String> {
+        let mut v = Vec::new();
+        if !self.env.is_empty() {
+            v.push("env".to_string());
+            v.extend(self.env.iter().cloned());
+        }
+        if self.applier.contains('/') {
+            v.push("sh".into());
+        }
+        v.push(self.applier.clone());
+        v.extend(argv(args));
+        v
+    }
+
+    /// Puts a variant plan where the applier can read it; returns its path there.
+    pub fn put_plan(&self, local: &Path, name: &str, text: &str) -> Result<String, BenchError> {
+        match &self.host {
+            Host::Ssh { .. } => {
+                let p = format!("{}/{name}", self.remote_dir.trim_end_matches('/'));
+                self.host.run(&argv(&["mkdir", "-p", &self.remote_dir]))?;
+                self.host.put_file(&p, text.as_bytes())?;
+                Ok(p)
+            }
+            _ => {
+                let abs = std::fs::canonicalize(local).map_err(|e| BenchError::io(local, e))?;
+                Ok(abs.to_string_lossy().into_owned())
+            }
+        }
+    }
+
+    /// `revert --quiet`; returns its exit status (0 or 3), fails on others.
+    pub fn revert(&self) -> Result<i32, BenchError> {
+        let cmd = self.applier_cmd(&["revert", "--quiet"]);
+        let o = self.host.output(&cmd)?;
+        match o.status.code() {
+            Some(c @ (0 | 3)) => Ok(c),
+            _ => Err(BenchError::Command {
+                cmd: cmd.join(" "),
+                detail: format!(
+                    "{}: {}{}",
+                    o.status,
+                    String::from_utf8_lossy(&o.stdout).trim(),
+                    String::from_utf8_lossy(&o.stderr).trim()
+                ),
+            }),
+        }
+    }
+
+    /// `apply --json PLAN`; returns the exit status (0 or 3) and the steps.
+    pub fn apply(&self, plan: &str) -> Result<(i32, Vec<Value>), BenchError> {
+        let cmd = self.applier_cmd(&["apply", "--json", plan]);
+        let o = self.host.output(&cmd)?;
+        let text = String::from_utf8_lossy(&o.stdout);
+        match o.status.code() {
+            Some(c @ (0 | 3)) => {
+                let steps = serde_json::from_str::<Value>(text.trim())
+                    .ok()
+                    .and_then(|v| v.get("steps").and_then(Value::as_array).cloned())
+                    .unwrap_or_default();
+                Ok((c, steps))
+            }
+            _ => Err(BenchError::Command {
+                cmd: cmd.join(" "),
+                detail: format!(
+                    "{}: {}{}",
+                    o.status,
+                    text.trim(),
+                    String::from_utf8_lossy(&o.stderr).trim()
+                ),
+            }),
+        }
+    }
+
+    /// `status --quiet PLAN` exit status: 0 when the plan is in force.
+    pub fn status(&self, plan: &str) -> Result<i32, BenchError> {
+        let o = self.host.output(&self.applier_cmd(&["status", plan]))?;
+        Ok(o.status.code().unwrap_or(-1))
+    }
+}
+
+/// Picks the endpoint the plan is applied on.
+pub fn dut_endpoint<'a>(targets: &'a Targets, role: &str) -> Result<&'a Endpoint, BenchError> {
+    match role {
+        "dut" => targets.dut.as_ref().ok_or_else(|| {
+            BenchError::Invalid(
+                "--dut dut: the targets have no `dut` (use --dut client or --dut server)".into(),
+            )
+        }),
+        "client" => Ok(&targets.client),
+        "server" => Ok(&targets.server),
+        other => Err(BenchError::Invalid(format!(
+            "--dut `{other}`: expected dut, client or server"
+        ))),
+    }
+}
+
+/// Options of [`run`].
+#[derive(Debug, Clone, Default)]
+pub struct RunOptions {
+    /// Keep the trials already done.
+    pub resume: bool,
+    /// No progress bar and no per-trial lines.
+    pub quiet: bool,
+}
+
+fn done(trials: &[AblateTrial], round: u32, variant: &str, cell: &str) -> bool {
+    trials.iter().any(|t| {
+        t.round == round && t.variant == variant && t.cell == cell && t.record.error.is_none()
+    })
+}
+
+/// Runs (or resumes) an ablation into `out`; returns every trial.
+///
+/// # Errors
+/// [`BenchError`] when the output cannot be written, `--resume` finds a
+/// different design, the targets cannot be probed, or the applier cannot
+/// revert (a DUT that cannot be brought back to untuned cannot be measured).
+/// A failed `apply` or iperf3 run is recorded as a failed trial instead.
+pub fn run(
+    design: &Design,
+    bench: &Plan,
+    targets: &Targets,
+    dut: &Dut,
+    out: &Path,
+    opts: &RunOptions,
+) -> Result<Vec<AblateTrial>, BenchError> {
+    let plans_dir = out.join(files::PLANS_DIR);
+    std::fs::create_dir_all(&plans_dir).map_err(|e| BenchError::io(&plans_dir, e))?;
+    std::fs::create_dir_all(out.join(files::RAW_DIR)).map_err(|e| BenchError::io(out, e))?;
+    let design_path = out.join(files::DESIGN);
+    let trials_path = out.join(files::TRIALS);
+    let mut trials: Vec<AblateTrial> = Vec::new();
+    if opts.resume && design_path.exists() {
+        let old = Design::load(&design_path)?;
+        if old != *design {
+            return Err(BenchError::Invalid(format!(
+                "{}: --resume with a different plan, groups, cells, repeats or seed than this directory was started with; use a new output directory (or the same options)",
+                design_path.display()
+            )));
+        }
+        trials = read_jsonl(&trials_path)?;
+    } else if trials_path.exists() {
+        std::fs::remove_file(&trials_path).map_err(|e| BenchError::io(&trials_path, e))?;
+    }
+    design.save(&design_path)?;
+    let mut plan_paths: Vec<Option<String>> = Vec::new();
+    for v in &design.variants {
+        match design.variant_plan(v) {
+            Some(text) => {
+                let name = format!("{}.plan", v.id);
+                let local = plans_dir.join(&name);
+                std::fs::write(&local, &text).map_err(|e| BenchError::io(&local, e))?;
+                plan_paths.push(Some(dut.put_plan(&local, &name, &text)?));
+            }
+            None => plan_paths.push(None),
+        }
+    }
+    let full_path = plan_paths[0].clone().unwrap_or_default();
+    // Leave the DUT as it was found: tuned if the full plan was in force.
+    let was_tuned = dut.status(&full_path)? == 0;
+    let ctx = Context::new(targets, bench)?;
+    let pb = progress(design.nominal_seconds(), opts.quiet);
+    let mut current_mtu: Option<u32> = None;
+    let total = design.rounds as usize * design.variants.len() * design.cells.len();
+    let mut count = trials.iter().filter(|t| t.record.error.is_none()).count();
+    let result = (|| -> Result<(), BenchError> {
+        for round in 0..design.rounds {
+            for (vi, cells) in design.round_order(round) {
+                let v = &design.variants[vi];
+                let todo: Vec<&Cell> = cells
+                    .iter()
+                    .map(|&c| &design.cells[c])
+                    .filter(|c| !done(&trials, round, &v.id, &c.id))
+                    .collect();
+                for c in cells.iter().map(|&c| &design.cells[c]) {
+                    if !todo.iter().any(|t| t.id == c.id) {
+                        pb.inc(((c.seconds + f64::from(c.omit)) * 10.0).ceil() as u64);
+                    }
+                }
+                if todo.is_empty() {
+                    continue;
+                }
+                pb.set_message(format!("round {}/{} {}", round + 1, design.rounds, v.id));
+                let revert_exit = dut.revert()?;
+                let applied = match &plan_paths[vi] {
+                    None => Ok((None, Vec::new())),
+                    Some(p) => dut.apply(p).map(|(c, s)| (Some(c), s)),
+                };
+                let (apply_exit, steps, apply_error) = match applied {
+                    Ok((c, s)) => (c, s, None),
+                    Err(e) => (Some(-1), Vec::new(), Some(e.to_string())),
+                };
+                let apply = ApplyOutcome {
+                    revert_exit,
+                    apply_exit,
+                    steps,
+                };
+                for cell in todo {
+                    let nominal = ((cell.seconds + f64::from(cell.omit)) * 10.0).ceil() as u64;
+                    let mut record = if let Some(e) = &apply_error {
+                        failed_record(&cell.id, round, format!("applying variant {}: {e}", v.id))
+                    } else {
+                        // A plan may set MTUs; the cell's MTU is set after it.
+                        let links = has_ifaces(targets);
+                        if links && (current_mtu != Some(cell.mtu) || apply_exit.is_some()) {
+                            set_mtu(targets, cell.mtu)?;
+                            current_mtu = Some(cell.mtu);
+                        }
+                        let t = trial(
+                            &ctx,
+                            &cell_opts(&ctx, cell, !links, bench.spec.zerocopy),
+                            &cell.id,
+                            round,
+                        );
+                        if let Some(raw) = &t.raw {
+                            let p = out
+                                .join(files::RAW_DIR)
+                                .join(format!("{}-{}-r{round}.json", v.id, cell.id));
+                            std::fs::write(&p, serde_json::to_string_pretty(raw).unwrap_or_default())
+                                .map_err(|e| BenchError::io(&p, e))?;
+                        }
+                        t.record
+                    };
+                    record.notes.push(format!("variant {}", v.id));
+                    let line = AblateTrial {
+                        round,
+                        variant: v.id.clone(),
+                        cell: cell.id.clone(),
+                        apply: apply.clone(),
+                        record,
+                    };
+                    append_jsonl(&trials_path, &line)?;
+                    count += usize::from(line.record.error.is_none());
+                    if !opts.quiet {
+                        let what = match &line.record.error {
+                            Some(e) => format!("FAILED: {e}"),
+                            None => format!("{:.1} Mbit/s", line.record.throughput_bps / 1e6),
+                        };
+                        say(
+                            &pb,
+                            format!(
+                                "[{count}/{total}] round {} {:<22} {}: {what}",
+                                round + 1,
+                                v.id,
+                                cell.id
+                            ),
+                        );
+                    }
+                    trials.retain(|t| !(t.round == round && t.variant == v.id && t.cell == cell.id));
+                    trials.push(line);
+                    pb.inc(nominal);
+                }
+            }
+        }
+        Ok(())
+    })();
+    pb.finish_and_clear();
+    // Put the DUT back even when the run failed half-way.
+    let restore = dut.revert().and_then(|_| {
+        if was_tuned {
+            dut.apply(&full_path).map(|_| ())
+        } else {
+            Ok(())
+        }
+    });
+    result?;
+    restore?;
+    Ok(trials)
+}
+
+fn has_ifaces(t: &Targets) -> bool {
+    [&t.client, &t.server]
+        .into_iter()
+        .chain(t.dut.as_ref())
+        .any(|e| !e.ifaces.is_empty())
+}
+
+fn failed_record(cell: &str, round: u32, error: String) -> TrialRecord {
+    TrialRecord {
+        cell: cell.to_string(),
+        repeat: round,
+        started: 0.0,
+        wall_seconds: 0.0,
+        command: String::new(),
+        throughput_bps: 0.0,
+        summary: None,
+        cpu: Vec::new(),
+        cpu_bound: Vec::new(),
+        notes: Vec::new(),
+        error: Some(error),
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use crate::spec::BenchSpec;
+
+    pub(crate) fn design() -> Design {
+        let text = "zynq-net-plan 1\nboard lab\nwait eth0 10\noffload eth0 tso off\nxps eth0 tx-0 00000001\nsysctl net.ipv4.tcp_notsent_lowat 16384\n";
+        let plan = PlanText::parse("lab.plan", text).unwrap();
+        let groups = groups::resolve(&plan, &[]).unwrap();
+        let spec = BenchSpec {
+            directions: vec![crate::iperf::Direction::Rx, crate::iperf::Direction::Tx],
+            protocols: vec![crate::iperf::Protocol::Tcp],
+            ..BenchSpec::default()
+        };
+        let cells = Plan::from_spec(None, &spec).cells;
+        Design {
+            format: ABLATE_FORMAT.into(),
+            board: Some("lab".into()),
+            board_file: None,
+            plan_source: "lab.plan".into(),
+            plan_text: text.into(),
+            variants: Design::new_variants(&plan, &groups),
+            plan,
+            groups,
+            cells,
+            rounds: 4,
+            seed: 42,
+            confidence: 0.95,
+            min_effect_percent: 1.0,
+            dut_role: "dut".into(),
+            setup: "test".into(),
+        }
+    }
+
+    #[test]
+    fn variants_leave_one_group_out_and_keep_the_base() {
+        let d = design();
+        let ids: Vec<&str> = d.variants.iter().map(|v| v.id.as_str()).collect();
+        assert_eq!(ids, ["full", "untuned", "without-sysctl", "without-offloads", "without-xps"]);
+        let w = d.variant_plan(&d.variants[3]).unwrap();
+        assert!(w.contains("\nwait eth0 10\n") && w.contains("\nxps eth0"), "{w}");
+        assert!(!w.lines().any(|l| l.starts_with("offload ")), "{w}");
+        assert!(w.starts_with("# zynq-net ablation variant `without-offloads`"), "{w}");
+        assert!(d.variant_plan(&d.variants[1]).is_none());
+    }
+
+    #[test]
+    fn order_is_random_per_round_and_reproducible() {
+        let d = design();
+        let orders: Vec<Vec<usize>> = (0..d.rounds)
+            .map(|r| d.round_order(r).into_iter().map(|(v, _)| v).collect())
+            .collect();
+        assert_eq!(orders[0], d.round_order(0).into_iter().map(|(v, _)| v).collect::<Vec<_>>());
+        assert!(orders.iter().any(|o| *o != orders[0]), "same order every round: {orders:?}");
+        for o in &orders {
+            let mut s = o.clone();
+            s.sort_unstable();
+            assert_eq!(s, (0..d.variants.len()).collect::<Vec<_>>());
+        }
+    }
+}

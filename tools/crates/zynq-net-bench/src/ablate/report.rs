@@ -1,0 +1,525 @@
+//! Analysis and reports of an ablation: per cell, each group's effect
+//! (full plan vs the plan without the group) and the whole plan's (full vs
+//! untuned), with simultaneous intervals and verdicts ([`crate::stats`]);
+//! the suggested plan without the groups that hurt; Markdown, JSON and a
+//! self-contained HTML page with one effects chart per cell.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::groups::{write_plan, PlanStep};
+use super::{files, AblateTrial, Design};
+use crate::chart::{self, EffectRow};
+use crate::compare::Stats;
+use crate::error::BenchError;
+use crate::report::{esc, md_tables_to_html};
+use crate::stats::{paired_effect, Analysis, Effect, Verdict, MAX_REPEATS_ESTIMATE};
+
+/// Throughput of one variant in one cell.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct VariantStats {
+    /// Variant id.
+    pub variant: String,
+    /// Received throughput over the successful rounds (bit/s).
+    pub throughput: Stats,
+    /// Failed trials.
+    pub failed: usize,
+    /// Rounds with a CPU-bound trial.
+    pub cpu_bound: usize,
+}
+
+/// What the DUT did with a group's steps when the full plan was applied.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DutSteps {
+    /// Steps written.
+    pub applied: usize,
+    /// Steps already at the plan's value.
+    pub unchanged: usize,
+    /// Steps the DUT skipped (unsupported, absent, ...).
+    pub skipped: usize,
+    /// Steps that failed.
+    pub failed: usize,
+}
+
+/// One group in one cell.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GroupEffect {
+    /// Group name.
+    pub group: String,
+    /// Plan steps in the group.
+    pub steps: usize,
+    /// Effect of having the group (full vs without it).
+    pub effect: Effect,
+    /// What the DUT did with the group's steps (from the full plan's apply).
+    pub dut: DutSteps,
+}
+
+/// One cell.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CellAnalysis {
+    /// Cell id.
+    pub cell: String,
+    /// Throughput per variant.
+    pub variants: Vec<VariantStats>,
+    /// Each group's effect.
+    pub groups: Vec<GroupEffect>,
+    /// The whole plan's effect (full vs untuned).
+    pub whole_plan: Effect,
+}
+
+/// What to change.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Suggestion {
+    /// Groups that hurt in at least one cell and help in none: left out of
+    /// the suggested plan.
+    pub remove: Vec<String>,
+    /// Groups that hurt in some cells and help in others: kept, listed for
+    /// the user to decide on their traffic.
+    pub mixed: Vec<String>,
+    /// Plan steps the suggestion removes (line numbers of the full plan).
+    pub removed_lines: Vec<usize>,
+}
+
+/// The whole analysis (`ablate-report.json`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AblationReport {
+    /// Format tag.
+    pub format: String,
+    /// Board name.
+    pub board: Option<String>,
+    /// Where the plan came from.
+    pub plan_source: String,
+    /// Statistical settings.
+    pub analysis: Analysis,
+    /// Rounds planned.
+    pub rounds: u32,
+    /// Trials recorded / failed.
+    pub trials: usize,
+    /// Failed trials.
+    pub failed: usize,
+    /// Targets description and DUT.
+    pub setup: String,
+    /// Per cell.
+    pub cells: Vec<CellAnalysis>,
+    /// The suggestion.
+    pub suggestion: Suggestion,
+}
+
+fn step_matches(j: &Value, s: &PlanStep) -> bool {
+    let f = s.fields();
+    let get = |k: &str| j.get(k).and_then(Value::as_str).unwrap_or("-");
+    if get("verb") != f[0] {
+        return false;
+    }
+    let (iface, target) = (get("iface"), get("target"));
+    match f[0] {
+        "sysctl" => f.get(1) == Some(&target),
+        "irq" | "qdisc" | "rss" | "ntuple" => f.get(1) == Some(&iface),
+        _ => f.get(1) == Some(&iface) && (target == "-" || f.iter().skip(2).any(|x| *x == target)),
+    }
+}
+
+/// Analyses the trials of a design.
+pub fn analyse(design: &Design, trials: &[AblateTrial], setup: &str) -> AblationReport {
+    let m = (design.groups.len() + 1) * design.cells.len();
+    let a = Analysis {
+        confidence: design.confidence,
+        comparisons: m,
+        min_effect_percent: design.min_effect_percent,
+    };
+    let full_apply: Vec<Value> = trials
+        .iter()
+        .find(|t| t.variant == "full" && t.apply.apply_exit.is_some_and(|c| c >= 0))
+        .map(|t| t.apply.steps.clone())
+        .unwrap_or_default();
+    let series = |variant: &str, cell: &str| -> Vec<Option<f64>> {
+        (0..design.rounds)
+            .map(|r| {
+                trials
+                    .iter()
+                    .find(|t| t.round == r && t.variant == variant && t.cell == cell && t.record.error.is_none())
+                    .map(|t| t.record.throughput_bps)
+            })
+            .collect()
+    };
+    let mut cells = Vec::new();
+    for c in &design.cells {
+        let variants = design
+            .variants
+            .iter()
+            .map(|v| {
+                let all: Vec<&AblateTrial> = trials.iter().filter(|t| t.variant == v.id && t.cell == c.id).collect();
+                let ok: Vec<f64> = all.iter().filter(|t| t.record.error.is_none()).map(|t| t.record.throughput_bps).collect();
+                VariantStats {
+                    variant: v.id.clone(),
+                    throughput: Stats::of(&ok),
+                    failed: all.iter().filter(|t| t.record.error.is_some()).count(),
+                    cpu_bound: all.iter().filter(|t| !t.record.cpu_bound.is_empty()).count(),
+                }
+            })
+            .collect();
+        let full = series("full", &c.id);
+        let groups = design
+            .groups
+            .iter()
+            .map(|g| {
+                let mut dut = DutSteps::default();
+                for j in &full_apply {
+                    if g.steps.iter().any(|&i| step_matches(j, &design.plan.steps[i])) {
+                        match j.get("result").and_then(Value::as_str).unwrap_or("") {
+                            "applied" => dut.applied += 1,
+                            "unchanged" => dut.unchanged += 1,
+                            "skipped" => dut.skipped += 1,
+                            _ => dut.failed += 1,
+                        }
+                    }
+                }
+                GroupEffect {
+                    group: g.name.clone(),
+                    steps: g.steps.len(),
+                    effect: paired_effect(&full, &series(&format!("without-{}", g.name), &c.id), &a),
+                    dut,
+                }
+            })
+            .collect();
+        cells.push(CellAnalysis {
+            cell: c.id.clone(),
+            variants,
+            groups,
+            whole_plan: paired_effect(&full, &series("untuned", &c.id), &a),
+        });
+    }
+    let mut suggestion = Suggestion::default();
+    for g in &design.groups {
+        let verdicts: Vec<Verdict> = cells
+            .iter()
+            .filter_map(|c| c.groups.iter().find(|x| x.group == g.name).map(|x| x.effect.verdict))
+            .collect();
+        let hurts = verdicts.contains(&Verdict::Hurts);
+        let helps = verdicts.contains(&Verdict::Helps);
+        if hurts && !helps {
+            suggestion.remove.push(g.name.clone());
+            suggestion
+                .removed_lines
+                .extend(g.steps.iter().map(|&i| design.plan.steps[i].line_no));
+        } else if hurts {
+            suggestion.mixed.push(g.name.clone());
+        }
+    }
+    suggestion.removed_lines.sort_unstable();
+    suggestion.removed_lines.dedup();
+    AblationReport {
+        format: "zynq-net-bench-ablate-report 1".into(),
+        board: design.board.clone(),
+        plan_source: design.plan_source.clone(),
+        analysis: a,
+        rounds: design.rounds,
+        trials: trials.len(),
+        failed: trials.iter().filter(|t| t.record.error.is_some()).count(),
+        setup: setup.to_string(),
+        cells,
+        suggestion,
+    }
+}
+
+/// The full plan without the suggested removals (or `None` when nothing hurts).
+pub fn suggested_plan(design: &Design, r: &AblationReport) -> Option<String> {
+    if r.suggestion.remove.is_empty() {
+        return None;
+    }
+    let kept: Vec<&PlanStep> = design
+        .plan
+        .steps
+        .iter()
+        .filter(|s| !r.suggestion.removed_lines.contains(&s.line_no))
+        .collect();
+    Some(write_plan(
+        &format!(
+            "zynq-net ablation suggestion: {} without {} (groups that hurt, see ablate.md).\nReview before use; zynq-net never applies it by itself.",
+            design.plan_source,
+            r.suggestion.remove.join(", ")
+        ),
+        design.plan.board.as_deref(),
+        &kept,
+    ))
+}
+
+/// A percentage for the reports; beyond +9999% (an interval of very few
+/// rounds on a log scale) the figure means nothing more than "unbounded".
+pub fn pct(v: f64) -> String {
+    if !v.is_finite() {
+        "n/a".into()
+    } else if v > 9999.0 {
+        "> +9999%".into()
+    } else {
+        format!("{v:+.1}%")
+    }
+}
+
+fn interval(e: &Effect) -> String {
+    if e.low.is_finite() {
+        format!("{} [{}, {}]", pct(e.percent), pct(e.low), pct(e.high))
+    } else {
+        format!("{} [n/a]", pct(e.percent))
+    }
+}
+
+fn repeats(e: &Effect) -> String {
+    match e.repeats_needed {
+        None => "-".into(),
+        Some(n) if n > MAX_REPEATS_ESTIMATE => format!("> {MAX_REPEATS_ESTIMATE}"),
+        Some(n) => format!("≈ {n}"),
+    }
+}
+
+/// Markdown report.
+pub fn to_markdown(design: &Design, r: &AblationReport) -> String {
+    let mut s = format!(
+        "# zynq-net ablation: {}\n\n",
+        r.board.as_deref().unwrap_or(&r.plan_source)
+    );
+    let _ = writeln!(s, "Plan: `{}`, {} steps in {} groups. Setup: {}.\n", r.plan_source, design.plan.steps.len(), design.groups.len(), r.setup);
+    let _ = writeln!(
+        s,
+        "Design: {} rounds × {} variants (full, untuned, and the plan without each group) × {} cells; the order of the variants (and of the cells within a variant) is drawn afresh every round (seed {}); the applier reverts to untuned and applies the variant's plan before each. {} trials, {} failed.\n",
+        r.rounds,
+        design.variants.len(),
+        design.cells.len(),
+        design.seed,
+        r.trials,
+        r.failed
+    );
+    let _ = writeln!(
+        s,
+        "Effect of a group = throughput with the full plan vs without that group, paired by round, on log throughput (percent). Intervals are simultaneous {:.0}% intervals over all {} comparisons (Student t, Bonferroni: each at {:.2}%), so pure noise gets a verdict in at most {:.0}% of ablations. *helps* / *hurts* only when the whole interval is on one side of zero and the estimate is at least {}%; otherwise *no measurable effect*, with the repeats that would make an effect of the measured size (or {}%, if larger) clear.\n",
+        r.analysis.confidence * 100.0,
+        r.analysis.comparisons,
+        100.0 * (1.0 - r.analysis.alpha_each()),
+        (1.0 - r.analysis.confidence) * 100.0,
+        r.analysis.min_effect_percent,
+        r.analysis.min_effect_percent
+    );
+    for c in &r.cells {
+        let _ = writeln!(s, "## {}\n", c.cell);
+        s.push_str("| group | steps | DUT: applied / unchanged / skipped / failed | effect [interval] | verdict | repeats for a clear verdict | notes |\n|---|---:|---|---:|---|---:|---|\n");
+        for g in &c.groups {
+            let mut notes = vec![];
+            if !g.effect.note.is_empty() {
+                notes.push(g.effect.note.clone());
+            }
+            if g.dut.applied == 0 && (g.dut.skipped + g.dut.unchanged + g.dut.failed) > 0 {
+                notes.push("no step of the group changed anything on the DUT: its variant equals full".into());
+            }
+            let _ = writeln!(
+                s,
+                "| {} | {} | {} / {} / {} / {} | {} | **{}** | {} | {} |",
+                g.group,
+                g.steps,
+                g.dut.applied,
+                g.dut.unchanged,
+                g.dut.skipped,
+                g.dut.failed,
+                interval(&g.effect),
+                g.effect.verdict,
+                repeats(&g.effect),
+                notes.join("; ")
+            );
+        }
+        let w = &c.whole_plan;
+        let _ = writeln!(
+            s,
+            "| whole plan vs untuned | {} | | {} | **{}** | {} | {} |\n",
+            design.plan.steps.len(),
+            interval(w),
+            w.verdict,
+            repeats(w),
+            w.note
+        );
+        s.push_str("| variant | Mbit/s (mean ± sd) | n | failed | CPU-bound trials |\n|---|---:|---:|---:|---:|\n");
+        for v in &c.variants {
+            let _ = writeln!(
+                s,
+                "| {} | {:.1} ± {:.1} | {} | {} | {} |",
+                v.variant,
+                v.throughput.mean / 1e6,
+                v.throughput.sd / 1e6,
+                v.throughput.n,
+                v.failed,
+                v.cpu_bound
+            );
+        }
+        s.push('\n');
+    }
+    s.push_str("## Suggestion\n\n");
+    if r.suggestion.remove.is_empty() {
+        s.push_str("No group hurts at this confidence: no change suggested.\n");
+    } else {
+        let _ = writeln!(
+            s,
+            "Leave out {} (hurt in at least one cell, help in none): `{}` and, for the board, `{}`. Both are suggestions to review; nothing was applied.",
+            r.suggestion.remove.join(", "),
+            files::SUGGESTED_PLAN,
+            files::SUGGESTED_DIFF
+        );
+    }
+    if !r.suggestion.mixed.is_empty() {
+        let _ = writeln!(
+            s,
+            "\nMixed (hurt in some cells, help in others; kept): {}. Which matters depends on your traffic.",
+            r.suggestion.mixed.join(", ")
+        );
+    }
+    s
+}
+
+/// Self-contained HTML page: the Markdown report and one effects chart per cell.
+pub fn to_html(design: &Design, r: &AblationReport) -> String {
+    let mut body = md_tables_to_html(&to_markdown(design, r));
+    body.push_str("<h2>Effects</h2>");
+    for c in &r.cells {
+        let mut rows: Vec<EffectRow> = c
+            .groups
+            .iter()
+            .map(|g| EffectRow {
+                label: g.group.clone(),
+                percent: g.effect.percent,
+                low: g.effect.low,
+                high: g.effect.high,
+                verdict: g.effect.verdict,
+            })
+            .collect();
+        rows.push(EffectRow {
+            label: "whole plan vs untuned".into(),
+            percent: c.whole_plan.percent,
+            low: c.whole_plan.low,
+            high: c.whole_plan.high,
+            verdict: c.whole_plan.verdict,
+        });
+        let _ = write!(
+            body,
+            "<figure class=\"plot-effects\" id=\"effects-{}\">{}</figure>",
+            esc(&c.cell),
+            chart::effects(&c.cell, &rows)
+        );
+    }
+    format!(
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>zynq-net ablation: {}</title>\
+<style>body{{font-family:sans-serif;margin:2em;max-width:1100px;color:#111}}table{{border-collapse:collapse;margin:1em 0}}\
+td,th{{border:1px solid #ccc;padding:3px 8px;font-size:13px;text-align:right}}th{{background:#eee}}td:first-child{{text-align:left}}\
+figure{{margin:1em 0}}</style></head><body>\n{}\n</body></html>\n",
+        esc(r.board.as_deref().unwrap_or(&r.plan_source)),
+        body
+    )
+}
+
+/// Writes the reports (and the suggestion files) into `out`; returns the paths.
+pub fn write_all(
+    design: &Design,
+    r: &AblationReport,
+    board_diff: Option<String>,
+    out: &Path,
+) -> Result<Vec<PathBuf>, BenchError> {
+    let mut written = Vec::new();
+    let mut put = |name: &str, text: String| -> Result<(), BenchError> {
+        let p = out.join(name);
+        std::fs::write(&p, text).map_err(|e| BenchError::io(&p, e))?;
+        written.push(p);
+        Ok(())
+    };
+    put(files::REPORT_MD, to_markdown(design, r))?;
+    put(files::REPORT_HTML, to_html(design, r))?;
+    put(
+        files::REPORT_JSON,
+        serde_json::to_string_pretty(r).map_err(|e| BenchError::Invalid(e.to_string()))? + "\n",
+    )?;
+    for name in [files::SUGGESTED_PLAN, files::SUGGESTED_DIFF] {
+        let p = out.join(name);
+        if p.exists() {
+            std::fs::remove_file(&p).map_err(|e| BenchError::io(&p, e))?;
+        }
+    }
+    if let Some(p) = suggested_plan(design, r) {
+        put(files::SUGGESTED_PLAN, p)?;
+    }
+    if let Some(d) = board_diff {
+        put(files::SUGGESTED_DIFF, d)?;
+    }
+    Ok(written)
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use crate::ablate::tests::design;
+    use crate::ablate::ApplyOutcome;
+    use crate::run::TrialRecord;
+
+    fn t(round: u32, variant: &str, cell: &str, bps: f64) -> AblateTrial {
+        AblateTrial {
+            round,
+            variant: variant.into(),
+            cell: cell.into(),
+            apply: ApplyOutcome {
+                revert_exit: 0,
+                apply_exit: Some(0),
+                steps: vec![serde_json::json!({"result": "applied", "verb": "offload", "iface": "eth0", "target": "tso"}),
+                            serde_json::json!({"result": "skipped", "verb": "xps", "iface": "eth0", "target": "tx-0"})],
+            },
+            record: TrialRecord {
+                cell: cell.into(),
+                repeat: round,
+                started: 0.0,
+                wall_seconds: 1.0,
+                command: String::new(),
+                throughput_bps: bps,
+                summary: None,
+                cpu: vec![],
+                cpu_bound: vec![],
+                notes: vec![],
+                error: None,
+            },
+        }
+    }
+
+    #[test]
+    fn verdicts_and_suggestion_from_synthetic_trials() {
+        let d = design();
+        let mut trials = Vec::new();
+        let jitter = [1.0, 0.97, 1.03, 0.99];
+        for r in 0..4u32 {
+            let j = jitter[r as usize];
+            for c in &d.cells {
+                // offloads hurt (without them: 2x), sysctl helps (without: 0.6x), xps nothing.
+                trials.push(t(r, "full", &c.id, 1000e6 * j));
+                trials.push(t(r, "untuned", &c.id, 1200e6 * j));
+                trials.push(t(r, "without-offloads", &c.id, 2000e6 * j * [1.0, 1.01, 0.99, 1.0][r as usize]));
+                trials.push(t(r, "without-sysctl", &c.id, 600e6 * j * [1.0, 0.99, 1.01, 1.0][r as usize]));
+                trials.push(t(r, "without-xps", &c.id, 1000e6 * j * [1.02, 0.97, 1.01, 0.995][r as usize]));
+            }
+        }
+        let r = analyse(&d, &trials, "synthetic");
+        let v = |cell: usize, g: &str| r.cells[cell].groups.iter().find(|x| x.group == g).unwrap().clone();
+        for cell in 0..d.cells.len() {
+            assert_eq!(v(cell, "offloads").effect.verdict, Verdict::Hurts);
+            assert!((v(cell, "offloads").effect.percent + 50.0).abs() < 1.0);
+            assert_eq!(v(cell, "sysctl").effect.verdict, Verdict::Helps);
+            assert_eq!(v(cell, "xps").effect.verdict, Verdict::NoEffect);
+            assert!(v(cell, "xps").effect.repeats_needed.is_some());
+        }
+        assert_eq!(v(0, "offloads").dut.applied, 1);
+        assert_eq!(v(0, "xps").dut.skipped, 1);
+        assert_eq!(r.suggestion.remove, vec!["offloads".to_string()]);
+        let plan = suggested_plan(&d, &r).unwrap();
+        assert!(!plan.lines().any(|l| l.starts_with("offload ")), "{plan}");
+        assert!(plan.contains("\nsysctl net.ipv4.tcp_notsent_lowat 16384\n"), "{plan}");
+        let md = to_markdown(&d, &r);
+        assert!(md.contains("| offloads | 1 |") && md.contains("**hurts**") && md.contains("**helps**"));
+        let html = to_html(&d, &r);
+        assert_eq!(html.matches("class=\"plot-effects\"").count(), d.cells.len());
+        assert!(!html.contains("could not be drawn"));
+    }
+}

@@ -1,0 +1,396 @@
+//! SVG charts of the reports, drawn with plotters' SVG backend (no bitmap,
+//! font or image dependencies: text is left to the browser as SVG `<text>`).
+//!
+//! - [`rfc2544`]: frame size vs frames/s (log), with the line-rate curve;
+//! - [`cells`]: throughput per matrix cell, ±sd whiskers, red when CPU-bound;
+//! - [`cpu`]: stacked per-core usr/sys/irq/softirq bars with the CPU-bound line;
+//! - [`effects`]: each ablation group's effect with its interval.
+//!
+//! A chart that cannot be drawn (a plotters error: a bug, not bad data)
+//! comes back as a small SVG saying so, so a report is never lost to it.
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+
+use crate::cpu::CoreLoad;
+use crate::report::CellSummary;
+use crate::rfc2544::{max_fps, Rfc2544Result};
+use crate::stats::Verdict;
+
+/// Throughput bars (not CPU-bound).
+pub const TEAL: RGBColor = RGBColor(0x0d, 0x94, 0x88);
+/// CPU-bound bars, hurting groups.
+pub const RED: RGBColor = RGBColor(0xdc, 0x26, 0x26);
+/// usr share, measured RFC 2544 points.
+pub const BLUE: RGBColor = RGBColor(0x25, 0x63, 0xeb);
+/// sys share, helping groups.
+pub const GREEN: RGBColor = RGBColor(0x16, 0xa3, 0x4a);
+/// irq share, unconfirmed RFC 2544 points.
+pub const AMBER: RGBColor = RGBColor(0xf5, 0x9e, 0x0b);
+/// softirq share.
+pub const PURPLE: RGBColor = RGBColor(0x93, 0x33, 0xea);
+/// No measurable effect.
+pub const GREY: RGBColor = RGBColor(0x6b, 0x72, 0x80);
+/// Minor grid lines.
+const LIGHT: RGBColor = RGBColor(0xf2, 0xf2, 0xf2);
+/// The line-rate curve.
+pub const LINE_RATE: RGBColor = RGBColor(0xcc, 0x33, 0x33);
+
+type Area<'a> = DrawingArea<SVGBackend<'a>, Shift>;
+type DrawResult = Result<(), Box<dyn std::error::Error>>;
+/// A share of a CPU bar: name, colour, value of a core.
+type Share = (&'static str, RGBColor, fn(&CoreLoad) -> f64);
+
+/// Runs `draw` on a fresh `w`×`h` SVG and returns the document.
+fn svg(w: u32, h: u32, label: &str, draw: impl FnOnce(&Area<'_>) -> DrawResult) -> String {
+    let mut s = String::new();
+    let res = {
+        let root = SVGBackend::with_string(&mut s, (w, h)).into_drawing_area();
+        let r = root.fill(&WHITE).map_err(|e| e.to_string()).and_then(|()| {
+            draw(&root).map_err(|e| e.to_string())
+        });
+        r.and_then(|()| root.present().map_err(|e| e.to_string()))
+    };
+    match res {
+        Ok(()) => s.replacen("<svg ", &format!("<svg role=\"img\" aria-label=\"{}\" ", esc(label)), 1),
+        Err(e) => format!(
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"40\"><text x=\"4\" y=\"20\" font-size=\"12\">chart `{}` could not be drawn: {}</text></svg>",
+            esc(label),
+            esc(&e)
+        ),
+    }
+}
+
+fn esc(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+fn font(size: u32) -> TextStyle<'static> {
+    ("sans-serif", size).into_font().into()
+}
+
+fn human(v: f64) -> String {
+    if v >= 1e6 {
+        format!("{}M", v / 1e6)
+    } else if v >= 1e3 {
+        format!("{}k", v / 1e3)
+    } else {
+        format!("{v}")
+    }
+}
+
+fn seg_index(v: &SegmentValue<i32>) -> Option<usize> {
+    match v {
+        SegmentValue::CenterOf(i) | SegmentValue::Exact(i) => usize::try_from(*i).ok(),
+        SegmentValue::Last => None,
+    }
+}
+
+/// Frame size vs frames/s (log scale): measured zero-loss rates (blue,
+/// amber when not confirmed) and the line-rate maximum (dashed).
+pub fn rfc2544(x: &Rfc2544Result) -> String {
+    svg(640, 360, "RFC 2544 frames per second", |root| {
+        let sizes = x.frames.iter().map(|f| f.frame_size);
+        let fmin = sizes.clone().min().unwrap_or(64).min(64) as f64;
+        let fmax = sizes.max().unwrap_or(1518).max(1518) as f64;
+        let ymax = max_fps(x.line_rate_bps, fmin as u32) * 1.2;
+        let ymin_pos = x
+            .frames
+            .iter()
+            .map(|f| f.fps)
+            .filter(|v| *v > 0.0)
+            .fold(max_fps(x.line_rate_bps, fmax as u32), f64::min);
+        let ymin = 10f64.powf((ymin_pos / 2.0).log10().floor());
+        let mut chart = ChartBuilder::on(root)
+            .margin(12)
+            .x_label_area_size(40)
+            .y_label_area_size(64)
+            .build_cartesian_2d(fmin..fmax, (ymin..ymax).log_scale())?;
+        chart
+            .configure_mesh()
+            .x_desc("frame size (bytes)")
+            .y_desc("frames/s (log)")
+            .y_label_formatter(&|v| human(*v))
+            .x_label_formatter(&|v| format!("{v:.0}"))
+            .label_style(font(11))
+            .light_line_style(LIGHT)
+            .draw()?;
+        let curve: Vec<(f64, f64)> = (0..=80)
+            .map(|i| {
+                let f = fmin + (fmax - fmin) * f64::from(i) / 80.0;
+                (f, max_fps(x.line_rate_bps, f as u32))
+            })
+            .collect();
+        chart
+            .draw_series(DashedLineSeries::new(curve, 6, 4, LINE_RATE.stroke_width(2)))?
+            .label(format!("line rate {:.1} Mbit/s", x.line_rate_bps / 1e6))
+            .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], LINE_RATE.stroke_width(2)));
+        let mut pts: Vec<(f64, f64, bool)> = x
+            .frames
+            .iter()
+            .filter(|f| f.fps > 0.0)
+            .map(|f| (f64::from(f.frame_size), f.fps, f.confirmed))
+            .collect();
+        pts.sort_by(|a, b| a.0.total_cmp(&b.0));
+        chart
+            .draw_series(LineSeries::new(pts.iter().map(|p| (p.0, p.1)), BLUE.stroke_width(2)))?
+            .label("measured (zero loss)")
+            .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], BLUE.stroke_width(2)));
+        chart.draw_series(pts.iter().map(|p| {
+            Circle::new((p.0, p.1), 4, if p.2 { BLUE.filled() } else { AMBER.filled() })
+        }))?;
+        chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::UpperRight)
+            .background_style(WHITE.mix(0.8))
+            .border_style(BLACK)
+            .label_font(font(11))
+            .draw()?;
+        Ok(())
+    })
+}
+
+/// Horizontal throughput bars per cell (Mbit/s), ±sd whiskers; teal, or red
+/// when a repeat was CPU-bound.
+pub fn cells(cells: &[CellSummary]) -> String {
+    let h = 60 + 26 * cells.len() as u32;
+    svg(700, h, "throughput per cell", |root| {
+        let n = cells.len() as i32;
+        let max = cells
+            .iter()
+            .map(|c| (c.throughput.mean + c.throughput.sd) / 1e6)
+            .fold(1.0, f64::max)
+            * 1.1;
+        let names: Vec<String> = cells.iter().map(|c| c.cell.clone()).collect();
+        // Row i of the list is drawn in segment n-1-i: the first at the top.
+        let top = |i: usize| cells.len().checked_sub(i + 1);
+        let mut chart = ChartBuilder::on(root)
+            .margin(10)
+            .x_label_area_size(36)
+            .y_label_area_size(180)
+            .build_cartesian_2d(0.0..max, (0..(n - 1).max(0)).into_segmented())?;
+        chart
+            .configure_mesh()
+            .disable_y_mesh()
+            .x_desc("Mbit/s (mean ± sd; red: CPU-bound)")
+            .y_labels(cells.len().max(1))
+            .y_label_formatter(&|v| seg_index(v).and_then(|i| names.get(top(i)?).cloned()).unwrap_or_default())
+            .label_style(font(11))
+            .light_line_style(LIGHT)
+            .draw()?;
+        chart.draw_series(cells.iter().enumerate().map(|(i, c)| {
+            let i = top(i).unwrap_or(0);
+            let color = if c.cpu_bound.is_empty() { TEAL } else { RED };
+            let mut r = Rectangle::new(
+                [
+                    (0.0, SegmentValue::Exact(i as i32)),
+                    (c.throughput.mean / 1e6, SegmentValue::Exact(i as i32 + 1)),
+                ],
+                color.filled(),
+            );
+            r.set_margin(4, 4, 0, 0);
+            r
+        }))?;
+        chart.draw_series(cells.iter().enumerate().filter(|(_, c)| c.throughput.n > 1).map(|(i, c)| {
+            let i = top(i).unwrap_or(0);
+            let (m, sd) = (c.throughput.mean / 1e6, c.throughput.sd / 1e6);
+            ErrorBar::new_horizontal(SegmentValue::CenterOf(i as i32), m - sd, m, m + sd, BLACK.filled(), 8)
+        }))?;
+        Ok(())
+    })
+}
+
+/// Stacked per-core bars (usr, sys, irq, softirq; percent) of every
+/// machine for one cell, with the CPU-bound threshold dashed.
+pub fn cpu(machines: &[(String, Vec<CoreLoad>)], threshold: f64) -> String {
+    let bars: Vec<(String, &CoreLoad)> = machines
+        .iter()
+        .flat_map(|(role, cores)| {
+            cores.iter().map(move |c| {
+                let label = if machines.len() > 1 { format!("{role} cpu{}", c.cpu) } else { format!("cpu{}", c.cpu) };
+                (label, c)
+            })
+        })
+        .collect();
+    let w = (120 + 40 * bars.len() as u32).max(420);
+    let caption: Vec<&str> = machines.iter().map(|(r, _)| r.as_str()).collect();
+    svg(w, 230, "per-core CPU load", |root| {
+        let n = bars.len() as i32;
+        let mut chart = ChartBuilder::on(root)
+            .margin(10)
+            .caption(caption.join(", "), font(11))
+            .x_label_area_size(30)
+            .y_label_area_size(40)
+            .build_cartesian_2d((0..(n - 1).max(0)).into_segmented(), 0.0..100.0)?;
+        chart
+            .configure_mesh()
+            .disable_x_mesh()
+            .x_labels(bars.len().max(1))
+            .x_label_formatter(&|v| seg_index(v).and_then(|i| bars.get(i).map(|b| b.0.clone())).unwrap_or_default())
+            .y_label_formatter(&|v| format!("{v:.0}%"))
+            .label_style(font(10))
+            .light_line_style(LIGHT)
+            .draw()?;
+        let parts: [Share; 4] = [
+            ("usr", BLUE, |c| c.usr),
+            ("sys", GREEN, |c| c.sys),
+            ("irq", AMBER, |c| c.irq),
+            ("softirq", PURPLE, |c| c.softirq),
+        ];
+        let mut base = vec![0.0; bars.len()];
+        for (name, color, get) in parts {
+            let rects: Vec<Rectangle<(SegmentValue<i32>, f64)>> = bars
+                .iter()
+                .enumerate()
+                .filter(|(_, (_, c))| get(c) > 0.0)
+                .map(|(i, (_, c))| {
+                    let (b, v) = (base[i], get(c));
+                    let mut r = Rectangle::new(
+                        [(SegmentValue::Exact(i as i32), b), (SegmentValue::Exact(i as i32 + 1), b + v)],
+                        color.filled(),
+                    );
+                    r.set_margin(0, 0, 5, 5);
+                    r
+                })
+                .collect();
+            for (i, (_, c)) in bars.iter().enumerate() {
+                base[i] += get(c);
+            }
+            chart
+                .draw_series(rects)?
+                .label(name)
+                .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 10, y + 5)], color.filled()));
+        }
+        chart
+            .draw_series(DashedLineSeries::new(
+                vec![(SegmentValue::Exact(0), threshold), (SegmentValue::Last, threshold)],
+                4,
+                3,
+                RED.stroke_width(1),
+            ))?
+            .label(format!("CPU-bound {threshold:.0}%"))
+            .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 10, y)], RED.stroke_width(1)));
+        chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::UpperRight)
+            .background_style(WHITE.mix(0.85))
+            .border_style(BLACK)
+            .label_font(font(10))
+            .draw()?;
+        Ok(())
+    })
+}
+
+/// One row of an effects chart.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EffectRow {
+    /// Label (group name).
+    pub label: String,
+    /// Estimate, percent.
+    pub percent: f64,
+    /// Interval, percent (infinite: no interval).
+    pub low: f64,
+    /// Interval, percent.
+    pub high: f64,
+    /// Verdict (colour).
+    pub verdict: Verdict,
+}
+
+/// Each group's effect with its interval, on a log-ratio axis labelled in
+/// percent (so that ×2 and ×½ are equally far from zero): green helps, red
+/// hurts, grey no measurable effect; a line at zero.
+pub fn effects(title: &str, rows: &[EffectRow]) -> String {
+    let h = 80 + 30 * rows.len() as u32;
+    svg(720, h, &format!("effects {title}"), |root| {
+        // ln(1 + p/100); -100% and below (or no interval) fall off the axis.
+        let lr = |p: f64| if p.is_finite() && p > -99.9 { (1.0 + p / 100.0).ln() } else { f64::NAN };
+        let vals: Vec<f64> = rows.iter().flat_map(|r| [lr(r.low), lr(r.percent), lr(r.high)]).filter(|v| v.is_finite()).collect();
+        let lo = vals.iter().copied().fold(0.0, f64::min);
+        let hi = vals.iter().copied().fold(0.0, f64::max);
+        let pad = ((hi - lo) * 0.08).max(0.05);
+        let (lo, hi) = (lo - pad, hi + pad);
+        let clamp = |v: f64, dflt: f64| if v.is_finite() { v.clamp(lo, hi) } else { dflt };
+        let n = rows.len() as i32;
+        let names: Vec<String> = rows.iter().map(|r| r.label.clone()).collect();
+        let top = |i: usize| rows.len().checked_sub(i + 1);
+        let mut chart = ChartBuilder::on(root)
+            .margin(10)
+            .caption(title, font(13))
+            .x_label_area_size(36)
+            .y_label_area_size(170)
+            .build_cartesian_2d(lo..hi, (0..(n - 1).max(0)).into_segmented())?;
+        chart
+            .configure_mesh()
+            .disable_y_mesh()
+            .x_desc("effect of the group on throughput (log scale), with its interval")
+            .x_label_formatter(&|v| format!("{:+.0}%", (v.exp() - 1.0) * 100.0))
+            .y_labels(rows.len().max(1))
+            .y_label_formatter(&|v| seg_index(v).and_then(|i| names.get(top(i)?).cloned()).unwrap_or_default())
+            .label_style(font(11))
+            .light_line_style(LIGHT)
+            .draw()?;
+        chart.draw_series(LineSeries::new(
+            vec![(0.0, SegmentValue::Exact(0)), (0.0, SegmentValue::Last)],
+            BLACK.stroke_width(1),
+        ))?;
+        let colour = |v: Verdict| match v {
+            Verdict::Helps => GREEN,
+            Verdict::Hurts => RED,
+            Verdict::NoEffect => GREY,
+        };
+        chart.draw_series(rows.iter().enumerate().map(|(i, r)| {
+            let i = top(i).unwrap_or(0);
+            let m = clamp(lr(r.percent), lo);
+            ErrorBar::new_horizontal(
+                SegmentValue::CenterOf(i as i32),
+                clamp(lr(r.low), lo),
+                m,
+                clamp(lr(r.high), hi),
+                colour(r.verdict).stroke_width(3),
+                12,
+            )
+        }))?;
+        chart.draw_series(rows.iter().enumerate().map(|(i, r)| {
+            let i = top(i).unwrap_or(0);
+            Circle::new((clamp(lr(r.percent), lo), SegmentValue::CenterOf(i as i32)), 5, colour(r.verdict).filled())
+        }))?;
+        Ok(())
+    })
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn effects_chart_draws_every_row_in_its_colour() {
+        let rows = vec![
+            EffectRow { label: "offloads".into(), percent: -60.0, low: -70.0, high: -50.0, verdict: Verdict::Hurts },
+            EffectRow { label: "sysctl".into(), percent: 40.0, low: 20.0, high: 60.0, verdict: Verdict::Helps },
+            EffectRow { label: "xps".into(), percent: 1.0, low: -5.0, high: 7.0, verdict: Verdict::NoEffect },
+        ];
+        let s = effects("tcp-rx", &rows);
+        assert!(s.starts_with("<svg role=\"img\""), "{}", &s[..80.min(s.len())]);
+        for l in ["offloads", "sysctl", "xps", "(log scale)", "%\n</text>"] {
+            assert!(s.contains(l), "label {l} missing");
+        }
+        for c in ["#DC2626", "#16A34A", "#6B7280"] {
+            assert!(s.to_uppercase().contains(c), "colour {c} missing");
+        }
+        assert!(!s.contains("could not be drawn"));
+    }
+
+    #[test]
+    fn cpu_chart_has_the_four_shares_and_the_threshold() {
+        let core = |cpu| CoreLoad { cpu, usr: 20.0, sys: 10.0, irq: 5.0, softirq: 30.0, idle: 35.0 };
+        let s = cpu(&[("client+server+dut".into(), vec![core(0), core(1)])], 95.0);
+        for c in ["#2563EB", "#16A34A", "#F59E0B", "#9333EA", "#DC2626"] {
+            assert!(s.to_uppercase().contains(c), "colour {c} missing");
+        }
+        assert!(s.contains("cpu1") && s.contains("CPU-bound 95%"));
+    }
+}

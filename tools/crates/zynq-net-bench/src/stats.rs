@@ -1,0 +1,493 @@
+//! Statistics of an ablation: paired effects on log throughput, Student-t
+//! intervals made simultaneous over all comparisons (Bonferroni), verdicts
+//! the interval supports, and how many repeats a clear verdict would need.
+//!
+//! Why this shape:
+//! - **Paired by round.** Every round runs each variant once, in a random
+//!   order; the difference of two variants within a round cancels the slow
+//!   drift of a shared lab (a build starting on the same host) that would
+//!   otherwise pose as an effect or hide one.
+//! - **Log throughput.** Load on a host scales throughput by a factor, so
+//!   differences of logarithms are closer to normal and read as percent.
+//! - **Simultaneous intervals.** With 10 groups × 8 cells, 80 separate 95%
+//!   intervals would call about 4 effects out of pure noise; each interval
+//!   is taken at `1 − α/m` so that, over all `m` comparisons together, the
+//!   chance of any false verdict stays at most `α`.
+//!
+//! The Student t quantile is computed from the regularized incomplete beta
+//! function (continued fraction, as in Numerical Recipes §6.4) and checked
+//! against table values in the tests.
+
+use serde::{Deserialize, Serialize};
+
+/// `ln Γ(x)`, Lanczos approximation (g = 7, n = 9), x > 0.
+fn ln_gamma(x: f64) -> f64 {
+    const C: [f64; 9] = [
+        0.999_999_999_999_809_9,
+        676.520_368_121_885_1,
+        -1_259.139_216_722_402_8,
+        771.323_428_777_653_1,
+        -176.615_029_162_140_6,
+        12.507_343_278_686_905,
+        -0.138_571_095_265_720_12,
+        9.984_369_578_019_572e-6,
+        1.505_632_735_149_311_6e-7,
+    ];
+    if x < 0.5 {
+        // Reflection.
+        let pi = std::f64::consts::PI;
+        return (pi / (pi * x).sin()).ln() - ln_gamma(1.0 - x);
+    }
+    let x = x - 1.0;
+    let mut a = C[0];
+    let t = x + 7.5;
+    for (i, c) in C.iter().enumerate().skip(1) {
+        a += c / (x + i as f64);
+    }
+    0.5 * (2.0 * std::f64::consts::PI).ln() + (x + 0.5) * t.ln() - t + a.ln()
+}
+
+/// Continued fraction of the incomplete beta function (modified Lentz).
+fn beta_cf(a: f64, b: f64, x: f64) -> f64 {
+    const TINY: f64 = 1e-300;
+    let (qab, qap, qam) = (a + b, a + 1.0, a - 1.0);
+    let mut c = 1.0;
+    let mut d = 1.0 - qab * x / qap;
+    if d.abs() < TINY {
+        d = TINY;
+    }
+    d = 1.0 / d;
+    let mut h = d;
+    for m in 1..300 {
+        let m = m as f64;
+        let m2 = 2.0 * m;
+        let aa = m * (b - m) * x / ((qam + m2) * (a + m2));
+        d = 1.0 + aa * d;
+        if d.abs() < TINY {
+            d = TINY;
+        }
+        c = 1.0 + aa / c;
+        if c.abs() < TINY {
+            c = TINY;
+        }
+        d = 1.0 / d;
+        h *= d * c;
+        let aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2));
+        d = 1.0 + aa * d;
+        if d.abs() < TINY {
+            d = TINY;
+        }
+        c = 1.0 + aa / c;
+        if c.abs() < TINY {
+            c = TINY;
+        }
+        d = 1.0 / d;
+        let del = d * c;
+        h *= del;
+        if (del - 1.0).abs() < 1e-15 {
+            break;
+        }
+    }
+    h
+}
+
+/// Regularized incomplete beta `I_x(a, b)`.
+fn inc_beta(a: f64, b: f64, x: f64) -> f64 {
+    if x <= 0.0 {
+        return 0.0;
+    }
+    if x >= 1.0 {
+        return 1.0;
+    }
+    let front = (ln_gamma(a + b) - ln_gamma(a) - ln_gamma(b) + a * x.ln() + b * (1.0 - x).ln()).exp();
+    if x < (a + 1.0) / (a + b + 2.0) {
+        front * beta_cf(a, b, x) / a
+    } else {
+        1.0 - front * beta_cf(b, a, 1.0 - x) / b
+    }
+}
+
+/// Cumulative distribution of Student's t with `df` degrees of freedom.
+pub fn t_cdf(t: f64, df: f64) -> f64 {
+    let tail = 0.5 * inc_beta(df / 2.0, 0.5, df / (df + t * t));
+    if t >= 0.0 {
+        1.0 - tail
+    } else {
+        tail
+    }
+}
+
+/// Quantile of Student's t: the `t` with `t_cdf(t, df) = p`, for
+/// 0.5 ≤ p < 1 (bisection to 1e-10).
+pub fn t_quantile(p: f64, df: f64) -> f64 {
+    let p = p.clamp(0.5, 1.0 - 1e-15);
+    let (mut lo, mut hi) = (0.0_f64, 1.0_f64);
+    while t_cdf(hi, df) < p && hi < 1e12 {
+        hi *= 2.0;
+    }
+    for _ in 0..200 {
+        let mid = 0.5 * (lo + hi);
+        if t_cdf(mid, df) < p {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+        if hi - lo < 1e-9 * hi.max(1.0) {
+            break;
+        }
+    }
+    0.5 * (lo + hi)
+}
+
+/// What an interval supports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Verdict {
+    /// The whole interval is above zero and the estimate at least the minimum effect.
+    #[serde(rename = "helps")]
+    Helps,
+    /// The whole interval is below zero and the estimate at most minus the minimum effect.
+    #[serde(rename = "hurts")]
+    Hurts,
+    /// Anything else: the interval straddles zero, the effect is below the
+    /// minimum, or there are too few repeats.
+    #[serde(rename = "no measurable effect")]
+    NoEffect,
+}
+
+impl std::fmt::Display for Verdict {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Verdict::Helps => "helps",
+            Verdict::Hurts => "hurts",
+            Verdict::NoEffect => "no measurable effect",
+        })
+    }
+}
+
+/// The effect of one comparison (a group in a cell, or the whole plan).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Effect {
+    /// Rounds with a value on both sides.
+    pub n: usize,
+    /// Estimated effect, percent of throughput (positive: the steps raise it).
+    pub percent: f64,
+    /// Lower end of the simultaneous interval, percent.
+    pub low: f64,
+    /// Upper end, percent.
+    pub high: f64,
+    /// Verdict at the chosen confidence and minimum effect.
+    pub verdict: Verdict,
+    /// When the interval straddles zero: repeats (rounds) that would make
+    /// an effect of this size (or of the minimum effect, if larger) clear,
+    /// assuming the spread stays as measured; `None` when a verdict stands,
+    /// or with fewer than two rounds (no spread to go by).
+    pub repeats_needed: Option<u32>,
+    /// Why the verdict is what it is, when that is not obvious.
+    pub note: String,
+}
+
+/// Settings of the analysis.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Analysis {
+    /// Family-wise confidence over all comparisons (0.95).
+    pub confidence: f64,
+    /// Number of comparisons the confidence is shared by.
+    pub comparisons: usize,
+    /// Smallest effect (percent) called helps or hurts.
+    pub min_effect_percent: f64,
+}
+
+impl Analysis {
+    /// Two-sided per-comparison tail probability after Bonferroni.
+    pub fn alpha_each(&self) -> f64 {
+        (1.0 - self.confidence) / self.comparisons.max(1) as f64
+    }
+}
+
+fn to_pct(log_ratio: f64) -> f64 {
+    100.0 * (log_ratio.exp() - 1.0)
+}
+
+/// Largest number of repeats the estimate reports; beyond that it says "more than".
+pub const MAX_REPEATS_ESTIMATE: u32 = 1000;
+
+/// Effect of having a set of steps: `with[r]` and `without[r]` are the
+/// throughputs of round `r` with and without them (`None`: missing or
+/// failed trial; only rounds with both are used).
+pub fn paired_effect(with: &[Option<f64>], without: &[Option<f64>], a: &Analysis) -> Effect {
+    let d: Vec<f64> = with
+        .iter()
+        .zip(without)
+        .filter_map(|(x, y)| match (x, y) {
+            (Some(x), Some(y)) if *x > 0.0 && *y > 0.0 => Some(x.ln() - y.ln()),
+            _ => None,
+        })
+        .collect();
+    let n = d.len();
+    if n == 0 {
+        return Effect {
+            n,
+            percent: 0.0,
+            low: 0.0,
+            high: 0.0,
+            verdict: Verdict::NoEffect,
+            repeats_needed: None,
+            note: "no round with both variants measured".into(),
+        };
+    }
+    let mean = d.iter().sum::<f64>() / n as f64;
+    if n < 2 {
+        return Effect {
+            n,
+            percent: to_pct(mean),
+            low: f64::NEG_INFINITY,
+            high: f64::INFINITY,
+            verdict: Verdict::NoEffect,
+            repeats_needed: None,
+            note: "one round: no spread to judge it by (run at least 2 repeats)".into(),
+        };
+    }
+    let sd = (d.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64).sqrt();
+    let p = 1.0 - a.alpha_each() / 2.0;
+    let half = t_quantile(p, (n - 1) as f64) * sd / (n as f64).sqrt();
+    let (lo, hi) = (mean - half, mean + half);
+    let min = (1.0 + a.min_effect_percent / 100.0).ln();
+    let (verdict, note) = if lo > 0.0 && mean >= min {
+        (Verdict::Helps, String::new())
+    } else if hi < 0.0 && -mean >= min {
+        (Verdict::Hurts, String::new())
+    } else if lo > 0.0 || hi < 0.0 {
+        (
+            Verdict::NoEffect,
+            format!(
+                "clear of zero but below the {}% minimum effect",
+                a.min_effect_percent
+            ),
+        )
+    } else {
+        (Verdict::NoEffect, String::new())
+    };
+    let repeats_needed = if lo <= 0.0 && hi >= 0.0 {
+        Some(repeats_for(mean.abs().max(min), sd, p))
+    } else {
+        None
+    };
+    Effect {
+        n,
+        percent: to_pct(mean),
+        low: to_pct(lo),
+        high: to_pct(hi),
+        verdict,
+        repeats_needed,
+        note,
+    }
+}
+
+/// Smallest number of rounds whose interval half-width, at this spread,
+/// is below `effect` (log scale): then an effect of that size would not
+/// straddle zero. Capped at [`MAX_REPEATS_ESTIMATE`] + 1 ("more than").
+pub fn repeats_for(effect: f64, sd: f64, p: f64) -> u32 {
+    if sd <= 0.0 {
+        return 2;
+    }
+    if effect <= 0.0 {
+        return MAX_REPEATS_ESTIMATE + 1;
+    }
+    // The half-width falls as n grows: bisect for the first n below `effect`.
+    let half = |n: u32| t_quantile(p, f64::from(n - 1)) * sd / f64::from(n).sqrt();
+    if half(MAX_REPEATS_ESTIMATE) >= effect {
+        return MAX_REPEATS_ESTIMATE + 1;
+    }
+    let (mut lo, mut hi) = (1, MAX_REPEATS_ESTIMATE);
+    while hi - lo > 1 {
+        let mid = (lo + hi) / 2;
+        if half(mid) < effect {
+            hi = mid;
+        } else {
+            lo = mid;
+        }
+    }
+    hi
+}
+
+/// A small deterministic generator (SplitMix64) for the run order: the
+/// order is recorded as a seed, so `--resume` recomputes the same order.
+#[derive(Debug, Clone)]
+pub struct SplitMix64(u64);
+
+impl SplitMix64 {
+    /// From a seed.
+    pub fn new(seed: u64) -> Self {
+        SplitMix64(seed)
+    }
+
+    /// Next 64 random bits.
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in `0..n` (n > 0), without modulo bias worth mentioning for small n.
+    pub fn below(&mut self, n: usize) -> usize {
+        ((u128::from(self.next_u64()) * n as u128) >> 64) as usize
+    }
+
+    /// Fisher–Yates shuffle.
+    pub fn shuffle<T>(&mut self, v: &mut [T]) {
+        for i in (1..v.len()).rev() {
+            let j = self.below(i + 1);
+            v.swap(i, j);
+        }
+    }
+
+    /// Standard normal (Box–Muller), for simulations in tests and benches.
+    pub fn normal(&mut self) -> f64 {
+        let u1 = ((self.next_u64() >> 11) as f64 + 0.5) / (1u64 << 53) as f64;
+        let u2 = ((self.next_u64() >> 11) as f64) / (1u64 << 53) as f64;
+        (-2.0 * u1.ln()).sqrt() * (2.0 * std::f64::consts::PI * u2).cos()
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn t_quantiles_match_the_tables() {
+        // Two-sided 95% and 99% critical values (any statistics table).
+        for (p, df, want) in [
+            (0.975, 1.0, 12.706),
+            (0.975, 2.0, 4.303),
+            (0.975, 4.0, 2.776),
+            (0.975, 10.0, 2.228),
+            (0.975, 30.0, 2.042),
+            (0.995, 5.0, 4.032),
+            (0.995, 10.0, 3.169),
+            (0.95, 3.0, 2.353),
+            (0.9995, 8.0, 5.041),
+        ] {
+            let got = t_quantile(p, df);
+            assert!((got - want).abs() < 2e-3, "t({p}, {df}) = {got}, table {want}");
+        }
+        assert!((t_cdf(0.0, 7.0) - 0.5).abs() < 1e-12);
+        assert!((t_cdf(-2.776, 4.0) - 0.025).abs() < 1e-4);
+    }
+
+    fn analysis(m: usize) -> Analysis {
+        Analysis {
+            confidence: 0.95,
+            comparisons: m,
+            min_effect_percent: 1.0,
+        }
+    }
+
+    #[test]
+    fn a_clear_effect_gets_a_verdict_and_noise_does_not() {
+        let base = [100.0, 90.0, 110.0, 95.0, 105.0];
+        let with: Vec<Option<f64>> = base.iter().map(|x| Some(x * 1.5)).collect();
+        let without: Vec<Option<f64>> = base.iter().map(|x| Some(*x)).collect();
+        let e = paired_effect(&with, &without, &analysis(3));
+        assert_eq!(e.verdict, Verdict::Helps);
+        assert!((e.percent - 50.0).abs() < 1e-9, "{e:?}");
+        let e = paired_effect(&without, &with, &analysis(3));
+        assert_eq!(e.verdict, Verdict::Hurts);
+        assert!((e.percent + 33.33).abs() < 0.01, "{e:?}");
+        // Straddling zero: no verdict, and a repeats estimate.
+        let a = [Some(100.0), Some(104.0), Some(97.0), Some(101.0)];
+        let b = [Some(101.0), Some(99.0), Some(100.0), Some(102.0)];
+        let e = paired_effect(&a, &b, &analysis(1));
+        assert_eq!(e.verdict, Verdict::NoEffect);
+        assert!(e.low < 0.0 && e.high > 0.0, "{e:?}");
+        assert!(e.repeats_needed.unwrap() > 4, "{e:?}");
+    }
+
+    #[test]
+    fn small_but_clear_effects_are_below_the_minimum() {
+        let with: Vec<Option<f64>> = (0..6).map(|i| Some(100.5 + f64::from(i) * 0.001)).collect();
+        let without: Vec<Option<f64>> = (0..6).map(|_| Some(100.0)).collect();
+        let e = paired_effect(&with, &without, &analysis(1));
+        assert!(e.low > 0.0);
+        assert_eq!(e.verdict, Verdict::NoEffect);
+        assert!(e.note.contains("minimum"), "{e:?}");
+    }
+
+    #[test]
+    fn one_round_or_missing_pairs() {
+        let e = paired_effect(&[Some(1.0)], &[Some(2.0)], &analysis(1));
+        assert_eq!(e.verdict, Verdict::NoEffect);
+        assert_eq!(e.n, 1);
+        let e = paired_effect(&[Some(1.0), None], &[None, Some(2.0)], &analysis(1));
+        assert_eq!(e.n, 0);
+    }
+
+    /// Pure noise (identical variants): over many simulated ablations of
+    /// 4 groups × 2 cells with 6 rounds and lognormal noise of 10% plus a
+    /// drift shared by the round, the share of ablations with *any* helps
+    /// or hurts must stay at or below α = 5% (Bonferroni guarantees it;
+    /// without it, about a third of them would call something).
+    #[test]
+    fn pure_noise_calls_nothing_at_the_family_wise_rate() {
+        let mut rng = SplitMix64::new(20_261_201);
+        let (groups, cells, rounds, sims) = (4, 2, 6, 600);
+        let a = Analysis {
+            confidence: 0.95,
+            comparisons: (groups + 1) * cells,
+            min_effect_percent: 0.0,
+        };
+        let mut any_call = 0;
+        let mut any_call_uncorrected = 0;
+        for _ in 0..sims {
+            let mut called = false;
+            let mut called_unc = false;
+            for _ in 0..cells {
+                // variants: full, untuned, one per group
+                let mut v: Vec<Vec<Option<f64>>> = vec![Vec::new(); groups + 2];
+                for _ in 0..rounds {
+                    let drift = 0.3 * rng.normal();
+                    for x in v.iter_mut() {
+                        x.push(Some(1000.0 * (drift + 0.1 * rng.normal()).exp()));
+                    }
+                }
+                for g in 1..groups + 2 {
+                    let e = paired_effect(&v[0], &v[g], &a);
+                    called |= e.verdict != Verdict::NoEffect;
+                    let e1 = paired_effect(&v[0], &v[g], &Analysis { comparisons: 1, ..a });
+                    called_unc |= e1.verdict != Verdict::NoEffect;
+                }
+            }
+            any_call += usize::from(called);
+            any_call_uncorrected += usize::from(called_unc);
+        }
+        let rate = any_call as f64 / f64::from(sims);
+        let unc = any_call_uncorrected as f64 / f64::from(sims);
+        assert!(rate <= 0.05, "family-wise false verdict rate {rate}");
+        assert!(unc > 0.15, "the uncorrected rate should be visibly higher: {unc}");
+    }
+
+    #[test]
+    fn repeats_estimate_shrinks_with_the_effect() {
+        let p = 0.975;
+        let big = repeats_for(0.5, 0.2, p);
+        let small = repeats_for(0.05, 0.2, p);
+        assert!(big < small, "{big} {small}");
+        assert_eq!(repeats_for(0.1, 0.0, p), 2);
+        assert!(repeats_for(1e-9, 1.0, p) > MAX_REPEATS_ESTIMATE);
+    }
+
+    #[test]
+    fn shuffle_is_a_permutation_and_seeded() {
+        let mut a: Vec<u32> = (0..10).collect();
+        let mut b = a.clone();
+        SplitMix64::new(7).shuffle(&mut a);
+        SplitMix64::new(7).shuffle(&mut b);
+        assert_eq!(a, b);
+        let mut s = a.clone();
+        s.sort_unstable();
+        assert_eq!(s, (0..10).collect::<Vec<_>>());
+        assert_ne!(a, (0..10).collect::<Vec<_>>());
+    }
+}
