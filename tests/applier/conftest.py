@@ -65,7 +65,7 @@ def seal_plan(text: str) -> str:
     `end STEPS CKSUM BYTES`, the checksum from the real `cksum` program."""
     if not text.endswith("\n"):
         text += "\n"
-    lines = [line for line in text.splitlines() if line and not line.startswith("#")]
+    lines = [line for line in text.splitlines() if line.strip(" \t") and not line.startswith("#")]
     steps = len(lines) - 1  # the version line is not a step
     crc, size = subprocess.run(["cksum"], input=text.encode(), capture_output=True,
                                check=True).stdout.split()

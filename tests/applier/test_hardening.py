@@ -93,3 +93,16 @@ def test_lock_without_pid_file_is_taken_over(tmp_path):
         (work / "lock" / "pid").write_text("1\n")
         r = ap("apply", plan)
         assert r.returncode == 4 and "locked by pid 1" in r.stderr, r.stderr
+
+
+def test_line_of_blanks_is_a_blank_line(tmp_path):
+    """Found by fuzzing (tools/fuzz/regressions/plan/whitespace-only-line):
+    a line of spaces or tabs left no field, and `set -u` aborted the applier
+    on the unset $1 with a shell error. It is a blank line."""
+    plan = write_plan(tmp_path / "p.plan", "zynq-net-plan 2\nboard blanks\n   \n\t\nsysctl net.core.somaxconn 1\n")
+    for shell in sorted(SHELLS):
+        need(SHELLS[shell][0])
+        ap = Applier(tmp_path / shell, SHELLS[shell], extra_env={"ZYNQ_NET_PROC": str(tmp_path / "noproc")})
+        r = ap("status", plan)
+        assert r.returncode == 3 and "parameter not set" not in r.stderr, f"{shell}: {r.returncode} {r.stderr}"
+        assert "skipped sysctl - net.core.somaxconn" in r.stdout, r.stdout

@@ -21,7 +21,7 @@ APPLIER = ROOT / "tools/crates/zynq-net-render/assets/zynq-net-apply.sh"
 def seal_plan(text: str) -> str:
     """Plan body + end line `end STEPS CKSUM BYTES` (docs/plan-format.md),
     the checksum from the real `cksum` program."""
-    steps = len([ln for ln in text.splitlines() if ln and not ln.startswith("#")]) - 1
+    steps = len([ln for ln in text.splitlines() if ln.strip(" \t") and not ln.startswith("#")]) - 1
     crc, size = subprocess.run(["cksum"], input=text.encode(), capture_output=True,
                                check=True).stdout.split()
     return f"{text}end {steps} {int(crc)} {int(size)}\n"

@@ -105,14 +105,21 @@ fn drop_null_alternatives(v: &mut Value) {
 /// Validates `doc` against the board schema; returns every violation,
 /// located with `map`.
 pub fn validate_structure(doc: &Value, map: &SourceMap) -> Vec<Diagnostic> {
-    let schema = schema_value();
+    // Built once per process (the fuzz target and `bench` load many boards).
     // The `regex` engine (linear time, no backtracking) is enough for our
     // patterns and much cheaper to set up than the default fancy-regex.
-    let validator = match jsonschema::options()
-        .with_draft(jsonschema::Draft::Draft202012)
-        .with_pattern_options(jsonschema::PatternOptions::regex())
-        .build(&schema)
-    {
+    static COMPILED: std::sync::OnceLock<(Value, Result<jsonschema::Validator, String>)> = std::sync::OnceLock::new();
+    let (schema, validator) = COMPILED.get_or_init(|| {
+        let schema = schema_value();
+        let v = jsonschema::options()
+            .with_draft(jsonschema::Draft::Draft202012)
+            .with_pattern_options(jsonschema::PatternOptions::regex())
+            .build(&schema)
+            .map_err(|e| e.to_string());
+        (schema, v)
+    });
+    let schema = &*schema;
+    let validator = match validator {
         Ok(v) => v,
         Err(e) => return vec![Diagnostic::error("", format!("internal error: board schema does not compile: {e}"))],
     };

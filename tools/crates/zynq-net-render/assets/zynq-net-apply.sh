@@ -884,6 +884,7 @@ read_plan() {
 		case $rpn_line in ''|'#'*) rpn_line=; continue ;; esac
 				set -- $rpn_line
 		rpn_line=
+		[ $# -gt 0 ] || continue # blanks only (found by fuzzing: $1 unset)
 		if [ $rpn_ver = 0 ]; then
 			{ [ "$1 ${2-}" = "zynq-net-plan 2" ] && [ $# -eq 2 ]; } ||
 				die "$PLAN:$rpn_lno: not a zynq-net plan version 2 (first line must be 'zynq-net-plan 2')"

@@ -35,8 +35,8 @@ pub fn posix_cksum(data: &[u8]) -> u32 {
 }
 
 /// Appends the end line to a rendered plan body (docs/plan-format.md):
-/// `end STEPS CKSUM BYTES`, STEPS = lines that are neither blank, comments
-/// nor the version line, CKSUM and BYTES = what `cksum` prints for every
+/// `end STEPS CKSUM BYTES`, STEPS = lines that are neither blank (spaces
+/// and tabs only), comments nor the version line, CKSUM and BYTES = what `cksum` prints for every
 /// byte before the end line. The applier refuses a plan whose end line is
 /// missing, not last, unterminated or does not match.
 pub fn seal(body: &str) -> String {
@@ -44,7 +44,9 @@ pub fn seal(body: &str) -> String {
     if !body.ends_with('\n') {
         body.push('\n');
     }
-    let steps = body.lines().skip_while(|l| l.is_empty() || l.starts_with('#')).skip(1).filter(|l| !l.is_empty() && !l.starts_with('#')).count();
+    // blank = only spaces and tabs (what the applier's `set --` splits away)
+    let blank = |l: &str| l.bytes().all(|b| b == b' ' || b == b'\t');
+    let steps = body.split('\n').skip_while(|l| blank(l) || l.starts_with('#')).skip(1).filter(|l| !blank(l) && !l.starts_with('#')).count();
     let line = format!("end {steps} {} {}\n", posix_cksum(body.as_bytes()), body.len());
     body + &line
 }
