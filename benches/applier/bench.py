@@ -66,10 +66,13 @@ def knobs():
 
 
 def plan_text(ks):
-    lines = ["zynq-net-plan 1", "board bench16x8"]
+    lines = ["zynq-net-plan 2", "board bench16x8"]
     lines += [f"wait eth{i} 10" for i in range(NIF)]
     lines += [f"{k} {i} {t} {v}" if k != "sysctl" else f"sysctl {t} {v}" for k, i, t, v in ks]
-    return "\n".join(lines) + "\n"
+    body = "\n".join(lines) + "\n"
+    # end line (docs/plan-format.md): step count and the real cksum of the body
+    crc, size = subprocess.run(["cksum"], input=body.encode(), capture_output=True, check=True).stdout.split()
+    return f"{body}end {len(lines) - 1} {int(crc)} {int(size)}\n"
 
 
 SYSFILE = {"rps": "rps_cpus", "rfs": "rps_flow_cnt", "xps": "xps_cpus"}

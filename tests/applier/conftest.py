@@ -38,7 +38,8 @@ def parse_plan(path):
     """[(verb, [fields])] in order, version line and comments dropped."""
     steps = []
     for line in pathlib.Path(path).read_text().splitlines():
-        if not line or line.startswith("#") or line.startswith("zynq-net-plan "):
+        if not line or line.startswith("#") or line.startswith("zynq-net-plan ") \
+                or line.startswith("end "):
             continue
         f = line.split(" ")
         steps.append((f[0], f[1:]))
@@ -57,6 +58,24 @@ def plan_interfaces(steps):
         if verb == "channels":
             ifs[f[0]] = max(n, int(f[2]))
     return ifs
+
+
+def seal_plan(text: str) -> str:
+    """A hand-written plan body plus its end line (docs/plan-format.md):
+    `end STEPS CKSUM BYTES`, the checksum from the real `cksum` program."""
+    if not text.endswith("\n"):
+        text += "\n"
+    lines = [line for line in text.splitlines() if line.strip(" \t") and not line.startswith("#")]
+    steps = len(lines) - 1  # the version line is not a step
+    crc, size = subprocess.run(["cksum"], input=text.encode(), capture_output=True,
+                               check=True).stdout.split()
+    return f"{text}end {steps} {int(crc)} {int(size)}\n"
+
+
+def write_plan(path, text: str) -> pathlib.Path:
+    path = pathlib.Path(path)
+    path.write_text(seal_plan(text))
+    return path
 
 
 # ---------------------------------------------------------------- bitmaps

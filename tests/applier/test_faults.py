@@ -15,7 +15,7 @@ import subprocess
 
 import pytest
 
-from conftest import SHELLS, Applier, fmt, need, prepared_proc, steps_of
+from conftest import write_plan, SHELLS, Applier, fmt, need, prepared_proc, steps_of
 
 
 def write(path: pathlib.Path, text: str):
@@ -37,7 +37,7 @@ def test_unsupported_missing_readonly(shell, tmp_path, netns_factory):
     try:
         subprocess.run(["mount", "-o", "remount,bind,ro", str(ro)], check=True)
         plan = tmp_path / "faults.plan"
-        plan.write_text("zynq-net-plan 1\nboard faults\n"
+        write_plan(plan, "zynq-net-plan 2\nboard faults\n"
                         "wait eth0 5\nwait eth9 5\n"
                         "offload eth0 gro on\n"
                         "coalesce eth0 rx-usecs 50\n"
@@ -83,7 +83,7 @@ def test_refused_write_eperm(shell, tmp_path, netns_factory):
     need("ip", "ethtool", "setpriv", SHELLS[shell][0])
     ns = netns_factory({"eth0": 2})
     plan = tmp_path / "refused.plan"
-    plan.write_text("zynq-net-plan 1\nboard refused\n"
+    write_plan(plan, "zynq-net-plan 2\nboard refused\n"
                     "offload eth0 gro on\n"
                     "rps eth0 rx-0 00000001\n"
                     "sysctl net.core.somaxconn 8192\n")
@@ -107,22 +107,22 @@ def test_bad_plan_and_lock(tmp_path):
     ap = Applier(tmp_path, ["dash"])
     bad = tmp_path / "bad.plan"
     for body, why in [
-        ("zynq-net-plan 2\n", "version"),
-        ("zynq-net-plan 1\nrps eth0/../x rx-0 1\n", "interface name"),
-        ("zynq-net-plan 1\nrps eth0 rx-0 $(reboot)\n", "mask"),
-        ("zynq-net-plan 1\nirq eth0 eth0;rm 1\n", "pattern"),
-        ("zynq-net-plan 1\nsysctl ../../etc/passwd 1\n", "sysctl key"),
-        ("zynq-net-plan 1\nfilter eth0 1 dst 300.1.1.1 1\n", "address"),
-        ("zynq-net-plan 1\nrps eth0 rx-0 123456789\n", "mask group > 32 bits"),
+        ("zynq-net-plan 3\n", "version"),
+        ("zynq-net-plan 2\nrps eth0/../x rx-0 1\n", "interface name"),
+        ("zynq-net-plan 2\nrps eth0 rx-0 $(reboot)\n", "mask"),
+        ("zynq-net-plan 2\nirq eth0 eth0;rm 1\n", "pattern"),
+        ("zynq-net-plan 2\nsysctl ../../etc/passwd 1\n", "sysctl key"),
+        ("zynq-net-plan 2\nfilter eth0 1 dst 300.1.1.1 1\n", "address"),
+        ("zynq-net-plan 2\nrps eth0 rx-0 123456789\n", "mask group > 32 bits"),
     ]:
-        bad.write_text(body)
+        write_plan(bad, body)
         r = ap("apply", bad)
         assert r.returncode == 2, f"{why}: {r.stdout}{r.stderr}"
         assert "bad.plan:" in r.stderr, r.stderr
     assert not (tmp_path / "state").exists(), "a bad plan must change nothing"
-    # unknown verbs are skipped (forward compatibility within version 1)
+    # unknown verbs are skipped (forward compatibility within version 2)
     good = tmp_path / "good.plan"
-    good.write_text("zynq-net-plan 1\nboard x\nfrobnicate eth0 1\n")
+    write_plan(good, "zynq-net-plan 2\nboard x\nfrobnicate eth0 1\n")
     r = ap("apply", good, expect=3)
     assert "skipped frobnicate eth0" in r.stdout
     # another instance holds the lock

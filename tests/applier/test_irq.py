@@ -13,7 +13,7 @@ import re
 
 import pytest
 
-from conftest import SHELLS, Applier, fmt, mask_int, need, online_mask
+from conftest import write_plan, SHELLS, Applier, fmt, mask_int, need, online_mask
 
 INTERRUPTS = """\
            CPU0       CPU1
@@ -57,7 +57,7 @@ def test_irq_prepared_tree(shell, tmp_path):
         45: ("3", "1"), 46: ("3", "1"), 47: ("3", None), 48: ("3", "1"), 49: ("3", "1"),
         50: ("3", "1"), 51: ("2", "2")})
     plan = tmp_path / "irq.plan"
-    plan.write_text("zynq-net-plan 1\nboard irqtest\n"
+    write_plan(plan, "zynq-net-plan 2\nboard irqtest\n"
                     "irq eth0 eth0_g0_* 00000002\n"        # 3 IRQs by glob
                     "irq eth0 ff0e0000.ethernet 00000006\n"  # CPU 2 offline: dropped
                     "irq eth2 eth2 00000001\n"             # shared line "eth1, eth2"
@@ -98,7 +98,7 @@ def test_irq_wide_masks_c1(shell, tmp_path):
         46: ("0000ffff,ffffffff", None),
         50: ("ffff,ffffffff", None)})
     plan = tmp_path / "wide.plan"
-    plan.write_text("zynq-net-plan 1\nboard wide\n"
+    write_plan(plan, "zynq-net-plan 2\nboard wide\n"
                     "irq eth0 eth0_g0_tx 0000000f,ffffffff\n"
                     "irq eth0 eth0_g0_rx 0000000f,ffffffff\n"
                     "irq eth0 mmc0 00008000,00000001\n")
@@ -158,7 +158,7 @@ def test_irq_real_proc(shell, tmp_path):
     managed = [(i, n) for i, n, ok, _ in irqs if not ok and names.count(n) == 1]
     if managed:
         lines.append(f"irq eth0 {managed[0][1]} {low:08x}")
-    plan.write_text("zynq-net-plan 1\nboard real\n" + "\n".join(lines) + "\n")
+    write_plan(plan, "zynq-net-plan 2\nboard real\n" + "\n".join(lines) + "\n")
     ap = Applier(tmp_path, ["dash"], proc=pathlib.Path("/proc"))
     path = pathlib.Path(f"/proc/irq/{irq}/smp_affinity")
     try:

@@ -125,6 +125,12 @@ def test_matrix_all_report_formats(matrix_run):
     rep = json.loads((matrix_run / "report.json").read_text())
     assert len(rep["cells"]) == 8 and all(c["throughput"]["n"] == 2 for c in rep["cells"])
     html = (matrix_run / "report.html").read_text()
+    # UDP loss is in report.md and report.html as in report.csv (issue 12)
+    assert "UDP loss (max)" in md and "UDP loss (max)" in html
+    for cell in {r["cell"] for r in rows if r["protocol"] == "udp"}:
+        worst = max(float(r["lost_percent"]) for r in rows if r["cell"] == cell)
+        row = next(ln for ln in md.splitlines() if ln.startswith(f"| {cell} |"))
+        assert f"{worst:.2f}%" in row, (cell, worst, row)
     assert html.count("<svg") >= 2 and 'id="plot-cells"' in html and 'class="plot-cpu"' in html
     # self-contained: nothing fetched from elsewhere
     assert "src=\"http" not in html and "href=\"http" not in html and "<script" not in html

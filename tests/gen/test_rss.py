@@ -17,6 +17,16 @@ import pytest
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 APPLIER = ROOT / "tools/crates/zynq-net-render/assets/zynq-net-apply.sh"
 
+
+def seal_plan(text: str) -> str:
+    """Plan body + end line `end STEPS CKSUM BYTES` (docs/plan-format.md),
+    the checksum from the real `cksum` program."""
+    steps = len([ln for ln in text.splitlines() if ln.strip(" \t") and not ln.startswith("#")]) - 1
+    crc, size = subprocess.run(["cksum"], input=text.encode(), capture_output=True,
+                               check=True).stdout.split()
+    return f"{text}end {steps} {int(crc)} {int(size)}\n"
+
+
 FAKE_ETHTOOL = r'''#!/bin/sh
 # stand-in: -x prints the table kept in $RSS_TABLE; -X IF equal N / default rewrites it
 t=$RSS_TABLE
@@ -50,7 +60,7 @@ def test_rss_equal_applied_idempotent_reverted(ns, tmp_path):
     table = tmp_path / "table"
     table.write_text("10\n")
     plan = tmp_path / "p.plan"
-    plan.write_text("zynq-net-plan 1\nboard t\nrss eth2 equal 9\n")
+    plan.write_text(seal_plan("zynq-net-plan 2\nboard t\nrss eth2 equal 9\n"))
     env = dict(os.environ, PATH=f"{bindir}:{os.environ['PATH']}", RSS_TABLE=str(table),
                ZYNQ_NET_STATE=str(tmp_path / "state"), ZYNQ_NET_LOG=str(tmp_path / "log"),
                ZYNQ_NET_LOCK=str(tmp_path / "lock"))

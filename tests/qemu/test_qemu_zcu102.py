@@ -46,7 +46,7 @@ SCRIPT_TIMEOUT = BOOT_TIMEOUT + 600
 # macb; BBR is a module the emulated kernel does not have in its initramfs
 # (a kernel feature it lacks): reported, and the next step still runs.
 VARIANT = """\
-zynq-net-plan 1
+zynq-net-plan 2
 # scripts/qemu-zcu102 --extra-plan: test variant, not a board
 board zcu102-qemu-variant
 wait eth0 5
@@ -63,13 +63,23 @@ sysctl net.core.netdev_budget 600
 """
 
 
+def seal_plan(text: str) -> str:
+    """Plan body + end line `end STEPS CKSUM BYTES` (docs/plan-format.md),
+    the checksum from the real `cksum` program."""
+    steps = len([ln for ln in text.splitlines() if ln.strip(" \t") and not ln.startswith("#")]) - 1
+    crc, size = subprocess.run(["cksum"], input=text.encode(), capture_output=True,
+                               check=True).stdout.split()
+    return f"{text}end {steps} {int(crc)} {int(size)}\n"
+
+
 # --------------------------------------------------------------- helpers
 def parse_plan(path: pathlib.Path) -> list[list[str]]:
     """Steps of a plan (docs/plan-format.md) as lists of fields."""
     steps = []
     for line in path.read_text().splitlines():
         line = line.strip()
-        if not line or line.startswith("#") or line.startswith("zynq-net-plan "):
+        if not line or line.startswith("#") or line.startswith("zynq-net-plan ") \
+                or line.startswith("end "):
             continue
         steps.append(line.split(" "))
     return steps
@@ -195,7 +205,7 @@ def run(gen_board, zynq_net, tmp_path_factory) -> Run:
     gen = gen_board("zcu102")
     work = tmp_path_factory.mktemp("qemu-zcu102")
     variant = work / "variant.plan"
-    variant.write_text(VARIANT)
+    variant.write_text(seal_plan(VARIANT))
     out = work / "out"
     proc = subprocess.run(
         [str(SCRIPT), "--gen", str(gen), "--extra-plan", str(variant),

@@ -199,7 +199,7 @@ pub fn to_markdown(r: &Report) -> String {
         }
     }
     if !r.cells.is_empty() {
-        s.push_str("## Matrix\n\n| cell | Mbit/s (mean ± sd) | n | max core busy | CPU-bound | failed |\n|---|---:|---:|---:|---|---:|\n");
+        s.push_str("## Matrix\n\n| cell | Mbit/s (mean ± sd) | n | UDP loss (max) | max core busy | CPU-bound | failed |\n|---|---:|---:|---:|---:|---|---:|\n");
         for c in &r.cells {
             let busy = c
                 .cpu
@@ -207,13 +207,21 @@ pub fn to_markdown(r: &Report) -> String {
                 .flat_map(|(_, cs)| cs.iter())
                 .map(CoreLoad::busy)
                 .fold(0.0, f64::max);
+            // UDP: the worst repeat's loss (iperf3 end.sum.lost_percent), as in report.csv
+            let loss = r
+                .trials
+                .iter()
+                .filter(|t| t.cell == c.cell)
+                .filter_map(|t| t.summary.as_ref()?.forward.lost_percent)
+                .fold(None, |m: Option<f64>, v| Some(m.map_or(v, |m| m.max(v))));
             let _ = writeln!(
                 s,
-                "| {} | {} ± {} | {} | {:.0}% | {} | {} |",
+                "| {} | {} ± {} | {} | {} | {:.0}% | {} | {} |",
                 c.cell,
                 mbit(c.throughput.mean),
                 mbit(c.throughput.sd),
                 c.throughput.n,
+                loss.map_or_else(|| "-".to_string(), |v| format!("{v:.2}%")),
                 busy,
                 if c.cpu_bound.is_empty() {
                     "no".to_string()

@@ -18,6 +18,8 @@ const EXIT_OK: u8 = 0;
 const EXIT_INVALID: u8 = 1;
 /// Exit code: usage or I/O error.
 const EXIT_USAGE: u8 = 2;
+/// Exit code: `gen` interrupted by SIGINT/SIGTERM/SIGHUP (128 + SIGINT, as a shell reports it).
+const EXIT_INTERRUPTED: u8 = 130;
 
 #[derive(Parser)]
 #[command(name = "zynq-net", version, about = "Network-tuned embedded Linux images from one board description")]
@@ -130,13 +132,38 @@ fn gen(board: &Path, out: &Path) -> ExitCode {
             return ExitCode::from(EXIT_USAGE);
         }
     };
+    let resolved = match zynq_net_render::write::resolve_output(out) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("zynq-net: {e} (nothing was written)");
+            return ExitCode::from(EXIT_USAGE);
+        }
+    };
+    if resolved.via_symlink {
+        eprintln!("zynq-net: note: {} goes through a symbolic link: writing {}", out.display(), resolved.path.display());
+    }
+    // SIGINT/SIGTERM/SIGHUP set a flag instead of killing gen half-way:
+    // write_atomic then removes its staging directory and gives up.
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM, signal_hook::consts::SIGHUP] {
+        let _ = signal_hook::flag::register(sig, std::sync::Arc::clone(&stop));
+    }
+    if let Some(ms) = std::env::var("ZYNQ_NET_TEST_GEN_DELAY_MS").ok().and_then(|v| v.parse::<u64>().ok()) {
+        // tests: a window to deliver a signal while the staging directory exists
+        std::thread::sleep(std::time::Duration::from_millis(ms));
+    }
     let manifest = zynq_net_render::manifest::manifest_json(&artifacts, &input, &loaded.board.board.name);
     let mut files: Vec<(String, Vec<u8>, bool)> = artifacts.iter().map(|a| (a.path.clone(), a.contents.clone(), a.executable)).collect();
     files.push(("manifest.json".into(), manifest.into_bytes(), false));
-    match zynq_net_render::write::write_atomic(out, &files) {
+    let cancelled = || stop.load(std::sync::atomic::Ordering::Relaxed);
+    match zynq_net_render::write::write_atomic_cancellable(&resolved.path, &files, &cancelled) {
         Ok(()) => {
             println!("{}: wrote {} artifacts to {}", board.display(), artifacts.len(), out.display());
             ExitCode::from(EXIT_OK)
+        }
+        Err(e) if e.source.kind() == std::io::ErrorKind::Interrupted => {
+            eprintln!("zynq-net: interrupted by a signal (nothing was written)");
+            ExitCode::from(EXIT_INTERRUPTED)
         }
         Err(e) => {
             eprintln!("zynq-net: {e} (nothing was written)");

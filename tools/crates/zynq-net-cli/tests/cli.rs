@@ -5,6 +5,8 @@
 //! Accept intended output changes with `UPDATE_GOLDEN=1 cargo test -p zynq-net-cli --test cli`
 //! and review the diff of tests/golden/.
 
+mod hardening;
+
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

@@ -75,6 +75,41 @@ impl Diagnostic {
     }
 }
 
+/// Longest part of a source line shown under a diagnostic, in characters.
+const EXCERPT_CHARS: usize = 100;
+/// Longest message shown, in characters (messages may quote a value).
+const MESSAGE_CHARS: usize = 300;
+
+/// At most [`EXCERPT_CHARS`] of `line` around column `col` (1-based), with
+/// `…` where it was cut, and the caret column within the excerpt.
+fn excerpt(line: &str, col: usize) -> (String, usize) {
+    let len = line.chars().count();
+    if len <= EXCERPT_CHARS {
+        return (line.to_string(), col);
+    }
+    let c = col.saturating_sub(1).min(len);
+    let start = c.saturating_sub(EXCERPT_CHARS / 2).min(len - EXCERPT_CHARS);
+    let end = start + EXCERPT_CHARS;
+    let mut s = String::new();
+    if start > 0 {
+        s.push('…');
+    }
+    s.extend(line.chars().skip(start).take(EXCERPT_CHARS));
+    if end < len {
+        s.push('…');
+    }
+    (s, c - start + 1 + usize::from(start > 0))
+}
+
+fn shorten(msg: &str) -> std::borrow::Cow<'_, str> {
+    if msg.chars().count() <= MESSAGE_CHARS {
+        return msg.into();
+    }
+    let mut s: String = msg.chars().take(MESSAGE_CHARS).collect();
+    s.push('…');
+    s.into()
+}
+
 struct Rendered<'a> {
     d: &'a Diagnostic,
     file: &'a Path,
@@ -87,13 +122,14 @@ impl fmt::Display for Rendered<'_> {
             Severity::Error => "error",
             Severity::Warning => "warning",
         };
-        writeln!(f, "{kind}: {}:{}:{}: {}", self.file.display(), self.d.pos.line, self.d.pos.col, self.d.message)?;
+        writeln!(f, "{kind}: {}:{}:{}: {}", self.file.display(), self.d.pos.line, self.d.pos.col, shorten(&self.d.message))?;
         if let Some(text) = self.source.lines().nth(self.d.pos.line.saturating_sub(1)) {
             let num = self.d.pos.line.to_string();
             let pad = " ".repeat(num.len());
+            let (text, col) = excerpt(text, self.d.pos.col);
             writeln!(f, "{pad} |")?;
             writeln!(f, "{num} | {text}")?;
-            writeln!(f, "{pad} | {}^", " ".repeat(self.d.pos.col.saturating_sub(1)))?;
+            writeln!(f, "{pad} | {}^", " ".repeat(col.saturating_sub(1)))?;
             if let Some(h) = &self.d.hint {
                 writeln!(f, "{pad} = hint: {h}")?;
             }
@@ -141,3 +177,21 @@ impl fmt::Display for Diagnostics {
 }
 
 impl std::error::Error for Diagnostics {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_lines_are_cut_around_the_column() {
+        let line = format!("key: {}X{}", "a".repeat(5000), "b".repeat(5000));
+        let (ex, col) = excerpt(&line, 5006);
+        assert!(ex.chars().count() <= EXCERPT_CHARS + 2, "{}", ex.len());
+        assert_eq!(ex.chars().nth(col - 1), Some('X'), "{ex}");
+        assert!(ex.starts_with('…') && ex.ends_with('…'));
+        let (ex, col) = excerpt("short: 1", 8);
+        assert_eq!((ex.as_str(), col), ("short: 1", 8));
+        let d = Diagnostic::error("", "x".repeat(10_000));
+        assert!(d.render(Path::new("f"), &line).len() < 1000);
+    }
+}

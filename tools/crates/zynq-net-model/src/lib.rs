@@ -10,6 +10,7 @@ pub mod bench;
 pub mod cpus;
 pub mod diag;
 pub mod drivers;
+pub mod limits;
 pub mod model;
 pub mod schema;
 pub mod validate;
@@ -75,7 +76,7 @@ pub fn load_board_str(file: &Path, text: &str) -> Result<LoadedBoard, Diagnostic
 }
 
 /// Largest board file accepted (bytes).
-pub const MAX_BOARD_BYTES: u64 = 8 << 20;
+pub const MAX_BOARD_BYTES: u64 = 1 << 20;
 
 /// Error reading a board file.
 #[derive(Debug, thiserror::Error)]
@@ -93,6 +94,22 @@ pub enum LoadError {
     Invalid(Diagnostics),
 }
 
+/// A file that is not UTF-8 text (binary input): one error at the first
+/// bad byte's line:col.
+fn not_utf8(path: &Path, e: std::string::FromUtf8Error) -> Diagnostics {
+    let valid = e.utf8_error().valid_up_to();
+    let bytes = e.into_bytes();
+    let prefix = String::from_utf8_lossy(&bytes[..valid]);
+    let line = prefix.matches('\n').count() + 1;
+    let col = prefix.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    let byte = bytes.get(valid).copied().unwrap_or(0);
+    let d = Diagnostic {
+        pos: Pos { line, col },
+        ..Diagnostic::error("", format!("not UTF-8 text: byte 0x{byte:02x} at offset {valid}")).hint("a board file is UTF-8 YAML text; is this the right file?")
+    };
+    Diagnostics { file: path.to_path_buf(), source: String::from_utf8_lossy(&bytes).into_owned(), items: vec![d] }
+}
+
 /// Reads and validates a board file.
 ///
 /// # Errors
@@ -105,8 +122,12 @@ pub fn load_board(path: &Path) -> Result<LoadedBoard, LoadError> {
     // Bounded read: a board is kilobytes; /dev/zero or a stray image file is refused.
     file.take(MAX_BOARD_BYTES + 1).read_to_end(&mut bytes).map_err(io)?;
     if bytes.len() as u64 > MAX_BOARD_BYTES {
-        return Err(io(std::io::Error::other(format!("larger than {} MiB: not a board file", MAX_BOARD_BYTES >> 20))));
+        let d = Diagnostic { pos: Pos { line: 1, col: 1 }, ..Diagnostic::error("", format!("larger than {} MiB: not a board file", MAX_BOARD_BYTES >> 20)).hint("a board file is a few kilobytes of YAML; is this the right file?") };
+        return Err(LoadError::Invalid(Diagnostics { file: path.to_path_buf(), source: String::new(), items: vec![d] }));
     }
-    let text = String::from_utf8(bytes).map_err(|e| io(std::io::Error::other(format!("not UTF-8 text (byte {})", e.utf8_error().valid_up_to()))))?;
+    let text = match String::from_utf8(bytes) {
+        Ok(t) => t,
+        Err(e) => return Err(LoadError::Invalid(not_utf8(path, e))),
+    };
     load_board_str(path, &text).map_err(LoadError::Invalid)
 }

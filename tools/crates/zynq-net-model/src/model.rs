@@ -845,7 +845,6 @@ pub struct PlEthernet {
     /// Base address of the MAC's registers.
     pub reg: u64,
     /// Size of the register window in bytes.
-    #[schemars(range(min = 1))]
     pub size: u64,
     /// The MAC's own interrupt (`mac_irq`; optional for the driver, edge in
     /// generated trees).
@@ -904,7 +903,6 @@ pub struct PlDma {
     /// Base address.
     pub reg: u64,
     /// Register window size in bytes.
-    #[schemars(range(min = 1))]
     pub size: u64,
     /// Interrupts: MM2S (TX) channels first, then S2MM (RX). PL lines may
     /// be shared (a 16-channel MCDMA has 32 interrupts for 16 PL-PS lines):

@@ -39,7 +39,36 @@ pub fn schema_value() -> Value {
     // "not valid under anyOf" at the parent.
     let mut v = serde_json::to_value(schemars::schema_for!(Board)).unwrap_or(Value::Null);
     drop_null_alternatives(&mut v);
+    bound_integers(&mut v);
     v
+}
+
+/// Adds the range of the Rust integer type (schemars writes it as
+/// `format: uint32` etc., which validators do not check) as `minimum` /
+/// `maximum`, so a value that does not fit is an error at its position
+/// instead of a failed deserialization.
+fn bound_integers(v: &mut Value) {
+    match v {
+        Value::Object(map) => {
+            let range: Option<(i128, i128)> = match map.get("format").and_then(Value::as_str) {
+                Some("uint8") => Some((0, u8::MAX.into())),
+                Some("uint16") => Some((0, u16::MAX.into())),
+                Some("uint32") => Some((0, u32::MAX.into())),
+                Some("uint64") => Some((0, u64::MAX.into())),
+                Some("int32") => Some((i32::MIN.into(), i32::MAX.into())),
+                Some("int64") => Some((i64::MIN.into(), i64::MAX.into())),
+                _ => None,
+            };
+            if let Some((lo, hi)) = range {
+                let num = |x: i128| u64::try_from(x).map(Value::from).unwrap_or_else(|_| i64::try_from(x).map(Value::from).unwrap_or(Value::Null));
+                map.entry("minimum").or_insert_with(|| num(lo));
+                map.entry("maximum").or_insert_with(|| num(hi));
+            }
+            map.values_mut().for_each(bound_integers);
+        }
+        Value::Array(items) => items.iter_mut().for_each(bound_integers),
+        _ => {}
+    }
 }
 
 /// Removes the `null` alternative of optional values: `"type": ["integer",
@@ -76,18 +105,35 @@ fn drop_null_alternatives(v: &mut Value) {
 /// Validates `doc` against the board schema; returns every violation,
 /// located with `map`.
 pub fn validate_structure(doc: &Value, map: &SourceMap) -> Vec<Diagnostic> {
-    let schema = schema_value();
+    // Built once per process (the fuzz target and `bench` load many boards).
     // The `regex` engine (linear time, no backtracking) is enough for our
     // patterns and much cheaper to set up than the default fancy-regex.
-    let validator = match jsonschema::options()
-        .with_draft(jsonschema::Draft::Draft202012)
-        .with_pattern_options(jsonschema::PatternOptions::regex())
-        .build(&schema)
-    {
+    static COMPILED: std::sync::OnceLock<(Value, Result<jsonschema::Validator, String>)> = std::sync::OnceLock::new();
+    let (schema, validator) = COMPILED.get_or_init(|| {
+        let schema = schema_value();
+        let v = jsonschema::options()
+            .with_draft(jsonschema::Draft::Draft202012)
+            .with_pattern_options(jsonschema::PatternOptions::regex())
+            .build(&schema)
+            .map_err(|e| e.to_string());
+        (schema, v)
+    });
+    let schema = &*schema;
+    let validator = match validator {
         Ok(v) => v,
         Err(e) => return vec![Diagnostic::error("", format!("internal error: board schema does not compile: {e}"))],
     };
     let mut out = Vec::new();
+    for ptr in map.float_pointers() {
+        let ty = subschema(&schema, ptr).and_then(|s| s.get("type")).cloned();
+        let wants_int = ty.as_ref().is_some_and(|t| t == "integer" || t.as_array().is_some_and(|a| a.iter().any(|x| x == "integer") && !a.iter().any(|x| x == "number")));
+        if wants_int {
+            let got = doc.pointer(ptr).map(short).unwrap_or_default();
+            let d = Diagnostic::error(ptr.clone(), format!("{got} is a decimal number; an integer is expected here"));
+            let d = match describe(&schema, ptr) { Some(w) => d.hint(format!("write it without a fraction or exponent ({w})")), None => d.hint("write it without a fraction or exponent") };
+            out.push(map.locate(d));
+        }
+    }
     for err in validator.iter_errors(doc) {
         let ptr = err.instance_path().as_str().to_string();
         let expected = describe(&schema, &ptr);
@@ -141,8 +187,9 @@ fn plain_message(m: &str) -> String {
 
 fn short(v: &Value) -> String {
     let s = v.to_string();
-    if s.len() > 60 {
-        format!("{}...", &s[..57])
+    if s.chars().count() > 60 {
+        // by characters: a byte index could fall inside a UTF-8 sequence
+        format!("{}...", s.chars().take(57).collect::<String>())
     } else {
         s
     }
@@ -220,7 +267,7 @@ fn allowed_keys(root: &Value, pointer: &str) -> Vec<String> {
 }
 
 /// Closest allowed key by edit distance (at most 3 edits).
-fn closest(key: &str, allowed: &[String]) -> Option<String> {
+pub(crate) fn closest(key: &str, allowed: &[String]) -> Option<String> {
     allowed
         .iter()
         .map(|a| (levenshtein(key, a), a))

@@ -63,6 +63,7 @@ pub fn validate(board: &Board) -> Vec<Diagnostic> {
     v.system();
     v.fastpath();
     v.bench();
+    v.out.extend(crate::limits::check(board));
     v.out
 }
 
@@ -281,8 +282,9 @@ impl V<'_> {
             }
         }
         if let Some(n) = ifc.rfs_flow_cnt {
-            if !n.is_power_of_two() {
-                self.warn(format!("{p}/rfs_flow_cnt"), format!("the kernel rounds rps_flow_cnt {n} up to {} (net-sysfs.c)", n.next_power_of_two()), "write a power of two");
+            // above the limit: an error from crate::limits instead
+            if !n.is_power_of_two() && n <= crate::limits::MAX_FLOW_ENTRIES {
+                self.warn(format!("{p}/rfs_flow_cnt"), format!("the kernel rounds rps_flow_cnt {n} up to {} (net-sysfs.c); generated as {}", n.next_power_of_two(), n.next_power_of_two()), "write a power of two");
             }
             if self.b.system.rfs_sock_flow_entries.is_none() {
                 self.warn(format!("{p}/rfs_flow_cnt"), "RFS needs the global flow table too".into(), "set system.rfs_sock_flow_entries (e.g. 32768); Documentation/networking/scaling.rst");

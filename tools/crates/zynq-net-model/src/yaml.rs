@@ -11,6 +11,7 @@
 use std::collections::HashMap;
 
 use saphyr::{LoadableYamlNode, MarkedYaml, Scalar, YamlData};
+use saphyr_parser::{Event, Parser};
 use serde_json::{Map, Number, Value};
 
 use crate::diag::{Diagnostic, Pos};
@@ -20,6 +21,8 @@ use crate::diag::{Diagnostic, Pos};
 pub struct SourceMap {
     values: HashMap<String, Pos>,
     keys: HashMap<String, Pos>,
+    /// Pointers of the values written as YAML floats (`1500.0`, `1e3`).
+    floats: Vec<String>,
 }
 
 impl SourceMap {
@@ -42,6 +45,13 @@ impl SourceMap {
         self.keys.get(pointer).copied().unwrap_or_else(|| self.value_pos(pointer))
     }
 
+    /// Pointers of the values the file wrote as floats: `1500.0` is a
+    /// float in YAML 1.2 and serde cannot read it as an integer, so the
+    /// schema check reports them where it expects an integer.
+    pub fn float_pointers(&self) -> &[String] {
+        &self.floats
+    }
+
     /// Fills in the position of a diagnostic from its pointer.
     pub fn locate(&self, mut d: Diagnostic) -> Diagnostic {
         d.pos = self.value_pos(&d.pointer);
@@ -58,12 +68,78 @@ fn pos_of(node: &MarkedYaml<'_>) -> Pos {
     Pos { line: node.span.start.line(), col: node.span.start.col() + 1 }
 }
 
+/// Deepest nesting of sequences and mappings accepted (a board needs 5).
+pub const MAX_DEPTH: usize = 32;
+/// Longest scalar accepted, in bytes (a board's longest value is a path or
+/// a description: well under this).
+pub const MAX_SCALAR_BYTES: usize = 4096;
+/// Most nodes (scalars, sequences, mappings) accepted in one file.
+pub const MAX_NODES: usize = 50_000;
+/// Most diagnostics the limit check reports before it stops.
+const MAX_LIMIT_ERRORS: usize = 20;
+
+/// Checks the limits on the parser's event stream, before any tree is
+/// built: aliases (refused: saphyr would resolve each by cloning the
+/// anchored subtree, so a 1 MiB file could expand to gigabytes), nesting
+/// depth (the tree and every later pass recurse: 10,000 nested sequences
+/// overflowed the stack), scalar bytes and node count. Memory and time stay
+/// bounded by the file size: the stream holds one event at a time.
+///
+/// # Errors
+/// Every alias and every over-long scalar (up to 20), or the first place
+/// the depth or node limit is crossed, each at its line:col. A syntax error
+/// ends the check silently: [`load`] reports it with its position.
+pub fn check_limits(text: &str) -> Result<(), Vec<Diagnostic>> {
+    let mut errors = Vec::new();
+    let (mut depth, mut nodes) = (0usize, 0usize);
+    for ev in Parser::new_from_str(text) {
+        let Ok((ev, span)) = ev else { break };
+        let pos = Pos { line: span.start.line(), col: span.start.col() + 1 };
+        let at = |msg: String, hint: &str| Diagnostic { pos, ..Diagnostic::error("", msg).hint(hint) };
+        match ev {
+            Event::SequenceStart(..) | Event::MappingStart(..) => {
+                depth += 1;
+                nodes += 1;
+                if depth > MAX_DEPTH {
+                    errors.push(at(format!("nesting deeper than {MAX_DEPTH} levels"), "a board file nests a few levels; check the indentation or the `- `/`[` here"));
+                    break;
+                }
+            }
+            Event::SequenceEnd | Event::MappingEnd => depth = depth.saturating_sub(1),
+            Event::Alias(_) => {
+                nodes += 1;
+                errors.push(at("YAML aliases (`*name`) are not supported in board files".into(), "write the value out"));
+            }
+            Event::Scalar(s, ..) => {
+                nodes += 1;
+                if s.len() > MAX_SCALAR_BYTES {
+                    errors.push(at(format!("value of {} bytes (limit {MAX_SCALAR_BYTES})", s.len()), "board values are short; is this the right file?"));
+                }
+            }
+            _ => {}
+        }
+        if nodes > MAX_NODES {
+            errors.push(at(format!("more than {MAX_NODES} YAML nodes"), "a board file has a few hundred; is this the right file?"));
+            break;
+        }
+        if errors.len() >= MAX_LIMIT_ERRORS {
+            break;
+        }
+    }
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(errors)
+    }
+}
+
 /// Parses YAML text into a JSON value and its source map.
 ///
 /// # Errors
-/// Diagnostics for syntax errors, duplicate keys (saphyr refuses them),
-/// non-string keys, aliases and multiple documents.
+/// Diagnostics for the limits of [`check_limits`], syntax errors, duplicate
+/// keys (saphyr refuses them), non-string keys and multiple documents.
 pub fn load(text: &str) -> Result<(Value, SourceMap), Vec<Diagnostic>> {
+    check_limits(text)?;
     let docs = MarkedYaml::load_from_str(text).map_err(|e| {
         let m = e.marker();
         vec![Diagnostic {
@@ -95,7 +171,12 @@ pub fn load(text: &str) -> Result<(Value, SourceMap), Vec<Diagnostic>> {
 fn convert(node: &MarkedYaml<'_>, ptr: String, map: &mut SourceMap, errors: &mut Vec<Diagnostic>) -> Value {
     map.values.insert(ptr.clone(), pos_of(node));
     match &node.data {
-        YamlData::Value(s) => scalar(s),
+        YamlData::Value(s) => {
+            if matches!(s, Scalar::FloatingPoint(_)) {
+                map.floats.push(ptr);
+            }
+            scalar(s)
+        }
         YamlData::Representation(s, _, _) => Value::String(s.to_string()),
         YamlData::Sequence(items) => Value::Array(
             items.iter().enumerate().map(|(i, n)| convert(n, format!("{ptr}/{i}"), map, errors)).collect(),
@@ -136,15 +217,9 @@ fn scalar(s: &Scalar<'_>) -> Value {
         Scalar::Null => Value::Null,
         Scalar::Boolean(b) => Value::Bool(*b),
         Scalar::Integer(i) => Value::Number((*i).into()),
-        // `4.0` is the integer 4 for JSON Schema's `integer`; keep serde in step.
-        Scalar::FloatingPoint(f) => {
-            let f = f.into_inner();
-            if f.fract() == 0.0 && f.abs() < 9.0e15 {
-                Value::Number((f as i64).into())
-            } else {
-                Number::from_f64(f).map_or(Value::Null, Value::Number)
-            }
-        }
+        // A float stays a float (`mtu: 1500.0` is refused where an integer
+        // is expected: SourceMap::float_pointers); NaN/inf become null.
+        Scalar::FloatingPoint(f) => Number::from_f64(f.into_inner()).map_or(Value::Null, Value::Number),
         Scalar::String(s) => Value::String(s.to_string()),
     }
 }

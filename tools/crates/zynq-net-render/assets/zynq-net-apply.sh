@@ -317,31 +317,117 @@ wr() {
 # squash VALUE -> SQ: whitespace runs folded to single spaces
 squash() { set -- $1; SQ=$*; }
 
+# --- checksums
+# cksum_of all|body FILE -> SUM "CRC BYTES" (POSIX cksum) of FILE or of all
+# but its last line; without cksum (poky's busybox) od + shell arithmetic
+find_cksum() { T_CKSUM=; [ "${ZYNQ_NET_CKSUM-}" = od ] && return 0; find_tool cksum && T_CKSUM=$TOOL; }
+crc_byte() { # BYTE: CKC updated (CRC-32, poly 0x04c11db7, MSB first)
+	CKC=$(( CKC ^ ($1 << 24) )) ckb_i=0
+	while [ $ckb_i -lt 8 ]; do
+		CKC=$(( CKC & 0x80000000 ? ((CKC << 1) ^ 0x04c11db7) & 0xffffffff : (CKC << 1) & 0xffffffff )) ckb_i=$((ckb_i + 1))
+	done
+}
+cksum_of() {
+	SUM=
+	if [ -n "$T_CKSUM" ]; then
+		if [ "$1" = body ]; then SUM=$(sed '$d' "$2" | "$T_CKSUM") || return 1
+		else SUM=$("$T_CKSUM" <"$2") || return 1; fi
+		set -- $SUM
+		SUM="${1-} ${2-}"
+		return 0
+	fi
+	if [ "$1" = body ]; then cko_b=$(sed '$d' "$2" | od -An -v -tu1) || return 1
+	else cko_b=$(od -An -v -tu1 <"$2") || return 1; fi
+	CKC=0 cko_n=0
+	for cko_x in $cko_b; do crc_byte "$cko_x"; cko_n=$((cko_n + 1)); done
+	cko_l=$cko_n
+	while [ "$cko_l" -gt 0 ]; do crc_byte $((cko_l & 255)); cko_l=$((cko_l >> 8)); done
+	SUM="$(( ~CKC & 0xffffffff )) $cko_n"
+}
+DMG="it is damaged: nothing was changed"
+# check_end FILE WHAT END-FIELDS COUNT: "end COUNT CKSUM BYTES" matches, or die
+check_end() {
+	cen_f=$1 cen_w=$2 cen_n=$4
+	set -- $3
+	{ [ $# -eq 4 ] && [ "$1" = end ] && is_num "$2" && is_num "$3" && is_num "$4"; } ||
+		die "$cen_f: $cen_w: malformed end line '$*' (want 'end COUNT CKSUM BYTES'); $DMG"
+	[ "$2" = "$cen_n" ] || die "$cen_f: $cen_w: the end line counts $2 lines, there are $cen_n; $DMG"
+	cksum_of body "$cen_f" || die "$cen_f: cannot checksum it (sed, cksum or od failed)"
+	[ "$SUM" = "$3 $4" ] || die "$cen_f: $cen_w: checksum mismatch (body: cksum $SUM; end line: $3 $4); $DMG"
+}
+
 # --- state
+# Journal $STATE/saved: "KEY ORIGINAL" lines (KEY = ORDER+VERB+IFACE+TARGET,
+# first original wins), then "end COUNT CKSUM BYTES"; rewritten and renamed
+# into place at the end of apply/revert and on INT/TERM. A run appends to
+# saved.run as it goes; the next run recovers it if this one was killed.
 BOOTID=unknown
+JOURNAL='' JN=0 JDIRTY=0
+jline_ok() { case $1 in [0-9][0-9]+?*+?*+?*" "*) return 0 ;; esac; return 1; }
+journal_load() {
+	JOURNAL='' JN=0 SAVEDKEYS='|'
+	[ -e "$STATE/saved" ] || return 0
+	jld_end='' jld_lno=0
+	while :; do
+		jld_l=
+		if IFS= read -r jld_l; then :
+		elif [ -n "$jld_l" ]; then die "$STATE/saved: journal: last line has no newline (truncated); $DMG"
+		else break; fi
+		jld_lno=$((jld_lno + 1))
+		[ -z "$jld_end" ] || die "$STATE/saved:$jld_lno: journal: text after the end line; $DMG"
+		case $jld_l in end*) jld_end=$jld_l; continue ;; esac
+		jline_ok "$jld_l" || die "$STATE/saved:$jld_lno: journal: malformed line; $DMG"
+		JOURNAL="$JOURNAL$jld_l$NL" JN=$((JN + 1)) SAVEDKEYS="$SAVEDKEYS${jld_l%% *}|"
+	done <"$STATE/saved"
+	[ -n "$jld_end" ] || die "$STATE/saved: journal: no end line (truncated); $DMG"
+	check_end "$STATE/saved" journal "$jld_end" "$JN"
+}
+# journal_seal: JOURNAL + end line -> saved.new -> saved (rename)
+journal_seal() {
+	{ printf '%s' "$JOURNAL" >"$STATE/saved.new"; } 2>/dev/null || return 1
+	cksum_of all "$STATE/saved.new" || return 1
+	printf 'end %s %s\n' "$JN" "$SUM" >>"$STATE/saved.new" || return 1
+	mv -f "$STATE/saved.new" "$STATE/saved" || return 1
+	: >"$STATE/saved.run"
+	JDIRTY=0
+}
 state_init() {
 	[ -d "$STATE" ] || mkdir -p "$STATE" 2>/dev/null || die "cannot create state dir $STATE" 1
 	rd "$PROC/sys/kernel/random/boot_id" && BOOTID=$VAL
 	rd "$STATE/boot_id" || VAL=''
 	if [ "$VAL" != "$BOOTID" ]; then
 		# originals from another boot describe a system that is gone
-		: >"$STATE/saved"
+		rm -f "$STATE/saved" "$STATE/saved.run"
 		set +f; rm -f "$STATE"/ntuple+*; set -f
 		printf '%s\n' "$BOOTID" >"$STATE/boot_id"
+		JDIRTY=1
 	fi
-	# the saved originals: one journal line per changed knob, "KEY ORIGINAL",
-	# KEY = ORDER+VERB+IFACE+TARGET; appended through one descriptor
-	SAVEDKEYS='|'
-	if [ -f "$STATE/saved" ]; then
-		while IFS= read -r sit_l; do SAVEDKEYS="$SAVEDKEYS${sit_l%% *}|"; done <"$STATE/saved"
+	journal_load
+	# a killed run's lines (read drops a torn last line)
+	if [ -s "$STATE/saved.run" ]; then
+		sit_n=0
+		while IFS= read -r sit_l; do
+			jline_ok "$sit_l" || continue
+			case $SAVEDKEYS in *"|${sit_l%% *}|"*) continue ;; esac
+			JOURNAL="$JOURNAL$sit_l$NL" JN=$((JN + 1)) SAVEDKEYS="$SAVEDKEYS${sit_l%% *}|" sit_n=$((sit_n + 1))
+		done <"$STATE/saved.run"
+		printf 'zynq-net-apply: recovered %s saved value(s) of an interrupted run\n' "$sit_n" >&2
+		JDIRTY=1
 	fi
-	{ command exec 6>>"$STATE/saved"; } 2>/dev/null || die "cannot write $STATE/saved" 1
+	if [ "$JDIRTY" = 1 ]; then journal_seal || die "cannot write $STATE/saved" 1; fi
+	JDIRTY=0
+	{ command exec 6>>"$STATE/saved.run"; } 2>/dev/null || die "cannot write $STATE/saved.run" 1
+	JOPEN=1
 }
+JOPEN=0
+# shellcheck disable=SC2317 # called from the EXIT trap
+journal_close() { if [ "$JOPEN" = 1 ] && [ "$JDIRTY" = 1 ]; then journal_seal || printf 'zynq-net-apply: cannot write %s\n' "$STATE/saved" >&2; fi; }
 # save ORDER VERB IFACE TARGET ORIGINAL: first original wins
 save() {
 	se_k="$1+$2+$3+$4"
 	case $SAVEDKEYS in *"|$se_k|"*) return 0 ;; esac
 	SAVEDKEYS="$SAVEDKEYS$se_k|"
+	JOURNAL="$JOURNAL$se_k $5$NL" JN=$((JN + 1)) JDIRTY=1
 	printf '%s %s\n' "$se_k" "$5" >&6
 }
 
@@ -368,6 +454,7 @@ find_tool ethtool; T_ETHTOOL=$TOOL
 find_tool ip; T_IP=$TOOL
 find_tool tc; T_TC=$TOOL
 find_tool dd; T_DD=$TOOL
+find_cksum
 need_tool() {
 	case $1 in ethtool) TOOL=$T_ETHTOOL ;; ip) TOOL=$T_IP ;; tc) TOOL=$T_TC ;; esac
 	[ -n "$TOOL" ] && return 0
@@ -537,14 +624,14 @@ flush_eth() {
 	feh_wf=
 	case $feh_gv in offload) feh_wf=K ;; channels) feh_wf=L ;; rings) feh_wf=G ;; coalesce) feh_wf=C ;; esac
 	feh_werr=
-	if ! "$T_ETHTOOL" "-$feh_wf" "$feh_gi" "$@" >/dev/null 2>"$ERRF" </dev/null; then
+	if ! eth_set "-$feh_wf" "$feh_gi" "$@"; then
 		read_errf; feh_werr=$ERRTXT
 		case $feh_werr in
 		*"resource busy"*)
 			# axienet with MCDMA takes rings/channels only while the link is down
 			rd "$SYS/class/net/$feh_gi/operstate"
 			if [ "$VAL" != down ] && "$T_IP" link set dev "$feh_gi" down 2>/dev/null </dev/null; then
-				"$T_ETHTOOL" "-$feh_wf" "$feh_gi" "$@" >/dev/null 2>"$ERRF" </dev/null && feh_werr=
+				eth_set "-$feh_wf" "$feh_gi" "$@" && feh_werr=
 				[ -n "$feh_werr" ] && read_errf && feh_werr=$ERRTXT
 				"$T_IP" link set dev "$feh_gi" up 2>/dev/null </dev/null
 			fi ;;
@@ -554,8 +641,11 @@ flush_eth() {
 	while [ -n "$feh_todo" ]; do
 		feh_it=${feh_todo%%"$NL"*}; feh_todo=${feh_todo#*"$NL"}
 				set -- $feh_it
-		if eth_get "$feh_out" "$feh_gv" "$1" && { [ "$KV" = "$2" ] || { [ "$feh_gv" = rings ] && pow2eq "$KV" "$2"; }; }; then
-			save "$feh_ord" "$feh_gv" "$feh_gi" "$1" "$3"
+		feh_got=0
+		eth_get "$feh_out" "$feh_gv" "$1" && feh_got=1
+		# the driver changed it (maybe rounded): save the original
+		[ $feh_got = 1 ] && [ "$KV" != "$3" ] && save "$feh_ord" "$feh_gv" "$feh_gi" "$1" "$3"
+		if [ $feh_got = 1 ] && { [ "$KV" = "$2" ] || { [ "$feh_gv" = rings ] && pow2eq "$KV" "$2"; }; }; then
 			if [ "$KV" = "$2" ]; then report applied "$feh_gv" "$feh_gi" "$1" "$2" "$KV" "was $3"
 			else report applied "$feh_gv" "$feh_gi" "$1" "$2" "$KV" "was $3; driver rounded to $KV"; fi
 			continue
@@ -568,6 +658,12 @@ flush_eth() {
 			report failed "$feh_gv" "$feh_gi" "$1" "$2" "$KV" "driver kept ${KV:-?}"
 		fi
 	done
+}
+# eth_set ARGS: ethtool; exit 80 ("unmodified, ignoring") counts as done
+eth_set() {
+	"$T_ETHTOOL" "$@" >/dev/null 2>"$ERRF" </dev/null && return 0
+	[ $? = 80 ] && { : >"$ERRF"; return 0; }
+	return 1
 }
 pow2eq() { # CUR WANT: CUR is WANT rounded up to a power of two
 	case $1$2 in *[!0-9]*) return 1 ;; esac
@@ -773,21 +869,35 @@ step_sysctl() { # KEY VALUE...
 
 # --- plan
 PLAN='' IFILTER='' BOARD='?'
-# read_plan PASS(check|run)
+# read_plan PASS(check|run); check refuses (exit 2) a truncated or damaged
+# plan: last line "end STEPS CKSUM BYTES" (docs/plan-format.md)
 read_plan() {
-	rpn_pass=$1 rpn_lno=0 rpn_ver=0
-	while IFS= read -r rpn_line <&3 || [ -n "$rpn_line" ]; do
+	rpn_pass=$1 rpn_lno=0 rpn_ver=0 rpn_end='' rpn_n=0 rpn_bad=''
+	while :; do
+		rpn_line=
+		if IFS= read -r rpn_line <&3; then :
+		elif [ -n "$rpn_line" ]; then
+			die "$PLAN:$((rpn_lno + 1)): last line has no newline: the plan is truncated; nothing was changed"
+		else break; fi
 		rpn_lno=$((rpn_lno + 1))
+		[ -z "$rpn_end" ] || die "$PLAN:$rpn_lno: text after the end line; $DMG"
 		case $rpn_line in ''|'#'*) rpn_line=; continue ;; esac
 				set -- $rpn_line
 		rpn_line=
+		[ $# -gt 0 ] || continue # blanks only (found by fuzzing: $1 unset)
 		if [ $rpn_ver = 0 ]; then
-			{ [ "$1 ${2-}" = "zynq-net-plan 1" ] && [ $# -eq 2 ]; } ||
-				die "$PLAN:$rpn_lno: not a zynq-net plan version 1 (first line must be 'zynq-net-plan 1')"
+			{ [ "$1 ${2-}" = "zynq-net-plan 2" ] && [ $# -eq 2 ]; } ||
+				die "$PLAN:$rpn_lno: not a zynq-net plan version 2 (first line must be 'zynq-net-plan 2')"
 			rpn_ver=1; continue
 		fi
+		if [ "$1" = end ]; then
+			[ "$rpn_pass" = run ] && break
+			rpn_end="$rpn_lno $*"; continue
+		fi
 		if [ "$rpn_pass" = check ]; then
-			check_line "$@" || die "$PLAN:$rpn_lno: invalid step '$*': expected $ERR"
+			rpn_n=$((rpn_n + 1))
+			[ -n "$rpn_bad" ] && continue
+			check_line "$@" || rpn_bad="$PLAN:$rpn_lno: invalid step '$*': expected $ERR"
 			[ "$1" = board ] && BOARD=$2
 			continue
 		fi
@@ -823,7 +933,12 @@ read_plan() {
 		*) report skipped "$rpn_verb" "${1:--}" - "" "" "unknown verb (newer plan?)" ;;
 		esac
 	done 3<"$PLAN"
-	[ $rpn_ver = 1 ] || die "$PLAN: empty plan (no 'zynq-net-plan 1' line)"
+	[ $rpn_ver = 1 ] || die "$PLAN: empty plan (no 'zynq-net-plan 2' line)"
+	if [ "$rpn_pass" = check ]; then
+		[ -n "$rpn_end" ] || die "$PLAN: no end line ('end STEPS CKSUM BYTES'): the plan is truncated; nothing was changed"
+		check_end "$PLAN" plan "${rpn_end#* }" "$rpn_n"
+		[ -z "$rpn_bad" ] || die "$rpn_bad"
+	fi
 	[ "$rpn_pass" = run ] && flush_eth
 	return 0
 }
@@ -833,11 +948,18 @@ LOCKED=0
 lock() {
 	lk_w=0
 	case $LOCK in */*) [ -d "${LOCK%/*}" ] || die "no directory for the lock $LOCK" 1 ;; esac
+	lk_nopid=0
 	while ! mkdir "$LOCK" 2>/dev/null; do
 		rd "$LOCK/pid"
 		if [ -n "$VAL" ] && is_num "$VAL" && ! kill -0 "$VAL" 2>/dev/null; then
 			rm -rf "$LOCK"; continue # stale: its owner is gone
 		fi
+		# still no pid a second later: the owner died before writing it
+		if [ -z "$VAL" ] || ! is_num "$VAL"; then
+			if [ $lk_nopid = 1 ]; then rm -rf "$LOCK"; lk_nopid=0; continue; fi
+			lk_nopid=1; sleep 1; continue
+		fi
+		lk_nopid=0
 		[ $lk_w -ge "$LOCK_WAIT" ] && die "locked by pid ${VAL:-?} ($LOCK)" 4
 		sleep 1; lk_w=$((lk_w + 1))
 	done
@@ -850,10 +972,9 @@ unlock() { if [ "$LOCKED" = 1 ]; then rm -rf "$LOCK"; fi; LOCKED=0; }
 # --- revert
 do_revert() {
 	drt_list='' drt_keep=''
-	if [ -f "$STATE/saved" ]; then
-		# newest first: undo in the reverse order of apply
-		while IFS= read -r drt_l; do drt_list="$drt_l$NL$drt_list"; done <"$STATE/saved"
-	fi
+	# newest first: undo in the reverse order of apply (JOURNAL: verified by state_init)
+	drt_j=$JOURNAL
+	while [ -n "$drt_j" ]; do drt_list="${drt_j%%"$NL"*}$NL$drt_list"; drt_j=${drt_j#*"$NL"}; done
 	[ -n "$drt_list" ] || { [ "$QUIET" = 1 ] || [ "$JSON" = 1 ] || echo "nothing to revert"; return 0; }
 	while [ -n "$drt_list" ]; do
 		drt_l=${drt_list%%"$NL"*}; drt_list=${drt_list#*"$NL"}
@@ -865,10 +986,10 @@ do_revert() {
 		mtu) "$T_IP" link set dev "$drt_ri" mtu "$drt_ov" 2>"$ERRF" </dev/null || drt_ok=0 ;;
 		mac) "$T_IP" link set dev "$drt_ri" address "$drt_ov" 2>"$ERRF" </dev/null || drt_ok=0 ;;
 		asf) wr "$SYS/asfctrl/ffp/asfctrl_ffp_udp_tmout" "$drt_ov" || drt_ok=0 ;;
-		offload) "$T_ETHTOOL" -K "$drt_ri" "$drt_rt" "$drt_ov" 2>"$ERRF" </dev/null || drt_ok=0 ;;
-		channels) "$T_ETHTOOL" -L "$drt_ri" "$drt_rt" "$drt_ov" 2>"$ERRF" </dev/null || drt_ok=0 ;;
-		rings) "$T_ETHTOOL" -G "$drt_ri" "$drt_rt" "$drt_ov" 2>"$ERRF" </dev/null || drt_ok=0 ;;
-		coalesce) "$T_ETHTOOL" -C "$drt_ri" "$drt_rt" "$drt_ov" 2>"$ERRF" </dev/null || drt_ok=0 ;;
+		offload) eth_set -K "$drt_ri" "$drt_rt" "$drt_ov" || drt_ok=0 ;;
+		channels) eth_set -L "$drt_ri" "$drt_rt" "$drt_ov" || drt_ok=0 ;;
+		rings) eth_set -G "$drt_ri" "$drt_rt" "$drt_ov" || drt_ok=0 ;;
+		coalesce) eth_set -C "$drt_ri" "$drt_rt" "$drt_ov" || drt_ok=0 ;;
 		ptp) wr "$SYS/class/net/$drt_ri/ptp_1588" "$drt_ov" || drt_ok=0 ;;
 		rps) wr "$SYS/class/net/$drt_ri/queues/$drt_rt/rps_cpus" "$drt_ov" || drt_ok=0 ;;
 		rfs) wr "$SYS/class/net/$drt_ri/queues/$drt_rt/rps_flow_cnt" "$drt_ov" || drt_ok=0 ;;
@@ -899,7 +1020,9 @@ do_revert() {
 			drt_keep="$drt_l$NL$drt_keep"
 		fi
 	done    # what could not be restored stays for the next revert
-	printf '%s' "$drt_keep" >"$STATE/saved"
+	JOURNAL=$drt_keep JN=0 JDIRTY=1
+	while [ -n "$drt_keep" ]; do JN=$((JN + 1)); drt_keep=${drt_keep#*"$NL"}; done
+	journal_seal || die "cannot write $STATE/saved" 1
 	set +f; rm -f "$STATE"/ntuple+*; set -f
 }
 
@@ -948,7 +1071,7 @@ if [ "$MODE" = status ]; then
 	ERRF=${TMPDIR:-/tmp}/zynq-net-status.$$
 else
 	lock
-	trap 'unlock; rm -f "$ERRF" "$ERRF.v"' EXIT
+	trap 'journal_close; unlock; rm -f "$ERRF" "$ERRF.v"' EXIT
 	trap 'exit 130' INT TERM
 	state_init
 	ERRF=$STATE/.err.$$

@@ -171,8 +171,9 @@ pub fn render_all(board: &Board, input: &str) -> Result<Vec<Artifact>, RenderErr
 
     // Runtime tuning.
     let steps = plan::steps(board);
-    let ctx = context! { tool_version => TOOL_VERSION, input, board => name, steps };
-    add("tuning/zynq-net.plan", Kind::Plan, render(&env, "plan.j2", ctx)?, false);
+    let ctx = context! { tool_version => TOOL_VERSION, input, board => name, steps, version => plan::PLAN_VERSION };
+    let body = render(&env, "plan.j2", ctx)?;
+    add("tuning/zynq-net.plan", Kind::Plan, plan::seal(&String::from_utf8_lossy(&body)).into_bytes(), false);
     add("tuning/zynq-net-apply", Kind::Applier, APPLIER.as_bytes().to_vec(), true);
     let interfaces: Vec<&str> = board.interfaces.iter().map(|i| i.name.as_str()).collect();
     let init_ctx = context! {

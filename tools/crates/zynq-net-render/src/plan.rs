@@ -8,6 +8,49 @@
 use zynq_net_model::cpus::kernel_bitmap;
 use zynq_net_model::model::{Board, Interface, KernelFlavour, QueueCpus, QueueSel, SysctlValue};
 
+/// Plan format version written in the first line (`zynq-net-plan 2`).
+/// Version 2 added the end line (`end STEPS CKSUM BYTES`); an applier of
+/// version 1 would run a truncated plan, so the version changed with it.
+pub const PLAN_VERSION: u32 = 2;
+
+/// The POSIX `cksum` of `data` (IEEE Std 1003.1, cksum: CRC-32 with the
+/// polynomial 0x04C11DB7, most significant bit first, over the bytes and
+/// then the length in as few bytes as it takes, least significant first,
+/// complemented): the first number `cksum` prints.
+pub fn posix_cksum(data: &[u8]) -> u32 {
+    fn feed(crc: u32, b: u8) -> u32 {
+        let mut c = crc ^ (u32::from(b) << 24);
+        for _ in 0..8 {
+            c = if c & 0x8000_0000 != 0 { (c << 1) ^ 0x04C1_1DB7 } else { c << 1 };
+        }
+        c
+    }
+    let mut crc = data.iter().fold(0u32, |c, &b| feed(c, b));
+    let mut len = data.len() as u64;
+    while len != 0 {
+        crc = feed(crc, (len & 0xff) as u8);
+        len >>= 8;
+    }
+    !crc
+}
+
+/// Appends the end line to a rendered plan body (docs/plan-format.md):
+/// `end STEPS CKSUM BYTES`, STEPS = lines that are neither blank (spaces
+/// and tabs only), comments nor the version line, CKSUM and BYTES = what `cksum` prints for every
+/// byte before the end line. The applier refuses a plan whose end line is
+/// missing, not last, unterminated or does not match.
+pub fn seal(body: &str) -> String {
+    let mut body = body.to_string();
+    if !body.ends_with('\n') {
+        body.push('\n');
+    }
+    // blank = only spaces and tabs (what the applier's `set --` splits away)
+    let blank = |l: &str| l.bytes().all(|b| b == b' ' || b == b'\t');
+    let steps = body.split('\n').skip_while(|l| blank(l) || l.starts_with('#')).skip(1).filter(|l| !blank(l) && !l.starts_with('#')).count();
+    let line = format!("end {steps} {} {}\n", posix_cksum(body.as_bytes()), body.len());
+    body + &line
+}
+
 /// Seconds the applier waits for each interface to appear.
 pub const WAIT_SECONDS: u32 = 10;
 
@@ -94,6 +137,8 @@ fn iface_steps(i: &Interface, nr_cpus: u32, out: &mut Vec<Step>) {
         push(8, format!("rps {n} {q} {m}"));
     }
     if let Some(cnt) = i.rfs_flow_cnt {
+        // what the kernel keeps (rounded up to a power of two, warned at validation)
+        let cnt = zynq_net_model::limits::kernel_flow_entries(cnt).unwrap_or(cnt);
         for q in 0..i.queues.rx {
             push(9, format!("rfs {n} rx-{q} {cnt}"));
         }
@@ -135,6 +180,9 @@ pub fn sysctls(b: &Board) -> Vec<(String, String)> {
         .map(|(k, v)| (k.clone(), match v { SysctlValue::Int(i) => i.to_string(), SysctlValue::Text(t) => t.clone() }))
         .collect();
     if let Some(n) = b.system.rfs_sock_flow_entries {
+        // the value the kernel keeps (rounded, warned at validation): the
+        // applier compares sysctls exactly, so 30000 would "fail" every boot
+        let n = zynq_net_model::limits::kernel_flow_entries(n).unwrap_or(n);
         v.push(("net.core.rps_sock_flow_entries".into(), n.to_string()));
     }
     if let Some(f) = b.system.ip_forward {
@@ -180,4 +228,24 @@ pub fn pinned_irq_patterns(b: &Board) -> Vec<String> {
     v.sort();
     v.dedup();
     v
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cksum_matches_posix_examples() {
+        // `printf '' | cksum` and `printf 'a' | cksum` (GNU coreutils, busybox)
+        assert_eq!(posix_cksum(b""), 4_294_967_295);
+        assert_eq!(posix_cksum(b"a"), 1_220_704_766);
+        assert_eq!(posix_cksum(b"123456789"), 930_766_865);
+    }
+
+    #[test]
+    fn seal_counts_steps_and_sums_the_body() {
+        let s = seal("zynq-net-plan 2\n# c\n\nboard x\nmtu eth0 1500\n");
+        let (body, end) = s.rsplit_once("end ").unwrap();
+        assert_eq!(end, format!("2 {} {}\n", posix_cksum(body.as_bytes()), body.len()));
+    }
 }

@@ -24,10 +24,87 @@ fn io<T>(path: &Path, r: std::io::Result<T>) -> Result<T, WriteError> {
     r.map_err(|source| WriteError { path: path.to_path_buf(), source })
 }
 
+/// Directories `gen -o` never replaces (refused before anything is read):
+/// the root and the FHS top-level and `/usr`, `/var` system directories.
+const SYSTEM_DIRS: &[&str] = &[
+    "/", "/bin", "/boot", "/dev", "/etc", "/home", "/lib", "/lib32", "/lib64", "/libx32", "/media", "/mnt", "/opt", "/proc",
+    "/root", "/run", "/sbin", "/srv", "/sys", "/tmp", "/usr", "/var", "/usr/bin", "/usr/include", "/usr/lib", "/usr/lib64",
+    "/usr/libexec", "/usr/local", "/usr/sbin", "/usr/share", "/usr/src", "/var/cache", "/var/lib", "/var/log", "/var/tmp",
+];
+
+/// Most directory entries `gen` looks at in an existing output directory
+/// (a zynq-net output has about 20): more means it is not one.
+const MAX_SCAN_ENTRIES: usize = 1000;
+
+/// The output directory `gen` will replace, resolved.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Resolved {
+    /// Absolute path with every existing parent's symbolic links resolved.
+    pub path: PathBuf,
+    /// Set when the path as given went through a symbolic link (the caller
+    /// says so: the output lands at `path`).
+    pub via_symlink: bool,
+}
+
+fn refused(path: &Path, why: impl Into<String>) -> WriteError {
+    WriteError { path: path.to_path_buf(), source: std::io::Error::other(why.into()) }
+}
+
+/// Resolves `dest` for [`write_atomic`]: made absolute, `.`/`..` and the
+/// symbolic links of its existing parents resolved (the last component must
+/// not be a link: [`write_atomic`] refuses that). Refuses at once, without
+/// reading anything, `/` and the system directories of [`SYSTEM_DIRS`] and
+/// the user's home directory.
+///
+/// # Errors
+/// [`WriteError`] for a system directory or an unreadable parent.
+pub fn resolve_output(dest: &Path) -> Result<Resolved, WriteError> {
+    let cwd = io(Path::new("."), std::env::current_dir())?;
+    let abs = cwd.join(dest);
+    // lexical form: "." dropped; ".." kept for the canonical walk below
+    let lexical: PathBuf = abs.components().filter(|c| !matches!(c, std::path::Component::CurDir)).collect();
+    let last_is_name = matches!(lexical.components().next_back(), Some(std::path::Component::Normal(_)));
+    let (base, name) = if last_is_name {
+        (lexical.parent().map(Path::to_path_buf).unwrap_or_else(|| PathBuf::from("/")), lexical.file_name().map(|n| n.to_os_string()))
+    } else {
+        (lexical.clone(), None)
+    };
+    // deepest existing ancestor, canonicalized; the rest appended as given
+    let mut existing = base.clone();
+    let mut rest = Vec::new();
+    while !existing.exists() {
+        match (existing.file_name().map(|n| n.to_os_string()), existing.parent()) {
+            (Some(n), Some(p)) => {
+                rest.push(n);
+                existing = p.to_path_buf();
+            }
+            _ => break,
+        }
+    }
+    let mut path = io(&existing, fs::canonicalize(&existing))?;
+    for n in rest.into_iter().rev() {
+        if n == ".." {
+            return Err(refused(dest, "`..` after a directory that does not exist; name the output directory plainly"));
+        }
+        path.push(n);
+    }
+    if let Some(n) = name {
+        path.push(n);
+    }
+    let plain: PathBuf = lexical.clone();
+    let via_symlink = path != plain && !plain.components().any(|c| matches!(c, std::path::Component::ParentDir));
+    let home = std::env::var_os("HOME").and_then(|h| fs::canonicalize(h).ok());
+    if SYSTEM_DIRS.iter().any(|d| path == Path::new(d)) || home.as_deref() == Some(path.as_path()) {
+        return Err(refused(&path, "is a system or home directory: gen replaces its output directory as a whole; choose a new directory such as ./out"));
+    }
+    Ok(Resolved { path, via_symlink })
+}
+
 /// Why `dest` may not be replaced, or `None` when it is new, empty, or a
 /// complete earlier zynq-net output: a `manifest.json` whose `tool` is
 /// `zynq-net` and which lists every file in the directory. Anything else
-/// (a symlink, a foreign file, a board file kept beside the output) is refused.
+/// (a symlink, a foreign file, a board file kept beside the output) is
+/// refused, as soon as it is seen (a large tree is not walked).
 fn refuse_reason(dest: &Path) -> Result<Option<String>, WriteError> {
     let meta = match fs::symlink_metadata(dest) {
         Ok(m) => m,
@@ -40,35 +117,66 @@ fn refuse_reason(dest: &Path) -> Result<Option<String>, WriteError> {
     if !meta.is_dir() {
         return Ok(Some("exists and is not a directory".into()));
     }
-    let mut present = Vec::new();
+    let manifest: Option<serde_json::Value> = fs::read(dest.join("manifest.json")).ok().and_then(|b| serde_json::from_slice(&b).ok());
+    let manifest = manifest.filter(|m| m["tool"] == "zynq-net");
+    let listed: Vec<String> = manifest
+        .as_ref()
+        .and_then(|m| m["artifacts"].as_array())
+        .map(|a| a.iter().filter_map(|x| x["path"].as_str().map(str::to_string)).collect())
+        .unwrap_or_default();
+    let mut foreign = Vec::new();
+    let mut seen = 0usize;
     let mut stack = vec![dest.to_path_buf()];
     while let Some(d) = stack.pop() {
         for e in io(&d, fs::read_dir(&d))? {
             let e = io(&d, e)?;
+            seen += 1;
+            if seen > MAX_SCAN_ENTRIES {
+                return Ok(Some(format!("holds more than {MAX_SCAN_ENTRIES} entries: not a zynq-net output directory; choose an empty or new directory")));
+            }
             let ft = io(&e.path(), e.file_type())?;
             if ft.is_dir() {
                 stack.push(e.path());
-            } else {
-                let rel = e.path().strip_prefix(dest).map(|r| r.to_string_lossy().replace('\\', "/")).unwrap_or_default();
-                present.push(rel);
+                continue;
+            }
+            let rel = e.path().strip_prefix(dest).map(|r| r.to_string_lossy().replace('\\', "/")).unwrap_or_default();
+            if manifest.is_none() {
+                return Ok(Some("exists and is not a zynq-net output directory (no zynq-net manifest.json); choose an empty or new directory".into()));
+            }
+            if rel != "manifest.json" && !listed.contains(&rel) {
+                foreign.push(rel);
+                if foreign.len() >= 5 {
+                    break;
+                }
             }
         }
+        if foreign.len() >= 5 {
+            break;
+        }
     }
-    if present.is_empty() {
-        return Ok(None);
-    }
-    let manifest: Option<serde_json::Value> = fs::read(dest.join("manifest.json")).ok().and_then(|b| serde_json::from_slice(&b).ok());
-    let Some(m) = manifest.filter(|m| m["tool"] == "zynq-net") else {
-        return Ok(Some("exists and is not a zynq-net output directory (no zynq-net manifest.json); choose an empty or new directory".into()));
-    };
-    let listed: Vec<&str> = m["artifacts"].as_array().map(|a| a.iter().filter_map(|x| x["path"].as_str()).collect()).unwrap_or_default();
-    let mut foreign: Vec<String> = present.into_iter().filter(|p| p != "manifest.json" && !listed.contains(&p.as_str())).collect();
     if foreign.is_empty() {
         return Ok(None);
     }
     foreign.sort();
-    foreign.truncate(5);
     Ok(Some(format!("holds files zynq-net did not write ({}); move them away or choose another directory", foreign.join(", "))))
+}
+
+const STAGING_PREFIX: &str = ".zynq-net-gen.";
+
+/// Removes staging directories (`.zynq-net-gen.PID.*`) and swapped-out old
+/// outputs (`.zynq-net-old.PID`) that earlier runs left in `parent` when
+/// they were killed (SIGKILL, power loss): those whose process is gone.
+fn clean_stale(parent: &Path) {
+    let Ok(rd) = fs::read_dir(parent) else { return };
+    for e in rd.flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        let pid = name.strip_prefix(STAGING_PREFIX).or_else(|| name.strip_prefix(".zynq-net-old.")).and_then(|r| r.split('.').next()).and_then(|p| p.parse::<u32>().ok());
+        if let Some(pid) = pid {
+            if pid != std::process::id() && !Path::new(&format!("/proc/{pid}")).exists() && Path::new("/proc/self").exists() {
+                let _ = fs::remove_dir_all(e.path());
+            }
+        }
+    }
 }
 
 /// Writes `files` (relative path, contents, executable) into `dest`,
@@ -79,16 +187,32 @@ fn refuse_reason(dest: &Path) -> Result<Option<String>, WriteError> {
 /// # Errors
 /// [`WriteError`] naming the path; `dest` is then left as it was.
 pub fn write_atomic(dest: &Path, files: &[(String, Vec<u8>, bool)]) -> Result<(), WriteError> {
+    write_atomic_cancellable(dest, files, &|| false)
+}
+
+/// [`write_atomic`] that gives up, removing its staging directory, as soon
+/// as `cancelled()` returns true (checked between files and before the
+/// final rename; the CLI sets it from SIGINT/SIGTERM/SIGHUP). Every error
+/// path removes the staging directory too (it is a [`tempfile::TempDir`]
+/// until the final rename succeeded), and staging left by killed runs is
+/// removed ([`clean_stale`]).
+///
+/// # Errors
+/// [`WriteError`] naming the path (kind `Interrupted` when cancelled);
+/// `dest` is then left as it was.
+pub fn write_atomic_cancellable(dest: &Path, files: &[(String, Vec<u8>, bool)], cancelled: &dyn Fn() -> bool) -> Result<(), WriteError> {
+    let dest = resolve_output(dest)?.path;
+    let dest = dest.as_path();
     if let Some(why) = refuse_reason(dest)? {
-        return Err(WriteError { path: dest.to_path_buf(), source: std::io::Error::other(why) });
+        return Err(refused(dest, why));
     }
-    let parent = match dest.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
+    let parent = dest.parent().map_or_else(|| PathBuf::from("/"), Path::to_path_buf);
     io(&parent, fs::create_dir_all(&parent))?;
-    let tmp = io(&parent, tempfile::Builder::new().prefix(".zynq-net-gen.").tempdir_in(&parent))?;
+    clean_stale(&parent);
+    let stop = |p: &Path| if cancelled() { Err(WriteError { path: p.to_path_buf(), source: std::io::Error::from(std::io::ErrorKind::Interrupted) }) } else { Ok(()) };
+    let tmp = io(&parent, tempfile::Builder::new().prefix(&format!("{STAGING_PREFIX}{}.", std::process::id())).tempdir_in(&parent))?;
     for (rel, data, exec) in files {
+        stop(dest)?;
         let p = tmp.path().join(rel);
         if let Some(d) = p.parent() {
             io(d, fs::create_dir_all(d))?;
@@ -107,20 +231,20 @@ pub fn write_atomic(dest: &Path, files: &[(String, Vec<u8>, bool)]) -> Result<()
         use std::os::unix::fs::PermissionsExt;
         io(tmp.path(), fs::set_permissions(tmp.path(), fs::Permissions::from_mode(0o755)))?;
     }
-    let staged = tmp.keep();
+    stop(dest)?;
     if dest.exists() {
         // Swap: move the old output aside, move the new one in, drop the old.
         let old = parent.join(format!(".zynq-net-old.{}", std::process::id()));
         io(dest, fs::rename(dest, &old))?;
-        if let Err(source) = fs::rename(&staged, dest) {
+        if let Err(source) = fs::rename(tmp.path(), dest) {
             let _ = fs::rename(&old, dest);
-            let _ = fs::remove_dir_all(&staged);
             return Err(WriteError { path: dest.to_path_buf(), source });
         }
+        let _ = tmp.keep();
         let _ = fs::remove_dir_all(&old);
-    } else if let Err(source) = fs::rename(&staged, dest) {
-        let _ = fs::remove_dir_all(&staged);
-        return Err(WriteError { path: dest.to_path_buf(), source });
+    } else {
+        io(dest, fs::rename(tmp.path(), dest))?;
+        let _ = tmp.keep();
     }
     Ok(())
 }

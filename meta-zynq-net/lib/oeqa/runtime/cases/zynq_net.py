@@ -25,8 +25,8 @@ class ZynqNetTest(OERuntimeTestCase):
             "grep -v -e '^#' -e '^[[:space:]]*$' %s | head -n 1" % PLAN)
         msg = 'plan %s missing or unreadable: %s' % (PLAN, output)
         self.assertEqual(status, 0, msg=msg)
-        msg = 'plan %s does not start with "zynq-net-plan 1": %s' % (PLAN, output)
-        self.assertEqual(output.strip(), 'zynq-net-plan 1', msg=msg)
+        msg = 'plan %s does not start with "zynq-net-plan 2": %s' % (PLAN, output)
+        self.assertEqual(output.strip(), 'zynq-net-plan 2', msg=msg)
 
     @OETestDepends(['zynq_net.ZynqNetTest.test_zynq_net_plan_installed'])
     def test_zynq_net_ran_at_boot(self):

@@ -9,8 +9,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::BenchError;
 
-/// First line of a plan the applier accepts.
-pub const PLAN_HEADER: &str = "zynq-net-plan 1";
+/// First line of a plan the applier accepts (docs/plan-format.md; the
+/// version comes from the generator, zynq_net_render::plan::PLAN_VERSION).
+pub const PLAN_HEADER: &str = "zynq-net-plan 2";
 
 /// One step line of a plan.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -67,6 +68,11 @@ impl PlanText {
                 header = true;
                 continue;
             }
+            // The end line (step count and checksum) seals the file; the
+            // applier checks it. A filtered plan gets its own (write_plan).
+            if line.starts_with("end ") {
+                break;
+            }
             if let Some(name) = line.strip_prefix("board ") {
                 board = Some(name.to_string());
                 continue;
@@ -85,9 +91,8 @@ impl PlanText {
     }
 }
 
-/// Writes a plan with the given steps. Kept in one place: when the plan
-/// format gains an end marker (step count and checksum), only this
-/// function changes.
+/// Writes a plan with the given steps, sealed with the end line (step count
+/// and POSIX cksum, zynq_net_render::plan::seal) the applier requires.
 pub fn write_plan(comment: &str, board: Option<&str>, steps: &[&PlanStep]) -> String {
     let mut s = String::new();
     for c in comment.lines() {
@@ -106,7 +111,7 @@ pub fn write_plan(comment: &str, board: Option<&str>, steps: &[&PlanStep]) -> St
         s.push_str(&st.line);
         s.push('\n');
     }
-    s
+    zynq_net_render::plan::seal(&s)
 }
 
 /// Built-in groups in report order, with what they hold.
@@ -321,7 +326,7 @@ pub fn resolve(plan: &PlanText, items: &[String]) -> Result<Vec<Group>, BenchErr
 mod tests {
     use super::*;
 
-    const PLAN: &str = "# generated\nzynq-net-plan 1\nboard lab\nwait eth0 10\nmtu eth0 1500\n\
+    const PLAN: &str = "# generated\nzynq-net-plan 2\nboard lab\nwait eth0 10\nmtu eth0 1500\n\
 offload eth0 tso off\noffload eth0 gso off\nxps eth0 tx-0 00000001\n\
 sysctl net.core.rps_sock_flow_entries 32768\nsysctl net.ipv4.ip_forward 1\n\
 sysctl net.ipv4.tcp_notsent_lowat 16384\n";
@@ -362,10 +367,14 @@ sysctl net.ipv4.tcp_notsent_lowat 16384\n";
         let p = PlanText::parse("x.plan", PLAN).unwrap();
         let kept: Vec<&PlanStep> = p.steps.iter().filter(|s| s.verb() != "offload").collect();
         let text = write_plan("variant without offloads", p.board.as_deref(), &kept);
+        // Sealed as the applier requires: `board` and 6 steps, cksum of the body.
+        let (body, end) = text.trim_end().rsplit_once('\n').unwrap();
+        assert!(end.starts_with("end 7 "), "{end}");
+        assert_eq!(end, zynq_net_render::plan::seal(body).trim_end().rsplit_once('\n').unwrap().1);
         let back = PlanText::parse("v.plan", &text).unwrap();
         assert_eq!(back.steps.len(), 6);
         assert!(back.steps.iter().all(|s| s.verb() != "offload"));
-        assert!(text.starts_with("# variant without offloads\nzynq-net-plan 1\nboard lab\n"));
+        assert!(text.starts_with("# variant without offloads\nzynq-net-plan 2\nboard lab\n"));
     }
 
     #[test]

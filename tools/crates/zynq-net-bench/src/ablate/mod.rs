@@ -565,7 +565,7 @@ mod tests {
     use crate::spec::BenchSpec;
 
     pub(crate) fn design() -> Design {
-        let text = "zynq-net-plan 1\nboard lab\nwait eth0 10\noffload eth0 tso off\nxps eth0 tx-0 00000001\nsysctl net.ipv4.tcp_notsent_lowat 16384\n";
+        let text = "zynq-net-plan 2\nboard lab\nwait eth0 10\noffload eth0 tso off\nxps eth0 tx-0 00000001\nsysctl net.ipv4.tcp_notsent_lowat 16384\n";
         let plan = PlanText::parse("lab.plan", text).unwrap();
         let groups = groups::resolve(&plan, &[]).unwrap();
         let spec = BenchSpec {

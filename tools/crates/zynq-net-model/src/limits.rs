@@ -1,0 +1,171 @@
+//! Limits the kernel and the hardware set, checked so that no value is
+//! generated that the target would refuse or silently change (issue 12):
+//! the RFS tables' rounding and maxima, register windows, and how many
+//! on-chip MACs a SoC has.
+
+use std::collections::BTreeSet;
+
+use crate::diag::Diagnostic;
+use crate::model::{Board, Driver, KernelFlavour, Soc};
+
+/// The net sysctl names of Linux 6.12, one per line: derived from the
+/// `.procname` entries of the kernel's net sysctl tables by
+/// scripts/sysctl-keys (tests/gen/test_sysctl_keys.py re-derives it from
+/// Debian's linux-source-6.12 and fails when they differ).
+pub const SYSCTL_KEYS_6_12: &str = include_str!("../data/sysctl-keys-6.12.txt");
+
+/// Whether `key` is a sysctl of Linux 6.12: `Some(true)`/`Some(false)` for
+/// a key in a directory the table covers completely (`net.core`,
+/// `net.ipv4`, `net.ipv6`, `net.netfilter`, ...), `None` elsewhere
+/// (`net.ipv4.conf.eth0.*`, `vm.*`: not checked). With `false`, the closest
+/// name of that directory (edit distance <= 3) as a suggestion.
+pub fn known_sysctl(key: &str) -> Option<(bool, Option<String>)> {
+    let table: BTreeSet<&str> = SYSCTL_KEYS_6_12.lines().collect();
+    let (dir, _) = key.rsplit_once('.')?;
+    let siblings: Vec<String> = table.iter().filter(|k| k.rsplit_once('.').is_some_and(|(d, _)| d == dir)).map(|k| (*k).to_string()).collect();
+    if siblings.is_empty() {
+        return None;
+    }
+    if table.contains(key) {
+        return Some((true, None));
+    }
+    Some((false, crate::schema::closest(key, &siblings)))
+}
+
+/// Largest RFS table size the kernel accepts: `rps_sock_flow_entries`
+/// above 2^29 is refused with EINVAL (net/core/sysctl_net_core.c,
+/// `rps_sock_flow_sysctl`: "Enforce limit to prevent overflow"); the same
+/// bound is applied to the per-queue `rps_flow_cnt`, which 32-bit kernels
+/// refuse a little above it (net/core/net-sysfs.c,
+/// `store_rps_dev_flow_table_cnt`) and which would need a vmalloc of 8
+/// bytes per entry anyway.
+pub const MAX_FLOW_ENTRIES: u32 = 1 << 29;
+
+/// The value the kernel keeps for an RFS table size: rounded up to a power
+/// of two (`roundup_pow_of_two` in both handlers); `None` above
+/// [`MAX_FLOW_ENTRIES`]. 0 stays 0 (table freed).
+pub fn kernel_flow_entries(n: u32) -> Option<u32> {
+    match n {
+        0 => Some(0),
+        n if n > MAX_FLOW_ENTRIES => None,
+        n => Some(n.next_power_of_two()),
+    }
+}
+
+/// On-chip Ethernet MACs a SoC has, by driver: ZynqMP GEM0-3 (UG1085,
+/// chapter 34) and Zynq-7000 GEM0-1 (UG585, chapter 16), both `macb`; P1020
+/// eTSEC1-3 (`gianfar`, P1020 reference manual; `enet0..2` in
+/// arch/powerpc/boot/dts/fsl/p1020si-post.dtsi).
+pub fn on_chip_macs(soc: Soc, driver: Driver) -> Option<(usize, &'static str)> {
+    match (soc, driver) {
+        (Soc::Zynqmp, Driver::Macb) => Some((4, "GEM0-3")),
+        (Soc::Zynq7000, Driver::Macb) => Some((2, "GEM0-1")),
+        (Soc::QoriqP1020, Driver::Gianfar) => Some((3, "eTSEC1-3")),
+        _ => None,
+    }
+}
+
+/// Most interfaces one board file describes.
+pub const MAX_INTERFACES: usize = 64;
+
+/// The limit checks; unlocated diagnostics (pointers).
+pub fn check(b: &Board) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    if let Some(n) = b.system.rfs_sock_flow_entries {
+        match kernel_flow_entries(n) {
+            None => out.push(
+                Diagnostic::error("/system/rfs_sock_flow_entries", format!("rps_sock_flow_entries {n} is above the kernel's limit {MAX_FLOW_ENTRIES} (EINVAL, sysctl_net_core.c)"))
+                    .hint("use a power of two such as 32768 (Documentation/networking/scaling.rst)"),
+            ),
+            Some(k) if k != n => out.push(
+                Diagnostic::warning("/system/rfs_sock_flow_entries", format!("the kernel rounds rps_sock_flow_entries {n} up to {k} (sysctl_net_core.c); generated as {k}"))
+                    .hint(format!("write {k}")),
+            ),
+            Some(_) => {}
+        }
+    }
+    for (i, ifc) in b.interfaces.iter().enumerate() {
+        if let Some(n) = ifc.rfs_flow_cnt {
+            if kernel_flow_entries(n).is_none() {
+                out.push(
+                    Diagnostic::error(format!("/interfaces/{i}/rfs_flow_cnt"), format!("rps_flow_cnt {n} is above {MAX_FLOW_ENTRIES}: the kernel cannot allocate or refuses the table (net-sysfs.c)"))
+                        .hint("use rfs_sock_flow_entries / rx queues, e.g. 2048"),
+                );
+            }
+        }
+        if ifc.queues.tx == 1 && !ifc.xps.is_empty() {
+            out.push(
+                Diagnostic::warning(format!("/interfaces/{i}/xps"), format!("XPS on `{}`, which has one TX queue: every packet uses it whatever the CPU", ifc.name))
+                    .hint("remove xps, or raise queues.tx if the driver has more TX queues (Documentation/networking/scaling.rst, XPS)"),
+            );
+        }
+        if let Some(node) = ifc.dt.as_ref().and_then(|d| d.node.as_ref()) {
+            let base = format!("/interfaces/{i}/dt/node");
+            for (what, ptr, reg, size) in [("MAC", base.clone(), node.reg, node.size), ("DMA", format!("{base}/dma"), node.dma.reg, node.dma.size)] {
+                if size == 0 {
+                    out.push(Diagnostic::error(format!("{ptr}/size"), format!("{what} register window of size 0")).hint("give the window's size in bytes from the address editor (e.g. 0x40000)"));
+                } else if reg.checked_add(size).is_none() {
+                    out.push(Diagnostic::error(format!("{ptr}/size"), format!("{what} register window {reg:#x} + {size:#x} passes the end of the 64-bit address space")).hint("check reg and size"));
+                }
+            }
+        }
+    }
+    if b.interfaces.len() > MAX_INTERFACES {
+        out.push(
+            Diagnostic::error(format!("/interfaces/{MAX_INTERFACES}"), format!("{} interfaces; a board file describes at most {MAX_INTERFACES}", b.interfaces.len()))
+                .hint("describe the board's real ports"),
+        );
+    }
+    // sysctl keys against the table of the kernel the image runs (the
+    // QorIQ SDK kernels are older: not checked)
+    if b.board.kernel != KernelFlavour::QoriqSdk {
+        for key in b.system.sysctl.keys().filter(|k| !k.contains('/')) {
+            if let Some((false, near)) = known_sysctl(key) {
+                let hint = match near {
+                    Some(n) => format!("did you mean `{n}`?"),
+                    None => "the key may belong to an older kernel (e.g. tcp_tw_recycle, removed in 4.12) or to a module with its own table; check /proc/sys on the target".into(),
+                };
+                out.push(Diagnostic::warning(format!("/system/sysctl/{}", crate::yaml::escape_segment(key)), format!("`{key}` is not a sysctl of Linux 6.12 (net sysctl tables)")).hint(hint));
+            }
+        }
+    }
+    let mut count = std::collections::BTreeMap::new();
+    for (i, ifc) in b.interfaces.iter().enumerate() {
+        if let Some((max, names)) = on_chip_macs(b.board.soc, ifc.driver) {
+            let c = count.entry(ifc.driver).or_insert(0usize);
+            *c += 1;
+            if *c == max + 1 {
+                out.push(
+                    Diagnostic::error(format!("/interfaces/{i}/driver"), format!("more than {max} {} ports: the {:?} SoC has {max} ({names})", ifc.driver, b.board.soc))
+                        .hint("other ports are PL or PCIe devices with their own driver"),
+                );
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn flow_entries_round_like_the_kernel() {
+        assert_eq!(kernel_flow_entries(30_000), Some(32_768));
+        assert_eq!(kernel_flow_entries(32_768), Some(32_768));
+        assert_eq!(kernel_flow_entries(1), Some(1));
+        assert_eq!(kernel_flow_entries(0), Some(0));
+        assert_eq!(kernel_flow_entries(MAX_FLOW_ENTRIES), Some(MAX_FLOW_ENTRIES));
+        assert_eq!(kernel_flow_entries(MAX_FLOW_ENTRIES + 1), None);
+        assert_eq!(kernel_flow_entries(2_147_483_649), None);
+    }
+
+    #[test]
+    fn sysctl_keys_are_checked_with_a_suggestion() {
+        assert_eq!(known_sysctl("net.core.rmem_max"), Some((true, None)));
+        assert_eq!(known_sysctl("net.core.rmem_maxx"), Some((false, Some("net.core.rmem_max".into()))));
+        assert!(matches!(known_sysctl("net.ipv4.tcp_tw_recycle"), Some((false, _))));
+        assert_eq!(known_sysctl("net.ipv4.conf.all.rp_filter"), None);
+        assert_eq!(known_sysctl("vm.swappiness"), None);
+    }
+}
