@@ -89,14 +89,14 @@ pub fn validate_structure(doc: &Value, map: &SourceMap) -> Vec<Diagnostic> {
     };
     let mut out = Vec::new();
     for err in validator.iter_errors(doc) {
-        let ptr = err.instance_path().as_str().to_string();
+        let ptr = err.instance_path.to_string();
         let expected = describe(&schema, &ptr);
-        match err.kind() {
+        match &err.kind {
             jsonschema::error::ValidationErrorKind::AdditionalProperties { unexpected } => {
-                for key in unexpected {
+                for key in unexpected.iter().map(String::as_str) {
                     let child = format!("{ptr}/{}", escape_segment(key));
                     let allowed = allowed_keys(&schema, &ptr);
-                    let hint = match RENAMED_KEYS.iter().find(|(old, _)| old == key) {
+                    let hint = match RENAMED_KEYS.iter().find(|(old, _)| *old == key) {
                         Some((_, new)) if allowed.iter().any(|a| a == new) => format!("`{key}` is spelled `{new}` in board format v1"),
                         _ => match closest(key, &allowed) {
                             Some(c) => format!("did you mean `{c}`? allowed here: {}", allowed.join(", ")),
@@ -116,7 +116,7 @@ pub fn validate_structure(doc: &Value, map: &SourceMap) -> Vec<Diagnostic> {
             }
             _ => {
                 let choices = enum_choices(&schema, &ptr);
-                let got = short(err.instance());
+                let got = short(&err.instance);
                 let message = if !choices.is_empty() {
                     format!("{got} is not one of {}", choices.join(", "))
                 } else {
