@@ -31,13 +31,18 @@ def zynq_net_default_board(d):
 ZYNQ_NET_BOARD ??= "${@zynq_net_default_board(d)}"
 ZYNQ_NET_BOARD[doc] = "Absolute path of the board description (YAML) that zynq-net generates the kernel config and device-tree fragments and the boot-time tuning from. Default: the reference board for MACHINE from ZYNQ_NET_DEFAULT_BOARDS. Empty: zynq-net is off for this machine."
 
-ZYNQ_NET_IRQBALANCE ??= "${@zynq_net_board_irqbalance(d)}"
-ZYNQ_NET_IRQBALANCE[doc] = "irqbalance policy of the image: 'absent' (kept out of zynq-net-image), 'ban-pinned' (installed, with the generated policy script that bans the IRQs the board pins) or 'running'. Default: system.irqbalance of ZYNQ_NET_BOARD."
+# (oelint cannot see the users of these two: the image, the packagegroup
+# and the recipes with file:// sources)
+# nooelint: oelint.vars.mispell.unknown
+ZYNQ_NET_IRQBALANCE_MODE ??= "${@zynq_net_board_irqbalance(d)}"
+# nooelint: oelint.vars.mispell.unknown
+ZYNQ_NET_IRQBALANCE_MODE[doc] = "irqbalance policy of the image: 'absent' (kept out of zynq-net-image), 'ban-pinned' (installed, with the generated policy script that bans the IRQs the board pins) or 'running'. Default: system.irqbalance of ZYNQ_NET_BOARD."
 
 # Where do_unpack puts file:// sources: UNPACKDIR from styhead on, WORKDIR
 # in scarthgap (which has no UNPACKDIR). Recipes whose only sources are
 # file:// set S to this instead of "${WORKDIR}".
-ZYNQ_NET_UNPACKDIR = "${@d.getVar('UNPACKDIR') or d.getVar('WORKDIR')}"
+# nooelint: oelint.vars.mispell.unknown
+ZYNQ_NET_FILES_DIR = "${@d.getVar('UNPACKDIR') or d.getVar('WORKDIR')}"
 
 def zynq_net_board_data(d):
     """The board description as a dict ({} without a board); stops the

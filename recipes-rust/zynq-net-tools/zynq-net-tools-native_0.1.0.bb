@@ -1,4 +1,4 @@
-SUMMARY = "zynq-net generator: board description to DT/kernel fragments and boot-time tuning"
+SUMMARY = "zynq-net generator: board YAML to DT/kernel fragments and boot tuning"
 DESCRIPTION = "The zynq-net command line tool built for the build host only: \
 turns a YAML board description into device-tree and kernel-config fragments \
 and a boot-time tuning plan with its applier, and verifies kernel configs \
@@ -22,6 +22,10 @@ LIC_FILES_CHKSUM = "file://../LICENSE-MIT;md5=b49ed64125cab61dfd716ca67c78f60a \
 # checked-out tree. Only the workspace files are listed (not tools/ as a
 # whole) so a local tools/target/ build directory is neither checksummed
 # nor copied.
+# (A .bb setting FILESEXTRAPATHS: the files are this layer's own, not the
+# recipe folder's; SRC_URI stays path-free so sstate is shared between
+# checkouts.)
+# nooelint: oelint.vars.fileextrapaths,oelint.vars.outofcontext
 FILESEXTRAPATHS:prepend := "${ZYNQ_NET_TOOLS_LAYERDIR}:"
 # The crate:// list (generated: scripts/update-crates-inc) comes first.
 require zynq-net-tools-crates.inc
@@ -34,10 +38,11 @@ SRC_URI += "file://tools/Cargo.toml \
 
 # Where do_unpack puts file:// sources: UNPACKDIR from styhead on,
 # WORKDIR in scarthgap (which has no UNPACKDIR).
-ZYNQ_NET_UNPACKDIR = "${@d.getVar('UNPACKDIR') or d.getVar('WORKDIR')}"
-S = "${ZYNQ_NET_UNPACKDIR}/tools"
+ZYNQ_NET_FILES_DIR = "${@d.getVar('UNPACKDIR') or d.getVar('WORKDIR')}"
+S = "${ZYNQ_NET_FILES_DIR}/tools"
 
-inherit cargo cargo-update-recipe-crates native
+inherit cargo cargo-update-recipe-crates
+inherit_defer native
 
 # The generator only: the CLI without its default `bench` feature, so the
 # benchmark crate (and indicatif) is not compiled.

@@ -13,11 +13,13 @@ ZYNQ_NET_YOCTO_PROJECT (a copy the bitbake user can read). No network is
 used (BB_NO_NETWORK = "1"): this checks that every layer parses and that the
 image's task graph resolves, not that it builds.
 
-Runs `bitbake -p`, `bitbake -g TARGET` (task-depends.dot in the build
-folder) and, for each RECIPE after --env, `bitbake -e RECIPE` into
-BUILD/env-RECIPE.txt, all on one bitbake server. The build folder
-(ZYNQ_NET_YOCTO_BUILD, default DIR/build-zynq-net-NAME) keeps bitbake's
-parse cache: a second run reparses only what changed.
+Runs `bitbake -p`, `bitbake -g TARGET` and, for each RECIPE after --env,
+`bitbake -e RECIPE`, all on one bitbake server; task-depends.dot,
+pn-buildlist and env-RECIPE.txt go to BUILD/zynq-net-results/NAME/. The
+build folder (ZYNQ_NET_YOCTO_BUILD, default DIR/build-zynq-net) keeps
+bitbake's parse cache: a second run reparses only what changed. Several kas
+files may share it (conf/ is rewritten per run; bitbake keeps one recipe
+cache per configuration and one code-parser cache for all).
 
 A repository listed in ZYNQ_NET_YOCTO_OPTIONAL (default: none) may be
 missing; it is then left out and reported. bitbake refuses to run as root,
@@ -121,7 +123,7 @@ def main() -> int:
     kas = load_kas(kasfile)
     layers, missing = layer_paths(kas, yocto, optional, project)
     name = kasfile.stem
-    build = pathlib.Path(os.environ.get("ZYNQ_NET_YOCTO_BUILD", yocto / f"build-zynq-net-{name}"))
+    build = pathlib.Path(os.environ.get("ZYNQ_NET_YOCTO_BUILD", yocto / "build-zynq-net"))
     (build / "conf").mkdir(parents=True, exist_ok=True)
     local = [f'MACHINE = "{kas["machine"]}"', f'DISTRO = "{kas["distro"] or "poky"}"',
              f'DL_DIR = "{build}/downloads"', f'SSTATE_DIR = "{build}/sstate"']
@@ -132,7 +134,11 @@ def main() -> int:
     write_if_changed(build / "conf" / "bblayers.conf",
                      'BBPATH = "${TOPDIR}"\nBBFILES ?= ""\nBBLAYERS = " \\\n'
                      + "".join(f"    {p} \\\n" for p in layers) + '"\n')
-    for old in build.glob("env-*.txt"):
+    # Results of this kas file (several kas files may share one build
+    # folder, and so bitbake's code-parser cache in TMPDIR/cache).
+    results = build / "zynq-net-results" / name
+    results.mkdir(parents=True, exist_ok=True)
+    for old in results.iterdir():
         old.unlink()
     if os.geteuid() == 0:
         user = os.environ.get("ZYNQ_NET_BBUSER", "bb")
@@ -144,12 +150,14 @@ def main() -> int:
         print(f"bbparse: NOTE: {m} not under {yocto}: parsed without it", flush=True)
     # One bitbake server for every command (BB_SERVER_TIMEOUT): the recipe
     # cache is loaded once; `bitbake -m` stops it at the end.
-    env_cmds = "".join(f"bitbake -e {shlex.quote(r)} > env-{shlex.quote(r.replace('/', '_'))}.txt 2>&1; "
+    res_q = shlex.quote(str(results))
+    env_cmds = "".join(f"bitbake -e {shlex.quote(r)} > {res_q}/env-{shlex.quote(r.replace('/', '_'))}.txt 2>&1; "
                        f"echo BBENV_RC_{r.replace('/', '_').replace('-', '_')}=$?; " for r in recipes)
     script = (f"export LANG=en_US.UTF-8; cd {shlex.quote(str(poky))} && "
               f". ./oe-init-build-env {shlex.quote(str(build))} >/dev/null && "
               "t0=$(date +%s); bitbake -p 2>&1; echo BBPARSE_RC=$?; t1=$(date +%s); "
-              f"bitbake -g {shlex.quote(target)} 2>&1 | tail -n 20; echo BBGRAPH_RC=${{PIPESTATUS[0]}}; t2=$(date +%s); "
+              f"bitbake -g {shlex.quote(target)} 2>&1 | tail -n 20; echo BBGRAPH_RC=${{PIPESTATUS[0]}}; "
+              f"cp task-depends.dot pn-buildlist {res_q}/ 2>/dev/null; t2=$(date +%s); "
               f"{env_cmds}t3=$(date +%s); bitbake -m >/dev/null 2>&1; "
               "echo BBTIMES parse=$((t1-t0)) graph=$((t2-t1)) env=$((t3-t2))")
     t0 = time.monotonic()

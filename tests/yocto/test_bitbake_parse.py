@@ -6,8 +6,9 @@ target.
 The upstream layers come from the `git archive` snapshots at the kas pins
 (ZYNQ_NET_YOCTO_SNAPSHOTS, default ../shared/yocto beside this checkout;
 tests/yocto/snapshots.py), extracted once into $ZYNQ_NET_CACHE/yocto/layers.
-The build folders ($ZYNQ_NET_CACHE/yocto/build-MACHINE) keep bitbake's parse
-cache, so a second run only reparses what changed. ZYNQ_NET_YOCTO_DIR, if
+One build folder for the three ($ZYNQ_NET_CACHE/yocto/build) keeps bitbake's
+recipe cache per configuration and its code-parser cache for all, so a
+second run only reparses what changed. ZYNQ_NET_YOCTO_DIR, if
 set, names a folder of checkouts to use instead (docs/yocto.md). bitbake
 refuses root: as root the parse runs as ZYNQ_NET_BBUSER (default "bb") on a
 copy of this checkout in the cache that the user can read.
@@ -90,7 +91,7 @@ def parsed(yocto, name: str) -> dict:
     if name in _runs:
         return _runs[name]
     layers, project = yocto
-    build = CACHE / "yocto" / f"build-{name}"
+    build = CACHE / "yocto" / "build"
     kernel, extra = MACHINES[name]
     env = dict(os.environ, ZYNQ_NET_YOCTO_DIR=str(layers), ZYNQ_NET_YOCTO_PROJECT=str(project),
                ZYNQ_NET_YOCTO_BUILD=str(build), ZYNQ_NET_BBUSER=USER)
@@ -98,20 +99,21 @@ def parsed(yocto, name: str) -> dict:
                           "--env", kernel, *extra, *COMMON], cwd=ROOT, env=env, capture_output=True, text=True)
     summary = re.search(r"^bbparse: .*$", res.stdout, re.M)
     print(summary.group(0) if summary else res.stdout[-3000:])
-    _runs[name] = {"rc": res.returncode, "out": res.stdout + res.stderr, "build": build,
+    _runs[name] = {"rc": res.returncode, "out": res.stdout + res.stderr,
+                   "results": build / "zynq-net-results" / name,
                    "summary": summary.group(0) if summary else ""}
     return _runs[name]
 
 
 def env_var(run: dict, recipe: str, var: str) -> str:
-    text = (run["build"] / f"env-{recipe}.txt").read_text()
+    text = (run["results"] / f"env-{recipe}.txt").read_text()
     found = re.findall(rf'^{re.escape(var)}="(.*)"$', text, re.M)
     assert found, f"bitbake -e {recipe}: {var} not set"
     return found[-1]
 
 
 def graph(run: dict) -> str:
-    return (run["build"] / "task-depends.dot").read_text()
+    return (run["results"] / "task-depends.dot").read_text()
 
 
 @pytest.mark.parametrize("name", list(MACHINES))

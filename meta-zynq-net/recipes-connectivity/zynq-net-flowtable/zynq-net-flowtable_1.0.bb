@@ -15,7 +15,7 @@ SRC_URI = "file://zynq-net-flowtable.nft.in \
            file://zynq-net-flowtable.service \
           "
 
-S = "${ZYNQ_NET_UNPACKDIR}"
+S = "${ZYNQ_NET_FILES_DIR}"
 
 # zynq-net-board: the board's fastpath.flowtable section (read at parse
 # time; no generator run needed for this recipe).

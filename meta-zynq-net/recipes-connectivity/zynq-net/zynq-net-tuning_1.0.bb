@@ -10,7 +10,7 @@ LIC_FILES_CHKSUM = "file://${COMMON_LICENSE_DIR}/MIT;md5=0835ade698e0bcf8506ecda
 
 SRC_URI = "file://run-ptest"
 
-S = "${ZYNQ_NET_UNPACKDIR}"
+S = "${ZYNQ_NET_FILES_DIR}"
 
 inherit zynq-net update-rc.d systemd ptest
 

@@ -19,7 +19,7 @@ ZYNQ_NET_FASTPATH_PACKAGES = "${@{'flowtable': 'zynq-net-flowtable', 'asf': 'asf
 # system.irqbalance of the board: `absent` keeps irqbalance out of the image
 # (zynq-net-image sets PACKAGE_EXCLUDE); `ban-pinned` and `running` need it
 # (from a layer that provides it: the scarthgap layers of kas/ do not).
-ZYNQ_NET_IRQBALANCE_PACKAGES = "${@'' if d.getVar('ZYNQ_NET_IRQBALANCE') == 'absent' else 'irqbalance'}"
+ZYNQ_NET_IRQBALANCE_PACKAGES = "${@'' if d.getVar('ZYNQ_NET_IRQBALANCE_MODE') == 'absent' else 'irqbalance'}"
 
 RDEPENDS:${PN} = "\
     ${ZYNQ_NET_FASTPATH_PACKAGES} \
