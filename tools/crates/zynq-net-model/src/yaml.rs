@@ -61,7 +61,7 @@ fn pos_of(node: &MarkedYaml<'_>) -> Pos {
 /// Parses YAML text into a JSON value and its source map.
 ///
 /// # Errors
-/// Diagnostics for syntax errors, duplicate keys (saphyr refuses them),
+/// Diagnostics for syntax errors, duplicate keys (each repeated key),
 /// non-string keys, aliases and multiple documents.
 pub fn load(text: &str) -> Result<(Value, SourceMap), Vec<Diagnostic>> {
     let docs = MarkedYaml::load_from_str(text).map_err(|e| {
@@ -113,6 +113,13 @@ fn convert(node: &MarkedYaml<'_>, ptr: String, map: &mut SourceMap, errors: &mut
                     }
                 };
                 let child = format!("{ptr}/{}", escape_segment(&key));
+                // saphyr before 0.0.9 (the line that fits Rust 1.75) keeps
+                // the last of duplicate keys silently: refuse them here.
+                if out.contains_key(&key) {
+                    let first = map.keys.get(&child).map(|p| format!(" (first at line {}, column {})", p.line, p.col)).unwrap_or_default();
+                    errors.push(Diagnostic { pos: pos_of(k), ..Diagnostic::error(ptr.clone(), format!("YAML syntax error: duplicate key `{key}`{first}")).hint("a key appears once per mapping: remove or merge the repeated one") });
+                    continue;
+                }
                 map.keys.insert(child.clone(), pos_of(k));
                 let val = convert(v, child, map, errors);
                 out.insert(key, val);
@@ -174,7 +181,8 @@ mod tests {
     fn syntax_and_duplicate_key_errors_have_positions() {
         let e = load("a: 1\na: 2\n").unwrap_err();
         assert_eq!(e.len(), 1);
-        assert!(e[0].pos.line >= 1, "{e:?}");
+        assert_eq!((e[0].pos.line, e[0].pos.col), (2, 1), "{e:?}");
+        assert!(e[0].message.contains("duplicate key `a` (first at line 1, column 1)"), "{e:?}");
         let e = load("a: [1, 2\n").unwrap_err();
         assert!(e[0].message.contains("syntax"), "{e:?}");
     }
