@@ -73,7 +73,7 @@ pub fn load(text: &str) -> Result<(Value, SourceMap), Vec<Diagnostic>> {
         }]
     })?;
     let mut map = SourceMap::default();
-    let mut errors = Vec::new();
+    let mut errors = duplicate_keys(text);
     let value = match docs.as_slice() {
         [] => {
             errors.push(Diagnostic::error("", "the file is empty").hint("start with `version: 1`"));
@@ -113,13 +113,6 @@ fn convert(node: &MarkedYaml<'_>, ptr: String, map: &mut SourceMap, errors: &mut
                     }
                 };
                 let child = format!("{ptr}/{}", escape_segment(&key));
-                // saphyr before 0.0.9 (the line that fits Rust 1.75) keeps
-                // the last of duplicate keys silently: refuse them here.
-                if out.contains_key(&key) {
-                    let first = map.keys.get(&child).map(|p| format!(" (first at line {}, column {})", p.line, p.col)).unwrap_or_default();
-                    errors.push(Diagnostic { pos: pos_of(k), ..Diagnostic::error(ptr.clone(), format!("YAML syntax error: duplicate key `{key}`{first}")).hint("a key appears once per mapping: remove or merge the repeated one") });
-                    continue;
-                }
                 map.keys.insert(child.clone(), pos_of(k));
                 let val = convert(v, child, map, errors);
                 out.insert(key, val);
@@ -136,6 +129,62 @@ fn convert(node: &MarkedYaml<'_>, ptr: String, map: &mut SourceMap, errors: &mut
             Value::Null
         }
     }
+}
+
+/// Every repeated key of a mapping, at the repeated key's position.
+///
+/// saphyr before 0.0.9 (the line that builds with Rust 1.75, the Rust of
+/// Yocto scarthgap) keeps the last of duplicate keys silently, so this pass
+/// over the parser's events finds them. Syntax errors end the pass: the
+/// loader reports those.
+fn duplicate_keys(text: &str) -> Vec<Diagnostic> {
+    use saphyr_parser::{Event, Parser};
+    enum Frame {
+        Map { keys: HashMap<String, Pos>, key_next: bool },
+        Seq,
+    }
+    // A node in a mapping fills its key slot, then its value slot.
+    fn fill_slot(stack: &mut [Frame]) {
+        if let Some(Frame::Map { key_next, .. }) = stack.last_mut() {
+            *key_next = !*key_next;
+        }
+    }
+    let mut stack: Vec<Frame> = Vec::new();
+    let mut out = Vec::new();
+    for item in Parser::new_from_str(text) {
+        let Ok((event, span)) = item else { break };
+        let pos = Pos { line: span.start.line(), col: span.start.col() + 1 };
+        match event {
+            Event::MappingStart(..) => {
+                fill_slot(&mut stack);
+                stack.push(Frame::Map { keys: HashMap::new(), key_next: true });
+            }
+            Event::SequenceStart(..) => {
+                fill_slot(&mut stack);
+                stack.push(Frame::Seq);
+            }
+            Event::MappingEnd | Event::SequenceEnd => {
+                stack.pop();
+            }
+            Event::Scalar(value, ..) => {
+                if let Some(Frame::Map { keys, key_next: true }) = stack.last_mut() {
+                    if let Some(first) = keys.get(value.as_ref()) {
+                        out.push(Diagnostic {
+                            pos,
+                            ..Diagnostic::error("", format!("YAML syntax error: duplicate key `{value}` (first at line {}, column {})", first.line, first.col))
+                                .hint("a key appears once per mapping: remove or merge the repeated one")
+                        });
+                    } else {
+                        keys.insert(value.to_string(), pos);
+                    }
+                }
+                fill_slot(&mut stack);
+            }
+            Event::Alias(_) => fill_slot(&mut stack),
+            _ => {}
+        }
+    }
+    out
 }
 
 fn scalar(s: &Scalar<'_>) -> Value {
