@@ -175,11 +175,17 @@ def main() -> int:
     bad_env = [r for r in recipes
                if not re.search(rf"BBENV_RC_{re.escape(r.replace('/', '_').replace('-', '_'))}=0", out)]
     times = re.search(r"BBTIMES (.*)", out)
-    print(f"bbparse: {name} machine={kas['machine']} recipes={recipes_n} "
-          f"cached={m.group(2) if m else 0} errors={errors} seconds={secs:.0f} "
-          f"({times.group(1) if times else '?'}) graph({target})={graph}"
-          + (f" env-failed={','.join(bad_env)}" if bad_env else "")
-          + (f" without={','.join(missing)}" if missing else ""))
+    summary = (f"bbparse: {name} machine={kas['machine']} recipes={recipes_n} "
+               f"cached={m.group(2) if m else 0} errors={errors} seconds={secs:.0f} "
+               f"({times.group(1) if times else '?'}) graph({target})={graph}"
+               + (f" env-failed={','.join(bad_env)}" if bad_env else "")
+               + (f" without={','.join(missing)}" if missing else ""))
+    print(summary)
+    # Kept beside the results (and appended to a log of every run, for the
+    # fresh/cached timings): CI shows test output only on failure.
+    (results / "summary.txt").write_text(summary + "\n")
+    with open(build / "zynq-net-results" / "runs.log", "a") as log:
+        log.write(time.strftime("%Y-%m-%dT%H:%M:%SZ ", time.gmtime()) + summary + "\n")
     return 0 if ok and graph == "ok" and not bad_env else 1
 
 

@@ -79,8 +79,17 @@ pub fn validate_structure(doc: &Value, map: &SourceMap) -> Vec<Diagnostic> {
     let schema = schema_value();
     // The `regex` engine (linear time, no backtracking) is enough for our
     // patterns and much cheaper to set up than the default fancy-regex.
+    //
+    // Validated as Draft 7, although schemars writes 2020-12: the schema
+    // uses only keywords both drafts share (`$ref` siblings are only
+    // `description`/`default`; `$defs` is reached by JSON pointer; every
+    // `format` is schemars' own, e.g. `uint32`, which no draft checks).
+    // jsonschema 0.33 (the release line that builds with Rust 1.75) compiles
+    // the 2020-12 meta-schema, `$dynamicRef`s and all, on every run to check
+    // the schema first: 80 ms of CPU per `zynq-net gen`, against a few ms
+    // for Draft 7's (benches/gen; docs/yocto.md, "Rust").
     let validator = match jsonschema::options()
-        .with_draft(jsonschema::Draft::Draft202012)
+        .with_draft(jsonschema::Draft::Draft7)
         .with_pattern_options(jsonschema::PatternOptions::regex())
         .build(&schema)
     {
