@@ -17,7 +17,7 @@
 # Mechanisms, chosen by what the kernel recipe inherits:
 #   kernel-yocto (linux-yocto, linux-xlnx): the generated zynq-net.scc is a
 #     KERNEL_FEATURES entry found in the kmeta folder zynq-net-kmeta; the
-#     kernel config audit is raised so a dropped symbol fails the build.
+#     recipe's own config audit level is kept (ZYNQ_NET_KCONF_AUDIT).
 #   DELTA_KERNEL_DEFCONFIG (meta-freescale's linux-qoriq): the fragments are
 #     concatenated, in .scc order, into ${WORKDIR}/zynq-net.cfg and appended
 #     to DELTA_KERNEL_DEFCONFIG (merged by do_merge_delta_config).
@@ -29,8 +29,8 @@
 ZYNQ_NET_SKIP_WITHOUT_BOARD = "0"
 inherit zynq-net
 
-ZYNQ_NET_KCONF_AUDIT ?= "1"
-ZYNQ_NET_KCONF_AUDIT[doc] = "kernel-yocto kernels: '1' sets KCONF_AUDIT_LEVEL = 2 and KMETA_AUDIT_WERROR = 1, so any fragment symbol that does not reach the final .config fails do_kernel_configcheck (the vendor recipes set the audit to 0). '0' keeps the recipe's audit; zynq-net kconfig verify still checks the board's own symbols."
+ZYNQ_NET_KCONF_AUDIT ?= "0"
+ZYNQ_NET_KCONF_AUDIT[doc] = "kernel-yocto kernels: '0' (default) keeps the kernel recipe's own audit setting (linux-xlnx sets KCONF_AUDIT_LEVEL = 0: its vendor fragments warn); the guard that matters is zynq-net kconfig verify on the final .config (zynq-net-verify). '1' raises the audit (KCONF_AUDIT_LEVEL = 2, KMETA_AUDIT_WERROR = 1): any fragment symbol that misses the final .config, ours or the vendor's, fails do_kernel_configcheck."
 
 ZYNQ_NET_KERNEL_DTBS ?= ""
 ZYNQ_NET_KERNEL_DTBS[doc] = "KERNEL_DEVICETREE entries (e.g. fsl/p1020rdb-pd.dtb) whose in-tree DTS gets '#include \"zynq-net.dtsi\"'. Empty when the DTB comes from another recipe (meta-xilinx device-tree) or from QEMU."

@@ -17,28 +17,10 @@
 #     ZYNQ_NET_BOARD = "/path/to/my-board.yml"
 # and disables zynq-net for a machine with ZYNQ_NET_BOARD = "".
 
-ZYNQ_NET_BOARDS_DIR ?= "${ZYNQ_NET_LAYERDIR}/boards"
-ZYNQ_NET_BOARDS_DIR[doc] = "Folder of the reference board descriptions shipped with meta-zynq-net."
+inherit zynq-net-board
 
-# MACHINE:board pairs used when ZYNQ_NET_BOARD is not set.
-ZYNQ_NET_DEFAULT_BOARDS ?= "zcu102-zynqmp:zcu102 zynqmp-zcu102-sdt-full:zcu102 p1020rdb:p1020rdb qemuarm64:qemuarm64"
-ZYNQ_NET_DEFAULT_BOARDS[doc] = "Space-separated MACHINE:BOARD pairs: the default ZYNQ_NET_BOARD is ${ZYNQ_NET_BOARDS_DIR}/BOARD.yml for the current MACHINE (when that file exists)."
-
-def zynq_net_default_board(d):
-    import os
-    machine = d.getVar('MACHINE') or ''
-    for pair in (d.getVar('ZYNQ_NET_DEFAULT_BOARDS') or '').split():
-        mach, _, board = pair.partition(':')
-        if mach == machine and board:
-            path = os.path.join(d.getVar('ZYNQ_NET_BOARDS_DIR'), board + '.yml')
-            return path if os.path.exists(path) else ''
-    return ''
-
-ZYNQ_NET_BOARD ??= "${@zynq_net_default_board(d)}"
-ZYNQ_NET_BOARD[doc] = "Absolute path of the board description (YAML) that zynq-net generates the kernel config and device-tree fragments and the boot-time tuning from. Default: the reference board for MACHINE from ZYNQ_NET_DEFAULT_BOARDS. Empty: zynq-net is off for this machine."
-
-ZYNQ_NET_FASTPATH ??= "flowtable"
-ZYNQ_NET_FASTPATH[doc] = "Forwarding fast path: 'flowtable' (nftables flowtable, NF_FLOW_TABLE/NFT_FLOW_OFFLOAD, current kernels), 'none', or 'asf' (legacy Freescale ASF: needs a QorIQ SDK kernel with CONFIG_AS_FASTPATH and a layer providing the asf recipe; see README)."
+ZYNQ_NET_FASTPATH ??= "${@zynq_net_board_fastpath(d)}"
+ZYNQ_NET_FASTPATH[doc] = "Forwarding fast path: 'flowtable' (nftables flowtable, NF_FLOW_TABLE/NFT_FLOW_OFFLOAD, current kernels), 'none', or 'asf' (legacy Freescale ASF: needs a QorIQ SDK kernel with CONFIG_AS_FASTPATH and a layer providing the asf recipe; see README). Default: what the board's fastpath section asks for (none without one)."
 
 ZYNQ_NET_ASF_KERNELS ?= "linux-qoriq-sdk"
 ZYNQ_NET_ASF_KERNELS[doc] = "Kernel recipes known to carry CONFIG_AS_FASTPATH (QorIQ SDK kernels); ZYNQ_NET_FASTPATH = 'asf' is refused with any other virtual/kernel provider."

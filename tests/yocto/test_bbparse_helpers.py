@@ -23,19 +23,23 @@ def test_load_kas_merges_includes(name, machine, extra):
     assert kas["machine"] == machine
     assert kas["target"] == "zynq-net-image"
     assert kas["distro"] == "poky"
-    assert {"zynq-net", "poky", "meta-openembedded", "meta-lts-mixins"} | extra == set(kas["repos"])
+    assert {"zynq-net", "poky", "meta-openembedded"} | extra == set(kas["repos"])
     assert any("CONF_VERSION" in text for text in kas["local_conf_header"].values())
 
 
 def test_layer_paths_map_checkouts_and_optional_repos(tmp_path):
     kas = bbparse.load_kas(ROOT / "kas" / "p1020rdb.yml")
-    for repo in ("poky", "meta-openembedded", "meta-freescale"):
+    for repo in ("poky", "meta-openembedded"):
         (tmp_path / repo).mkdir()
-    layers, missing = bbparse.layer_paths(kas, tmp_path, {"meta-lts-mixins"})
-    assert missing == ["meta-lts-mixins"]
+    layers, missing = bbparse.layer_paths(kas, tmp_path, {"meta-freescale"})
+    assert missing == ["meta-freescale"]
+    (tmp_path / "meta-freescale").mkdir()
+    layers, missing = bbparse.layer_paths(kas, tmp_path, set())
+    assert missing == []
     assert ROOT in layers and ROOT / "meta-zynq-net" in layers
     assert tmp_path / "poky" / "meta" in layers
     assert tmp_path / "meta-openembedded" / "meta-networking" in layers
     assert tmp_path / "meta-freescale" in layers
+    (tmp_path / "meta-freescale").rmdir()
     with pytest.raises(SystemExit):
         bbparse.layer_paths(kas, tmp_path, set())

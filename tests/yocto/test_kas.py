@@ -2,10 +2,10 @@
 resolve their includes with kas's own include handler, pin every repository
 by commit, and name layer paths that exist.
 
-This repository's layers are checked here always. The layers of the other
-repositories are checked when ZYNQ_NET_YOCTO_DIR names a folder of
-checkouts (one per kas repo key, see docs/yocto.md); otherwise only their
-names are listed in the test output.
+This repository's layers are checked here always. The other repositories'
+pins are checked against the `git archive` snapshots in
+ZYNQ_NET_YOCTO_SNAPSHOTS (default ../shared/yocto beside the checkout):
+each pin must be the commit of its snapshot, and each named layer in it.
 """
 import argparse
 import json
@@ -13,6 +13,7 @@ import os
 import pathlib
 import re
 import subprocess
+import sys
 
 import jsonschema
 import kas
@@ -20,6 +21,9 @@ import pytest
 import yaml
 from kas.context import create_global_context
 from kas.includehandler import IncludeHandler
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+import snapshots  # noqa: E402
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent.parent
 KAS = ROOT / "kas"
@@ -81,7 +85,9 @@ def test_entry_file_resolves(path):
     assert config.get("target"), f"{path.name}: no target"
     repos = config["repos"]
     assert "poky" in repos and "meta-openembedded" in repos
-    assert "meta-lts-mixins" in repos, f"{path.name}: the Rust >= 1.85 mixin is missing"
+    # The tools build with oe-core scarthgap's own Rust 1.75: no Rust mixin
+    # layer (one layer fewer for a vendor; tests/yocto/test_rust_version.py).
+    assert "meta-lts-mixins" not in repos, f"{path.name}: a Rust mixin layer is not needed"
 
 
 @pytest.mark.parametrize("opt", OPTS, ids=lambda p: p.name)
@@ -114,32 +120,51 @@ def test_own_layers_exist(path):
 
 @pytest.mark.parametrize("path", TOP, ids=lambda p: p.name)
 def test_external_layers_exist(path):
-    yocto = os.environ.get("ZYNQ_NET_YOCTO_DIR")
+    # Every pinned repository has its `git archive` snapshot holding exactly
+    # the pinned commit (tests/yocto/snapshots.py), and each layer the kas
+    # file names is in it.
+    folder = snapshots.snapshot_dir()
+    if not folder.is_dir():
+        pytest.skip(f"no layer snapshots in {folder} (ZYNQ_NET_YOCTO_SNAPSHOTS): pins not checked")
     repos = merged(path)["repos"]
-    external = {name: r for name, r in repos.items() if r and r.get("url")}
-    if not yocto:
-        names = [f"{n}/{layer}" for n, r in external.items() for layer in (r.get("layers") or {".": None})]
-        pytest.skip("ZYNQ_NET_YOCTO_DIR not set: external layer paths not checked "
-                    f"({', '.join(names)})")
-    missing = []
-    for name, repo in external.items():
-        base = pathlib.Path(yocto) / name
-        if not base.is_dir():
-            missing.append(f"{name}: no checkout at {base}")
+    problems = []
+    for name, repo in repos.items():
+        if not repo or not repo.get("url"):
             continue
-        res = subprocess.run(["git", "-c", "safe.directory=*", "-C", str(base), "cat-file", "-e", repo["commit"] + "^{commit}"],
-                             capture_output=True)
-        if res.returncode != 0:
-            missing.append(f"{name}: commit {repo['commit']} not in {base}")
+        tarball = snapshots.tarball(name, repo["commit"], folder)
+        if not tarball.is_file():
+            problems.append(f"{name}: no snapshot {tarball.name} for the pinned commit {repo['commit']}")
             continue
-        tree = subprocess.run(["git", "-c", "safe.directory=*", "-C", str(base), "ls-tree", "-r", "--name-only", repo["commit"]],
-                              capture_output=True, text=True, check=True).stdout.split()
+        got = snapshots.tar_commit(tarball)
+        if got != repo["commit"]:
+            problems.append(f"{name}: {tarball.name} holds {got}, the pin is {repo['commit']}")
+            continue
+        listing = set(subprocess.run(["tar", "-tJf", str(tarball)], capture_output=True, text=True,
+                                     check=True).stdout.split())
         for layer in repo.get("layers") or {".": None}:
-            conf = "conf/layer.conf" if layer in (".", "") else f"{layer}/conf/layer.conf"
-            if conf not in tree:
-                missing.append(f"{name}: {conf} not in commit {repo['commit']}")
-    optional = set(os.environ.get("ZYNQ_NET_YOCTO_OPTIONAL", "meta-lts-mixins").split())
-    hard = [m for m in missing if m.split(":")[0] not in optional]
-    for m in missing:
-        print("external layer:", m)
-    assert not hard, "\n".join(hard)
+            conf = f"{name}/conf/layer.conf" if layer in (".", "") else f"{name}/{layer}/conf/layer.conf"
+            if conf not in listing:
+                problems.append(f"{name}: {conf} not in {tarball.name}")
+    assert not problems, "\n".join(problems)
+
+
+def test_snapshot_check_catches_a_moved_pin(tmp_path, monkeypatch):
+    # A snapshot whose commit is not the pin is reported (not just a
+    # missing file): a git archive of a throwaway repository, named as if
+    # it were poky at the pinned commit.
+    repo = tmp_path / "r"
+    repo.mkdir()
+    (repo / "f").write_text("x\n")
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-C", str(repo)]
+    subprocess.run(git + ["init", "-q"], check=True)
+    subprocess.run(git + ["add", "f"], check=True)
+    subprocess.run(git + ["commit", "-q", "-m", "x"], check=True)
+    pins = snapshots.all_pins()
+    folder = tmp_path / "snap"
+    folder.mkdir()
+    tar = subprocess.run(git + ["archive", "--prefix=poky/", "HEAD"], capture_output=True, check=True).stdout
+    xz = subprocess.run(["xz", "-c"], input=tar, capture_output=True, check=True).stdout
+    snapshots.tarball("poky", pins["poky"], folder).write_bytes(xz)
+    problems = snapshots.problems(folder)
+    assert any(p.startswith("poky:") and "holds commit" in p for p in problems), problems
+    assert any(p.startswith("meta-openembedded:") and "no snapshot" in p for p in problems), problems

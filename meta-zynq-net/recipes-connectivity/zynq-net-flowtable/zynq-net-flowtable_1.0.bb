@@ -15,18 +15,40 @@ SRC_URI = "file://zynq-net-flowtable.nft.in \
            file://zynq-net-flowtable.service \
           "
 
-S = "${WORKDIR}"
+S = "${ZYNQ_NET_FILES_DIR}"
 
-inherit update-rc.d systemd allarch
+# zynq-net-board: the board's fastpath.flowtable section (read at parse
+# time; no generator run needed for this recipe).
+inherit zynq-net-board update-rc.d systemd
 
-ZYNQ_NET_FLOWTABLE_DEVICES ?= "eth0 eth1"
-ZYNQ_NET_FLOWTABLE_DEVICES[doc] = "Interfaces whose forwarded flows are offloaded to the flowtable (all must exist when the table is loaded)."
+# The ruleset names the board's interfaces.
+PACKAGE_ARCH = "${MACHINE_ARCH}"
+
+ZYNQ_NET_FLOWTABLE_DEVICES ??= "${@zynq_net_board_flowtable(d, 'devices')}"
+ZYNQ_NET_FLOWTABLE_DEVICES[doc] = "Interfaces whose forwarded flows are offloaded to the flowtable (all must exist when the table is loaded). Default: fastpath.flowtable.interfaces of ZYNQ_NET_BOARD."
+
+ZYNQ_NET_FLOWTABLE_HW_OFFLOAD ??= "${@zynq_net_board_flowtable(d, 'hw_offload')}"
+ZYNQ_NET_FLOWTABLE_HW_OFFLOAD[doc] = "'1': the flowtable asks the drivers for hardware offload ('flags offload'). Default: fastpath.flowtable.hw_offload of ZYNQ_NET_BOARD."
+
+# Nothing to install unless the board asks for a flowtable.
+# nooelint: oelint.task.noanonpython
+python __anonymous() {
+    if not d.getVar('ZYNQ_NET_FLOWTABLE_DEVICES').split():
+        raise bb.parse.SkipRecipe("the board (ZYNQ_NET_BOARD = \"%s\") has no fastpath.flowtable "
+                                  "interfaces (and ZYNQ_NET_FLOWTABLE_DEVICES is empty)"
+                                  % d.getVar('ZYNQ_NET_BOARD'))
+}
 
 do_configure[noexec] = "1"
 
 do_compile() {
     devices=$(echo "${ZYNQ_NET_FLOWTABLE_DEVICES}" | sed 's/^ *//; s/ *$//; s/  */, /g')
-    sed -e "s/@DEVICES@/$devices/" ${S}/zynq-net-flowtable.nft.in > ${B}/zynq-net-flowtable.nft
+    if [ "${ZYNQ_NET_FLOWTABLE_HW_OFFLOAD}" = "1" ]; then
+        flags='flags offload'
+    else
+        flags='# no hardware offload (board: fastpath.flowtable.hw_offload)'
+    fi
+    sed -e "s/@DEVICES@/$devices/" -e "s/@FLAGS@/$flags/" ${S}/zynq-net-flowtable.nft.in > ${B}/zynq-net-flowtable.nft
 }
 
 do_install() {

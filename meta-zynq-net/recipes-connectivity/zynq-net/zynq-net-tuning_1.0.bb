@@ -10,7 +10,7 @@ LIC_FILES_CHKSUM = "file://${COMMON_LICENSE_DIR}/MIT;md5=0835ade698e0bcf8506ecda
 
 SRC_URI = "file://run-ptest"
 
-S = "${WORKDIR}"
+S = "${ZYNQ_NET_FILES_DIR}"
 
 inherit zynq-net update-rc.d systemd ptest
 
@@ -34,6 +34,10 @@ do_install() {
     if ${@bb.utils.contains('DISTRO_FEATURES', 'systemd', 'true', 'false', d)}; then
         install -D -m 0644 ${ZYNQ_NET_GEN_DIR}/tuning/zynq-net.service ${D}${systemd_system_unitdir}/zynq-net.service
     fi
+    # system.irqbalance: ban-pinned (irqbalance --policyscript=, docs/applier.md)
+    if [ -f ${ZYNQ_NET_GEN_DIR}/tuning/zynq-net-irqbalance-policy ]; then
+        install -D -m 0755 ${ZYNQ_NET_GEN_DIR}/tuning/zynq-net-irqbalance-policy ${D}${sysconfdir}/zynq-net/irqbalance-policy
+    fi
     # Interfaces that appear after the boot-time run (late probe, hot-plug).
     if [ -f ${ZYNQ_NET_GEN_DIR}/tuning/90-zynq-net.rules ]; then
         install -D -m 0644 ${ZYNQ_NET_GEN_DIR}/tuning/90-zynq-net.rules ${D}${nonarch_base_libdir}/udev/rules.d/90-zynq-net.rules
@@ -44,7 +48,7 @@ do_install() {
 # the target, or knowingly leaves to other recipes. A kind the generator
 # gains later stops the build here instead of silently missing from the
 # image; tests/yocto/test_recipe_contract.py checks the reference boards.
-ZYNQ_NET_KNOWN_KINDS = "dtsi dtso scc kconfig plan applier sysvinit systemd sysctl udev"
+ZYNQ_NET_KNOWN_KINDS = "dtsi dtso scc kconfig plan applier sysvinit systemd sysctl udev irqbalance"
 
 python zynq_net_check_manifest() {
     import json, os
@@ -75,3 +79,5 @@ CONFFILES:${PN} = "${sysconfdir}/zynq-net/zynq-net.plan ${sysconfdir}/sysctl.d/9
 
 # The applier is POSIX sh calling ip, ethtool and tc.
 RDEPENDS:${PN} = "ethtool iproute2-ip iproute2-tc"
+# run-ptest: the applier and plan, plus grep/sed/head of the base utilities.
+RDEPENDS:${PN}-ptest += "${PN} ${VIRTUAL-RUNTIME_base-utils}"

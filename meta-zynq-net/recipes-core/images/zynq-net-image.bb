@@ -12,6 +12,10 @@ inherit core-image zynq-net
 
 IMAGE_FEATURES += "ssh-server-dropbear"
 
+# The board says `irqbalance: absent` (the default): irqbalance would move
+# the IRQs the board pins, so nothing may pull it into this image.
+PACKAGE_EXCLUDE += "${@'irqbalance' if d.getVar('ZYNQ_NET_IRQBALANCE_MODE') == 'absent' else ''}"
+
 IMAGE_INSTALL = "\
     packagegroup-core-boot \
     packagegroup-zynq-net \

@@ -56,13 +56,16 @@ enum Cmd {
         cmd: DtbCmd,
     },
     /// Benchmark runner: plan, run, rfc2544, compare, report (docs/bench.md).
+    #[cfg(feature = "bench")]
     #[command(subcommand)]
     Bench(zynq_net_bench::cli::BenchCommand),
     /// Network-namespace lab to benchmark without hardware: up, down, status.
+    #[cfg(feature = "bench")]
     #[command(subcommand)]
     Lab(zynq_net_bench::cli::LabCommand),
 }
 
+#[cfg(feature = "bench")]
 fn bench_exit(r: anyhow::Result<i32>) -> ExitCode {
     match r {
         Ok(code) => ExitCode::from(u8::try_from(code).unwrap_or(EXIT_INVALID)),
@@ -205,7 +208,9 @@ fn main() -> ExitCode {
             Ok(b) => verify::kconfig(&b, &config),
             Err(c) => c,
         },
+        #[cfg(feature = "bench")]
         Cmd::Bench(c) => bench_exit(zynq_net_bench::cli::run_bench(c)),
+        #[cfg(feature = "bench")]
         Cmd::Lab(c) => bench_exit(zynq_net_bench::cli::run_lab(c)),
         Cmd::Dtb { cmd: DtbCmd::Verify { board, dtb } } => match load(&board) {
             Ok(b) => verify::dtb(&b, &dtb),

@@ -108,11 +108,21 @@ pub fn validate_structure(doc: &Value, map: &SourceMap) -> Vec<Diagnostic> {
     // Built once per process (the fuzz target and `bench` load many boards).
     // The `regex` engine (linear time, no backtracking) is enough for our
     // patterns and much cheaper to set up than the default fancy-regex.
+    //
+    // Validated as Draft 7, although schemars writes 2020-12: the schema
+    // uses only keywords both drafts share (`$ref` siblings are only
+    // `description`/`default`; `$defs` is reached by JSON pointer; every
+    // `format` is schemars' own, e.g. `uint32`, which no draft checks).
+    // jsonschema 0.33 (the release line that builds with Rust 1.75) compiles
+    // the 2020-12 meta-schema, `$dynamicRef`s and all, on every run to check
+    // the schema first: 80 ms of CPU per `zynq-net gen`, against a few ms
+    // for Draft 7's (benches/gen; docs/yocto.md, "Rust"). Compiled once per
+    // process.
     static COMPILED: std::sync::OnceLock<(Value, Result<jsonschema::Validator, String>)> = std::sync::OnceLock::new();
     let (schema, validator) = COMPILED.get_or_init(|| {
         let schema = schema_value();
         let v = jsonschema::options()
-            .with_draft(jsonschema::Draft::Draft202012)
+            .with_draft(jsonschema::Draft::Draft7)
             .with_pattern_options(jsonschema::PatternOptions::regex())
             .build(&schema)
             .map_err(|e| e.to_string());
@@ -135,14 +145,14 @@ pub fn validate_structure(doc: &Value, map: &SourceMap) -> Vec<Diagnostic> {
         }
     }
     for err in validator.iter_errors(doc) {
-        let ptr = err.instance_path().as_str().to_string();
+        let ptr = err.instance_path.to_string();
         let expected = describe(&schema, &ptr);
-        match err.kind() {
+        match &err.kind {
             jsonschema::error::ValidationErrorKind::AdditionalProperties { unexpected } => {
-                for key in unexpected {
+                for key in unexpected.iter().map(String::as_str) {
                     let child = format!("{ptr}/{}", escape_segment(key));
                     let allowed = allowed_keys(&schema, &ptr);
-                    let hint = match RENAMED_KEYS.iter().find(|(old, _)| old == key) {
+                    let hint = match RENAMED_KEYS.iter().find(|(old, _)| *old == key) {
                         Some((_, new)) if allowed.iter().any(|a| a == new) => format!("`{key}` is spelled `{new}` in board format v1"),
                         _ => match closest(key, &allowed) {
                             Some(c) => format!("did you mean `{c}`? allowed here: {}", allowed.join(", ")),
@@ -162,7 +172,7 @@ pub fn validate_structure(doc: &Value, map: &SourceMap) -> Vec<Diagnostic> {
             }
             _ => {
                 let choices = enum_choices(&schema, &ptr);
-                let got = short(err.instance());
+                let got = short(&err.instance);
                 let message = if !choices.is_empty() {
                     format!("{got} is not one of {}", choices.join(", "))
                 } else {

@@ -137,7 +137,7 @@ pub fn check_limits(text: &str) -> Result<(), Vec<Diagnostic>> {
 ///
 /// # Errors
 /// Diagnostics for the limits of [`check_limits`], syntax errors, duplicate
-/// keys (saphyr refuses them), non-string keys and multiple documents.
+/// keys (each repeated key), non-string keys, aliases and multiple documents.
 pub fn load(text: &str) -> Result<(Value, SourceMap), Vec<Diagnostic>> {
     check_limits(text)?;
     let docs = MarkedYaml::load_from_str(text).map_err(|e| {
@@ -149,7 +149,7 @@ pub fn load(text: &str) -> Result<(Value, SourceMap), Vec<Diagnostic>> {
         }]
     })?;
     let mut map = SourceMap::default();
-    let mut errors = Vec::new();
+    let mut errors = duplicate_keys(text);
     let value = match docs.as_slice() {
         [] => {
             errors.push(Diagnostic::error("", "the file is empty").hint("start with `version: 1`"));
@@ -212,6 +212,62 @@ fn convert(node: &MarkedYaml<'_>, ptr: String, map: &mut SourceMap, errors: &mut
     }
 }
 
+/// Every repeated key of a mapping, at the repeated key's position.
+///
+/// saphyr before 0.0.9 (the line that builds with Rust 1.75, the Rust of
+/// Yocto scarthgap) keeps the last of duplicate keys silently, so this pass
+/// over the parser's events finds them. Syntax errors end the pass: the
+/// loader reports those.
+fn duplicate_keys(text: &str) -> Vec<Diagnostic> {
+    use saphyr_parser::{Event, Parser};
+    enum Frame {
+        Map { keys: HashMap<String, Pos>, key_next: bool },
+        Seq,
+    }
+    // A node in a mapping fills its key slot, then its value slot.
+    fn fill_slot(stack: &mut [Frame]) {
+        if let Some(Frame::Map { key_next, .. }) = stack.last_mut() {
+            *key_next = !*key_next;
+        }
+    }
+    let mut stack: Vec<Frame> = Vec::new();
+    let mut out = Vec::new();
+    for item in Parser::new_from_str(text) {
+        let Ok((event, span)) = item else { break };
+        let pos = Pos { line: span.start.line(), col: span.start.col() + 1 };
+        match event {
+            Event::MappingStart(..) => {
+                fill_slot(&mut stack);
+                stack.push(Frame::Map { keys: HashMap::new(), key_next: true });
+            }
+            Event::SequenceStart(..) => {
+                fill_slot(&mut stack);
+                stack.push(Frame::Seq);
+            }
+            Event::MappingEnd | Event::SequenceEnd => {
+                stack.pop();
+            }
+            Event::Scalar(value, ..) => {
+                if let Some(Frame::Map { keys, key_next: true }) = stack.last_mut() {
+                    if let Some(first) = keys.get(value.as_ref()) {
+                        out.push(Diagnostic {
+                            pos,
+                            ..Diagnostic::error("", format!("YAML syntax error: duplicate key `{value}` (first at line {}, column {})", first.line, first.col))
+                                .hint("a key appears once per mapping: remove or merge the repeated one")
+                        });
+                    } else {
+                        keys.insert(value.to_string(), pos);
+                    }
+                }
+                fill_slot(&mut stack);
+            }
+            Event::Alias(_) => fill_slot(&mut stack),
+            _ => {}
+        }
+    }
+    out
+}
+
 fn scalar(s: &Scalar<'_>) -> Value {
     match s {
         Scalar::Null => Value::Null,
@@ -249,7 +305,8 @@ mod tests {
     fn syntax_and_duplicate_key_errors_have_positions() {
         let e = load("a: 1\na: 2\n").unwrap_err();
         assert_eq!(e.len(), 1);
-        assert!(e[0].pos.line >= 1, "{e:?}");
+        assert_eq!((e[0].pos.line, e[0].pos.col), (2, 1), "{e:?}");
+        assert!(e[0].message.contains("duplicate key `a` (first at line 1, column 1)"), "{e:?}");
         let e = load("a: [1, 2\n").unwrap_err();
         assert!(e[0].message.contains("syntax"), "{e:?}");
     }
