@@ -285,9 +285,16 @@ fn yaml_to_json(y: &saphyr::YamlOwned) -> Result<Value, String> {
     })
 }
 
-/// Loads a YAML (or JSON) text into a JSON value.
+/// Loads a YAML (or JSON) text into a JSON value, within the board
+/// loader's limits (no aliases, nesting, value size, node count:
+/// `zynq_net_model::yaml::check_limits`), so a spec cannot exhaust memory
+/// or the stack either.
 pub fn load_yaml(text: &str) -> Result<Value, String> {
     use saphyr::LoadableYamlNode;
+    if let Err(diags) = zynq_net_model::yaml::check_limits(text) {
+        let d = &diags[0];
+        return Err(format!("{}:{}: {}", d.pos.line, d.pos.col, d.message));
+    }
     let docs = saphyr::YamlOwned::load_from_str(text).map_err(|e| e.to_string())?;
     match docs.first() {
         Some(d) => yaml_to_json(d),
@@ -330,6 +337,16 @@ pub fn load_spec(path: &Path) -> Result<(Option<String>, BenchSpec), BenchError>
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn hostile_yaml_is_refused_with_a_position() {
+        let bomb = format!("a: &x {}\nb: [{}]\n", "z".repeat(1000), vec!["*x"; 100].join(", "));
+        let e = load_yaml(&bomb).unwrap_err();
+        assert!(e.starts_with("2:5: YAML aliases"), "{e}");
+        let deep = format!("{}1\n", "- ".repeat(10_000));
+        let e = load_yaml(&deep).unwrap_err();
+        assert!(e.contains("nesting deeper than 32 levels"), "{e}");
+    }
 
     #[test]
     fn rates() {

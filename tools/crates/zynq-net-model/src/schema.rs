@@ -128,30 +128,29 @@ pub fn validate_structure(doc: &Value, map: &SourceMap) -> Vec<Diagnostic> {
             .map_err(|e| e.to_string());
         (schema, v)
     });
-    let schema = &*schema;
     let validator = match validator {
         Ok(v) => v,
         Err(e) => return vec![Diagnostic::error("", format!("internal error: board schema does not compile: {e}"))],
     };
     let mut out = Vec::new();
     for ptr in map.float_pointers() {
-        let ty = subschema(&schema, ptr).and_then(|s| s.get("type")).cloned();
+        let ty = subschema(schema, ptr).and_then(|s| s.get("type")).cloned();
         let wants_int = ty.as_ref().is_some_and(|t| t == "integer" || t.as_array().is_some_and(|a| a.iter().any(|x| x == "integer") && !a.iter().any(|x| x == "number")));
         if wants_int {
             let got = doc.pointer(ptr).map(short).unwrap_or_default();
             let d = Diagnostic::error(ptr.clone(), format!("{got} is a decimal number; an integer is expected here"));
-            let d = match describe(&schema, ptr) { Some(w) => d.hint(format!("write it without a fraction or exponent ({w})")), None => d.hint("write it without a fraction or exponent") };
+            let d = match describe(schema, ptr) { Some(w) => d.hint(format!("write it without a fraction or exponent ({w})")), None => d.hint("write it without a fraction or exponent") };
             out.push(map.locate(d));
         }
     }
     for err in validator.iter_errors(doc) {
         let ptr = err.instance_path.to_string();
-        let expected = describe(&schema, &ptr);
+        let expected = describe(schema, &ptr);
         match &err.kind {
             jsonschema::error::ValidationErrorKind::AdditionalProperties { unexpected } => {
                 for key in unexpected.iter().map(String::as_str) {
                     let child = format!("{ptr}/{}", escape_segment(key));
-                    let allowed = allowed_keys(&schema, &ptr);
+                    let allowed = allowed_keys(schema, &ptr);
                     let hint = match RENAMED_KEYS.iter().find(|(old, _)| *old == key) {
                         Some((_, new)) if allowed.iter().any(|a| a == new) => format!("`{key}` is spelled `{new}` in board format v1"),
                         _ => match closest(key, &allowed) {
@@ -165,13 +164,13 @@ pub fn validate_structure(doc: &Value, map: &SourceMap) -> Vec<Diagnostic> {
             jsonschema::error::ValidationErrorKind::Required { property } => {
                 let name = property.as_str().unwrap_or("?").to_string();
                 let child = format!("{ptr}/{}", escape_segment(&name));
-                let what = describe(&schema, &child);
+                let what = describe(schema, &child);
                 let d = Diagnostic::error(ptr.clone(), format!("missing required key `{name}`"));
                 let d = match what { Some(w) => d.hint(format!("add `{name}:` ({w})")), None => d.hint(format!("add `{name}:`")) };
                 out.push(map.locate(d));
             }
             _ => {
-                let choices = enum_choices(&schema, &ptr);
+                let choices = enum_choices(schema, &ptr);
                 let got = short(&err.instance);
                 let message = if !choices.is_empty() {
                     format!("{got} is not one of {}", choices.join(", "))

@@ -245,7 +245,7 @@ mod tests {
     #[test]
     fn seal_counts_steps_and_sums_the_body() {
         let s = seal("zynq-net-plan 2\n# c\n\nboard x\nmtu eth0 1500\n");
-        let (body, end) = s.rsplit_once("end ").unwrap();
+        let (body, end) = s.rsplit_once("end ").expect("an end line");
         assert_eq!(end, format!("2 {} {}\n", posix_cksum(body.as_bytes()), body.len()));
     }
 }

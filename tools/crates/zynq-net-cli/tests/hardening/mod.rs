@@ -229,6 +229,22 @@ fn gen_cleans_staging_on_every_error_path() {
     let o = run(&["gen", s(&b), "-o", s(&blocked)]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(staging(tmp.path()).is_empty(), "{:?}", staging(tmp.path()));
+    // a mount point: the final rename fails (EBUSY); needs root to mount
+    let is_root = std::process::Command::new("id").arg("-u").output().map(|o| o.stdout.starts_with(b"0\n")).unwrap_or(false);
+    if is_root {
+        let mnt = tmp.path().join("mnt");
+        fs::create_dir(&mnt).expect("mkdir");
+        let m = std::process::Command::new("mount").args(["-t", "tmpfs", "zynq-net-test", s(&mnt)]).status();
+        if m.is_ok_and(|st| st.success()) {
+            let o = run(&["gen", s(&b), "-o", s(&mnt)]);
+            let _ = std::process::Command::new("umount").arg(&mnt).status();
+            assert_eq!(o.status.code(), Some(2), "mount point: {}", stderr(&o));
+            assert!(stderr(&o).contains("nothing was written"), "{}", stderr(&o));
+            assert!(staging(tmp.path()).is_empty(), "mount point: {:?}", staging(tmp.path()));
+        }
+    } else {
+        eprintln!("not root: the mount-point case is skipped");
+    }
     // system directories: refused at once, without walking them
     for d in ["/", "/usr", "/etc", "/var/lib"] {
         let t0 = std::time::Instant::now();
