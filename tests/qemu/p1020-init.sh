@@ -72,6 +72,7 @@ if [ -x "$APPLY" ] && [ -r "$PLAN" ]; then
     section status-json "$APPLY" status --json "$PLAN"
     section apply2 "$APPLY" apply --json "$PLAN"
     section status2-json "$APPLY" status --json "$PLAN"
+    section interrupts-after-apply cat /proc/interrupts
 else
     kmsg "ZNQ:NOTE no applier/plan in the initramfs: only the driver state is dumped"
 fi

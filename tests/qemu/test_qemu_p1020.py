@@ -327,7 +327,7 @@ def test_irq_affinity_by_gianfar_names(run):
         steps = [r for r in results(doc, "irq") if r["iface"] == iface]
         assert steps and all(r["result"] == "applied" for r in steps), steps
         # Traffic after the plan (pings, the slirp gateway's ARP) lands on that CPU only.
-        before = irq_rows(run.text("interrupts-initial"), re.escape(iface) + r"_g0_(tx|rx)")
+        before = irq_rows(run.text("interrupts-after-apply"), re.escape(iface) + r"_g0_(tx|rx)")
         moved = 0
         for irq, (name, counts) in rows.items():
             if irq not in before:
