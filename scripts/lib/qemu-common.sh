@@ -41,5 +41,5 @@ parse_console() {
 
 # elapsed START END: seconds between two `date +%s.%N` readings, one decimal.
 elapsed() {
-    echo "$1 $2" | awk '{ printf "%.1f", $2 - $1 }'
+    echo "$1 $2" | awk '{ printf "%.1f\n", $2 - $1 }'
 }
