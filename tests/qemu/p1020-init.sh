@@ -1,0 +1,129 @@
+#!/bin/sh
+# /init of the TEST-ONLY initramfs that scripts/qemu-p1020 boots on QEMU's
+# ppce500 machine (e500v2, two eTSEC ports on the gianfar driver). The
+# shell is the static busybox ash built from Debian's source package;
+# ethtool, ip and tc are the static builds of Debian's sources.
+#
+# /etc/zynq-net/qemu.env says the mode:
+# - mode=status: bring eth0/eth1 up, run the applier on the generated plan
+#   (apply, status --json, apply again, status), send traffic through the
+#   multiq/skbedit filter, dump what the driver reports, power off;
+# - mode=lab: address the ports (eth0_addr, eth1_addr), apply the plan
+#   (which turns forwarding on), report ZNQ:READY and forward until the
+#   host pings the router itself (scripts/qemu-p1020 does after its
+#   command), then dump the counters.
+# Results go to the console as sections (tests/qemu/init-lib.sh).
+
+# shellcheck disable=SC2016 # the sh -c scripts below are single-quoted on purpose
+/bin/busybox mkdir -p /proc /sys /dev /tmp /run /var/lib /var/log /bbin
+/bin/busybox mount -t proc proc /proc
+/bin/busybox mount -t sysfs sysfs /sys
+/bin/busybox mount -t devtmpfs devtmpfs /dev 2>/dev/null
+# Busybox applets go to /bbin, last in PATH: iproute2's ip and tc and the
+# real ethtool must win.
+/bin/busybox --install -s /bbin
+export PATH=/usr/sbin:/usr/bin:/sbin:/bin:/bbin
+
+# kmsg, section, queues, irqs, sysctls (scripts/qemu-p1020 copies it here).
+# shellcheck source=tests/qemu/init-lib.sh
+. /lib/zynq-net-qemu/init-lib.sh
+
+PLAN=/etc/zynq-net/zynq-net.plan
+APPLY=/usr/sbin/zynq-net-apply
+EXTRA=/etc/zynq-net/extra.plan
+mode=status
+eth0_addr=""
+eth1_addr=""
+while IFS='=' read -r k v; do
+    case $k in
+    mode) mode=$v ;;
+    eth0_addr) eth0_addr=$v ;;
+    eth1_addr) eth1_addr=$v ;;
+    esac
+done </etc/zynq-net/qemu.env
+
+kmsg "ZNQ:START uptime=$(cut -d' ' -f1 /proc/uptime)"
+section cmdline cat /proc/cmdline
+section cpus cat /sys/devices/system/cpu/online
+section tools sh -c 'for t in sh ip tc ethtool; do printf "%s -> %s\n" "$t" "$(command -v "$t")"; done; ip -V; ethtool --version'
+
+i=0
+while { [ ! -e /sys/class/net/eth0 ] || [ ! -e /sys/class/net/eth1 ]; } && [ $i -lt 100 ]; do
+    sleep 0.1
+    i=$((i + 1))
+done
+section netdevs sh -c 'for d in /sys/class/net/*; do printf "%s driver=%s queues=%s\n" "${d##*/}" "$(basename "$(readlink "$d/device/driver" 2>/dev/null)" 2>/dev/null)" "$(ls "$d/queues" | tr "\n" " ")"; done'
+
+ip link set lo up
+for d in eth0 eth1; do
+    ip link set "$d" up
+done
+[ -z "$eth0_addr" ] || ip addr add "$eth0_addr" dev eth0
+[ -z "$eth1_addr" ] || ip addr add "$eth1_addr" dev eth1
+sleep 1
+section link-up sh -c 'for d in eth0 eth1; do ip -d link show "$d"; ethtool "$d"; done'
+section before-ethtool-g sh -c 'ethtool -g eth0; ethtool -g eth1'
+section before-ethtool-c sh -c 'ethtool -c eth0; ethtool -c eth1'
+section interrupts-initial cat /proc/interrupts
+
+if [ -x "$APPLY" ] && [ -r "$PLAN" ]; then
+    section plan cat "$PLAN"
+    section apply1 "$APPLY" apply --json "$PLAN"
+    section status-json "$APPLY" status --json "$PLAN"
+    section apply2 "$APPLY" apply --json "$PLAN"
+    section status2-json "$APPLY" status --json "$PLAN"
+    section interrupts-after-apply cat /proc/interrupts
+else
+    kmsg "ZNQ:NOTE no applier/plan in the initramfs: only the driver state is dumped"
+fi
+
+# dump: what the driver and the stack report after the plan (and traffic).
+dump() {
+    section interrupts cat /proc/interrupts
+    section irqs sh -c '. /lib/zynq-net-qemu/init-lib.sh; irqs eth0; irqs eth1'
+    for d in eth0 eth1; do
+        section "ethtool-g-$d" ethtool -g "$d"
+        section "ethtool-c-$d" ethtool -c "$d"
+        section "ethtool-k-$d" ethtool -k "$d"
+        section "queues-$d" queues "$d"
+        section "tc-qdisc-$d" tc -s qdisc show dev "$d"
+        section "tc-filter-$d" tc -s filter show dev "$d"
+        section "link-stats-$d" ip -s link show dev "$d"
+    done
+    section sysctls sysctls
+}
+
+if [ "$mode" = lab ]; then
+    section routes sh -c 'ip addr; ip route; cat /proc/sys/net/ipv4/ip_forward'
+    # Icmp InEchos (10th field of the values line in /proc/net/snmp):
+    # echo requests to the router itself; the traffic the lab forwards
+    # never counts there, so the host's first ping ends the lab.
+    echos() { awk '/^Icmp:/ { if (n++) print $10 }' /proc/net/snmp; }
+    kmsg "ZNQ:READY uptime=$(cut -d' ' -f1 /proc/uptime)"
+    while [ "$(echos)" = 0 ]; do
+        sleep 1
+    done
+    dump
+else
+    # Traffic through eth0: the plan's multiq filter maps 198.51.100.1 (the
+    # board's management address) to a TX queue; slirp's gateway is
+    # 10.0.2.2. The replies do not matter, the filter counts on egress.
+    ip addr add 10.0.2.15/24 dev eth0 2>/dev/null
+    ip route add 198.51.100.0/24 via 10.0.2.2 dev eth0 2>/dev/null
+    section ping-mapped ping -c 5 -i 0.2 -W 1 198.51.100.1
+    section ping-gw ping -c 5 -i 0.2 -W 1 10.0.2.2
+    dump
+    if [ -x "$APPLY" ] && [ -r "$EXTRA" ]; then
+        section extra-plan cat "$EXTRA"
+        section extra-apply "$APPLY" apply --json "$EXTRA"
+        section extra-status-json "$APPLY" status --json "$EXTRA"
+        section extra-ethtool-g sh -c 'ethtool -g eth0; ethtool -g eth1'
+        section extra-ethtool-c sh -c 'ethtool -c eth0; ethtool -c eth1'
+        [ -r "$PLAN" ] && section after-extra-status-json "$APPLY" status --json "$PLAN"
+    fi
+fi
+
+section dmesg-net sh -c "dmesg | grep -v ZNQ | grep -iE 'gianfar|eth[01]|etsec|mdio|phy|smp|cpu'"
+kmsg "ZNQ:DONE uptime=$(cut -d' ' -f1 /proc/uptime)"
+sync
+poweroff -f
