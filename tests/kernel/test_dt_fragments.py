@@ -332,3 +332,18 @@ def test_fragments_are_sliced(zynq_net, tmp_path):
         for d in ("dt", "kernel"):
             for p in sorted((outs[0] / d).iterdir()):
                 assert p.read_bytes() == (outs[1] / d / p.name).read_bytes(), f"{board}: {d}/{p.name} changed with tuning only"
+
+
+def test_dtb_verify_refuses_a_damaged_blob(built, zynq_net, tmp_path):
+    """A DTB whose header points past its end (strings block size and
+    offset, as a truncated copy or a bad write leaves them): exit 2 with a
+    plain reason, never a panic of the DTB reader."""
+    import struct
+    data = bytearray(built["zcu102"]["include"].read_bytes())
+    for field, value in ((12, len(data) + 4096), (32, 0x7FFFFFFF)):  # off_dt_strings, size_dt_strings
+        bad = bytearray(data)
+        struct.pack_into(">I", bad, field, value)
+        p = tmp_path / f"bad-{field}.dtb"
+        p.write_bytes(bytes(bad))
+        res = run([zynq_net, "dtb", "verify", built["zcu102"]["board"], p], check=False)
+        assert res.returncode == 2 and "not a valid DTB" in res.stderr and "panicked" not in res.stderr, res.stderr

@@ -117,14 +117,29 @@ pub fn dtb(b: &LoadedBoard, path: &Path) -> ExitCode {
             return ExitCode::from(EXIT_USAGE);
         }
     };
-    let fdt = match fdt::Fdt::new(&data) {
-        Ok(f) => f,
-        Err(e) => {
-            eprintln!("zynq-net: {} is not a valid DTB: {e:?}", path.display());
+    // The fdt crate indexes the blob as its header says and panics on a
+    // damaged one (sizes or offsets past the end, huge property lengths):
+    // a bad DTB is a usage error (exit 2) with a plain reason, never a panic.
+    let silent = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {}));
+    let res = std::panic::catch_unwind(|| fdt::Fdt::new(&data).map(|f| dtb::verify(&b.board, &f)));
+    std::panic::set_hook(silent);
+    let rep = match res {
+        Ok(Ok(rep)) => rep,
+        Ok(Err(e)) => {
+            let why = match e {
+                fdt::FdtError::BadMagic => "bad magic (not a flattened device tree)".to_string(),
+                fdt::FdtError::BufferTooSmall => "truncated (shorter than its header says)".to_string(),
+                other => format!("{other:?}"),
+            };
+            eprintln!("zynq-net: {} is not a valid DTB: {why}", path.display());
+            return ExitCode::from(EXIT_USAGE);
+        }
+        Err(_) => {
+            eprintln!("zynq-net: {} is not a valid DTB: a size, offset or property length points past the end of the blob (damaged or truncated)", path.display());
             return ExitCode::from(EXIT_USAGE);
         }
     };
-    let rep = dtb::verify(&b.board, &fdt);
     for f in &rep.found {
         println!("found         {f}");
     }

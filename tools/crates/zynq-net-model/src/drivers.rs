@@ -175,6 +175,20 @@ pub const PHY_MODES: &[&str] = &[
 /// (it puts the declared mode in phylink's supported interfaces).
 pub const AXIENET_PHY_MODES: &[&str] = &["mii", "gmii", "rgmii", "rgmii-id", "rgmii-rxid", "rgmii-txid", "sgmii", "1000base-x", "2500base-x"];
 
+/// Clock names of the AXI 1G/2.5G MAC: axienet_probe (6.12) takes
+/// `s_axi_lite_clk` then the bulk `axis_clk`, `ref_clk`, `mgt_clk`;
+/// linux-xlnx `axienet_clk_init` reads the first three. The mainline binding
+/// lists all four without minItems: dt-schema wants all four.
+pub const MAC_CLOCKS_1G: &[&str] = &["s_axi_lite_clk", "axis_clk", "ref_clk", "mgt_clk"];
+/// Clock names of the XXV MAC: linux-xlnx `xxvenet_clk_init`.
+pub const MAC_CLOCKS_XXV: &[&str] = &["s_axi_aclk", "rx_core_clk", "dclk"];
+/// Clock names of an `xlnx,eth-dma` node as generated trees carry them
+/// (linux-xlnx `axienet_dma_clk_init` reads the MM2S/S2MM/SG names).
+pub const DMA_CLOCKS_ETH: &[&str] = &["s_axi_lite_aclk", "m_axi_sg_aclk", "m_axi_mm2s_aclk", "m_axi_s2mm_aclk"];
+/// Clock names of a mainline `xlnx,axi-dma-1.00.a` dmaengine node
+/// (dma/xilinx/xilinx_dma.c `axidma_clk_init`).
+pub const DMA_CLOCKS_DMAENGINE: &[&str] = &["s_axi_lite_aclk", "m_axi_mm2s_aclk", "m_axi_s2mm_aclk"];
+
 /// `phy-mode` values of the XXV MAC (linux-xlnx axienet: 10GBASE-R or
 /// 25GBASE-R as the IP's XXV_STAT_CORE_SPEED says; USXGMII for the
 /// `xlnx,xxv-usxgmii-ethernet-1.0` variant).

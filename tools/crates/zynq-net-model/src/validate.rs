@@ -459,12 +459,21 @@ impl V<'_> {
             }
             _ => {}
         }
+        if !(32..=64).contains(&n.dma.addrwidth) {
+            self.err(format!("{np}/dma/addrwidth"), format!("DMA address width {} outside 32..64 bits", n.dma.addrwidth), "the AXI DMA/MCDMA IP has 32 to 64 address bits (axienet reads it as u8 and falls back to 32 outside that)");
+        }
+        if !(n.dma.datawidth.is_power_of_two() && (8..=1024).contains(&n.dma.datawidth)) {
+            self.err(format!("{np}/dma/datawidth"), format!("stream data width {} is not a power of two in 8..1024 bits", n.dma.datawidth), "use the AXI DMA's stream width, e.g. 32 or 64");
+        }
+        if n.rxmem == 0 {
+            self.err(format!("{np}/rxmem"), "xlnx,rxmem 0: axienet_change_mtu refuses every MTU change".into(), "give the MAC's RX memory in bytes, e.g. 0x8000");
+        }
         if n.reg < n.dma.reg.saturating_add(n.dma.size) && n.dma.reg < n.reg.saturating_add(n.size) {
             self.err(format!("{np}/dma/reg"), "the DMA register window overlaps the MAC's".into(), "give the MAC and the DMA engine their own address ranges");
         }
-        let mac_names: Vec<&str> = if ifc.driver.is_xxv() { vec!["s_axi_aclk", "rx_core_clk", "dclk"] } else { vec!["s_axi_lite_clk", "axis_clk", "ref_clk", "mgt_clk"] };
-        let dma_names: Vec<&str> = if dmas { vec!["s_axi_lite_aclk", "m_axi_mm2s_aclk", "m_axi_s2mm_aclk"] } else { vec!["s_axi_lite_aclk", "m_axi_sg_aclk", "m_axi_mm2s_aclk", "m_axi_s2mm_aclk"] };
-        for (key, map, names) in [("clocks", &n.clocks, &mac_names), ("dma/clocks", &n.dma.clocks, &dma_names)] {
+        let mac_names = if ifc.driver.is_xxv() { drivers::MAC_CLOCKS_XXV } else { drivers::MAC_CLOCKS_1G };
+        let dma_names = if dmas { drivers::DMA_CLOCKS_DMAENGINE } else { drivers::DMA_CLOCKS_ETH };
+        for (key, map, names) in [("clocks", &n.clocks, mac_names), ("dma/clocks", &n.dma.clocks, dma_names)] {
             for k in map.keys() {
                 if !names.contains(&k.as_str()) {
                     self.err(format!("{np}/{key}/{}", crate::yaml::escape_segment(k)), format!("`{k}` is not a clock name the driver asks for"), &format!("use {}", names.join(", ")));

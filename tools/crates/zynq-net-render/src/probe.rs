@@ -16,19 +16,7 @@
 
 use zynq_net_model::model::{CsumMode, Driver, Irq, KernelFlavour, PlEthernet};
 
-/// Clock names of the AXI 1G/2.5G MAC: axienet_probe takes
-/// `s_axi_lite_clk` then the bulk `axis_clk`, `ref_clk`, `mgt_clk` (6.12);
-/// linux-xlnx `axienet_clk_init` reads the first three. The mainline binding
-/// lists all four without minItems: dt-schema wants all four.
-pub const MAC_CLOCKS_1G: &[&str] = &["s_axi_lite_clk", "axis_clk", "ref_clk", "mgt_clk"];
-/// Clock names of the XXV MAC: linux-xlnx `xxvenet_clk_init`.
-pub const MAC_CLOCKS_XXV: &[&str] = &["s_axi_aclk", "rx_core_clk", "dclk"];
-/// Clock names of an `xlnx,eth-dma`/`xlnx,eth-mcdma` node as generated trees
-/// carry them (linux-xlnx `axienet_dma_clk_init` reads the MM2S/S2MM/SG names).
-pub const DMA_CLOCKS_ETH: &[&str] = &["s_axi_lite_aclk", "m_axi_sg_aclk", "m_axi_mm2s_aclk", "m_axi_s2mm_aclk"];
-/// Clock names of a mainline `xlnx,axi-dma-1.00.a` dmaengine node
-/// (dma/xilinx/xilinx_dma.c `axidma_clk_init`).
-pub const DMA_CLOCKS_DMAENGINE: &[&str] = &["s_axi_lite_aclk", "m_axi_mm2s_aclk", "m_axi_s2mm_aclk"];
+pub use zynq_net_model::drivers::{DMA_CLOCKS_DMAENGINE, DMA_CLOCKS_ETH, MAC_CLOCKS_1G, MAC_CLOCKS_XXV};
 
 /// The clock names the MAC driver asks for.
 pub fn mac_clock_names(driver: Driver) -> &'static [&'static str] {
