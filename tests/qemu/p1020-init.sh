@@ -110,8 +110,9 @@ else
     # 10.0.2.2. The replies do not matter, the filter counts on egress.
     ip addr add 10.0.2.15/24 dev eth0 2>/dev/null
     ip route add 198.51.100.0/24 via 10.0.2.2 dev eth0 2>/dev/null
-    section ping-mapped ping -c 5 -i 0.2 -W 1 198.51.100.1
-    section ping-gw ping -c 5 -i 0.2 -W 1 10.0.2.2
+    # timeout: a ping that never returns must not stop the run.
+    section ping-mapped timeout 15 ping -c 3 -W 2 198.51.100.1
+    section ping-gw timeout 15 ping -c 3 -W 2 10.0.2.2
     dump
     if [ -x "$APPLY" ] && [ -r "$EXTRA" ]; then
         section extra-plan cat "$EXTRA"
