@@ -217,7 +217,7 @@ pub const XLNX_XXV: &[Row] = &[
 /// per-channel IRQ names are checked separately ([`mcdma_irq_names`]).
 pub const XLNX_XXV_MCDMA: &[Row] = &[
     row("phy-mode", On::Mac, Kind::Str, PHY_MODE_ANY, XLNX_MAIN, "of_get_phy_mode fails: probe returns silently (cleanup_clk)"),
-    row("xlnx,num-queues", On::Mac, Kind::U16, Need::Required, "axienet_probe: of_property_read_u16", "16 queues assumed: channel ids read past the list"),
+    row("xlnx,num-queues", On::Mac, Kind::U16, Need::Required, "axienet_probe: of_property_read_u16", "missing: 16 queues assumed, channel ids read past the list; a 32-bit cell reads as its first two bytes (0 queues: alloc_etherdev_mq fails)"),
     row("xlnx,channel-ids", On::Mac, Kind::StrList, Need::Required, XLNX_MCDMA, "-EINVAL"),
     row("interrupt-names", On::Mac, Kind::StrList, Need::Required, "axienet_mcdma_tx_probe/rx_probe: platform_get_irq_byname(pdev, \"mm2s_ch%d_introut\")", "no channel IRQs: open fails"),
     row("axistream-connected", On::Mac, Kind::Phandle, Need::Required, XLNX_MCDMA, "\"unable to get DMA resource\""),
@@ -351,7 +351,9 @@ pub fn check(rows: &[Row], table_name: &str, mac: &dyn NodeProps, dma: Option<&d
 pub fn mcdma_irq_names(mac: &dyn NodeProps, irq_cells: usize) -> Vec<String> {
     let src = "axienet_mcdma_tx_probe/rx_probe, linux-xlnx xilinx_axienet_mcdma.c: platform_get_irq_byname on the Ethernet device";
     let ids: Vec<String> = mac.prop("xlnx,channel-ids").map(strings).unwrap_or_default();
-    let nq = mac.prop("xlnx,num-queues").and_then(|v| v.try_into().ok().map(u16::from_be_bytes)).map_or(16, usize::from);
+    // of_property_read_u16 reads the first two bytes of any longer value;
+    // absent, the MCDMA probe assumes 16 (XAE_MAX_QUEUES).
+    let nq = mac.prop("xlnx,num-queues").map_or(16, |v| v.get(..2).and_then(|b| b.try_into().ok()).map_or(0, |b: [u8; 2]| usize::from(u16::from_be_bytes(b))));
     let mut out = Vec::new();
     if ids.len() < nq {
         out.push(format!("linux-xlnx MCDMA: xlnx,num-queues {nq} but {} channel id(s) (axienet_mcdma_probe reads one id per queue, no bounds check)", ids.len()));
