@@ -517,16 +517,19 @@ figure{{margin:1em 0}}figcaption{{font-size:13px;font-weight:bold}}</style></hea
     )
 }
 
+/// Writes `text` to `out/name` and records the path (the reports' writer).
+pub(crate) fn put_file(out: &Path, name: &str, text: String, written: &mut Vec<PathBuf>) -> Result<(), BenchError> {
+    let p = out.join(name);
+    std::fs::write(&p, text).map_err(|e| BenchError::io(&p, e))?;
+    written.push(p);
+    Ok(())
+}
+
 /// Writes every format into `out`; returns the paths written.
 pub fn write_all(r: &Report, out: &Path) -> Result<Vec<PathBuf>, BenchError> {
     std::fs::create_dir_all(out).map_err(|e| BenchError::io(out, e))?;
     let mut written = Vec::new();
-    let mut put = |name: &str, text: String| -> Result<(), BenchError> {
-        let p = out.join(name);
-        std::fs::write(&p, text).map_err(|e| BenchError::io(&p, e))?;
-        written.push(p);
-        Ok(())
-    };
+    let mut put = |name: &str, text: String| put_file(out, name, text, &mut written);
     put("report.md", to_markdown(r))?;
     put("report.csv", to_csv(r))?;
     if let Some(x) = &r.rfc2544 {

@@ -433,17 +433,16 @@ impl V<'_> {
             }
         }
         if let Some(n) = &dt.node {
-            self.pl_node(p, ifc, dt, n);
+            self.pl_node(p, ifc, n);
         }
     }
 
-    fn pl_node(&mut self, p: &str, ifc: &Interface, dt: &IfaceDt, n: &PlEthernet) {
+    fn pl_node(&mut self, p: &str, ifc: &Interface, n: &PlEthernet) {
         let np = format!("{p}/dt/node");
         if !ifc.driver.is_axi() {
             self.err(np.clone(), format!("a PL node is only generated for axienet, xxv and xxv-mcdma ports, not {}", ifc.driver), "patch the existing node by `label` instead");
             return;
         }
-        let _ = dt;
         let flavour = self.b.board.kernel;
         let dmas = n.dmas == Some(true);
         let axis = n.axistream_connected == Some(true);

@@ -423,12 +423,7 @@ pub fn write_all(
     out: &Path,
 ) -> Result<Vec<PathBuf>, BenchError> {
     let mut written = Vec::new();
-    let mut put = |name: &str, text: String| -> Result<(), BenchError> {
-        let p = out.join(name);
-        std::fs::write(&p, text).map_err(|e| BenchError::io(&p, e))?;
-        written.push(p);
-        Ok(())
-    };
+    let mut put = |name: &str, text: String| crate::report::put_file(out, name, text, &mut written);
     put(files::REPORT_MD, to_markdown(design, r))?;
     put(files::REPORT_HTML, to_html(design, r))?;
     put(
