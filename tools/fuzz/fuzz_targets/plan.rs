@@ -18,7 +18,9 @@ use std::process::Command;
 use libfuzzer_sys::fuzz_target;
 
 fn applier() -> String {
-    std::env::var("ZYNQ_NET_APPLIER").unwrap_or_else(|_| concat!(env!("CARGO_MANIFEST_DIR"), "/../crates/zynq-net-render/assets/zynq-net-apply.sh").to_string())
+    std::env::var("ZYNQ_NET_APPLIER").unwrap_or_else(|_| {
+        concat!(env!("CARGO_MANIFEST_DIR"), "/../crates/zynq-net-render/assets/zynq-net-apply.sh").to_string()
+    })
 }
 
 /// Whether `plan` ends with a correct end line (what the applier checks).
@@ -28,7 +30,10 @@ fn sealed_ok(plan: &[u8]) -> bool {
     let (body, end) = plan.split_at(start);
     let Ok(end) = std::str::from_utf8(end) else { return false };
     let f: Vec<&str> = end.trim_end_matches('\n').split(' ').collect();
-    f.len() == 4 && f[0] == "end" && f[2] == zynq_net_render::plan::posix_cksum(body).to_string() && f[3] == body.len().to_string()
+    f.len() == 4
+        && f[0] == "end"
+        && f[2] == zynq_net_render::plan::posix_cksum(body).to_string()
+        && f[3] == body.len().to_string()
 }
 
 fuzz_target!(|data: &[u8]| {
@@ -63,7 +68,15 @@ fuzz_target!(|data: &[u8]| {
     } else {
         assert!(matches!(rc, Some(0 | 2 | 3)), "exit {rc:?}: {err}");
     }
-    for bad in ["not found", "syntax error", "arithmetic", "Illegal number", "bad number", "parameter not set", "Bad substitution"] {
+    for bad in [
+        "not found",
+        "syntax error",
+        "arithmetic",
+        "Illegal number",
+        "bad number",
+        "parameter not set",
+        "Bad substitution",
+    ] {
         assert!(!err.contains(bad), "shell error `{bad}` (exit {rc:?}): {err}");
     }
 });

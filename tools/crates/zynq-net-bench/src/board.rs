@@ -14,19 +14,12 @@ use crate::spec::{BenchSpec, Rate, Rfc2544Spec};
 use crate::targets::{Endpoint, Targets, TARGETS_FORMAT};
 
 fn cpus(l: &zynq_net_model::cpus::CpuList) -> Result<Vec<usize>, BenchError> {
-    Ok(l.cpus()
-        .map_err(|e| BenchError::Invalid(e.to_string()))?
-        .into_iter()
-        .map(|c| c as usize)
-        .collect())
+    Ok(l.cpus().map_err(|e| BenchError::Invalid(e.to_string()))?.into_iter().map(|c| c as usize).collect())
 }
 
 fn host(ssh: &Option<String>) -> Host {
     match ssh {
-        Some(dest) => Host::Ssh {
-            dest: dest.clone(),
-            opts: Vec::new(),
-        },
+        Some(dest) => Host::Ssh { dest: dest.clone(), opts: Vec::new() },
         None => Host::Local,
     }
 }
@@ -78,10 +71,7 @@ pub fn convert(b: &Bench) -> Result<(BenchSpec, Targets), BenchError> {
         };
     }
     s.validate()?;
-    let peer = b
-        .peers
-        .first()
-        .ok_or_else(|| BenchError::Invalid("bench.peers is empty".into()))?;
+    let peer = b.peers.first().ok_or_else(|| BenchError::Invalid("bench.peers is empty".into()))?;
     let targets = Targets {
         format: TARGETS_FORMAT.into(),
         client: Endpoint {
@@ -104,10 +94,7 @@ pub fn convert(b: &Bench) -> Result<(BenchSpec, Targets), BenchError> {
         },
         dut: None,
         port: 5201,
-        description: format!(
-            "DUT {} ({}) -> peer {} ({})",
-            b.dut.address, b.dut.iface, peer.name, peer.address
-        ),
+        description: format!("DUT {} ({}) -> peer {} ({})", b.dut.address, b.dut.iface, peer.name, peer.address),
         udp_socket_buffer: None,
     };
     Ok((s, targets))
@@ -115,14 +102,12 @@ pub fn convert(b: &Bench) -> Result<(BenchSpec, Targets), BenchError> {
 
 /// Loads a board file with the model crate (every diagnostic rendered on error).
 pub fn load(path: &Path) -> Result<(String, BenchSpec, Targets), BenchError> {
-    let loaded =
-        zynq_net_model::load_board(path).map_err(|e| BenchError::Invalid(e.to_string()))?;
-    let bench = loaded.board.bench.as_ref().ok_or_else(|| {
-        BenchError::Invalid(format!(
-            "{}: the board has no `bench` section",
-            path.display()
-        ))
-    })?;
+    let loaded = zynq_net_model::load_board(path).map_err(|e| BenchError::Invalid(e.to_string()))?;
+    let bench = loaded
+        .board
+        .bench
+        .as_ref()
+        .ok_or_else(|| BenchError::Invalid(format!("{}: the board has no `bench` section", path.display())))?;
     let (spec, targets) = convert(bench)?;
     Ok((loaded.board.board.name.clone(), spec, targets))
 }

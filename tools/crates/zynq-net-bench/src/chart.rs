@@ -46,9 +46,7 @@ fn svg(w: u32, h: u32, label: &str, draw: impl FnOnce(&Area<'_>) -> DrawResult) 
     let mut s = String::new();
     let res = {
         let root = SVGBackend::with_string(&mut s, (w, h)).into_drawing_area();
-        let r = root.fill(&WHITE).map_err(|e| e.to_string()).and_then(|()| {
-            draw(&root).map_err(|e| e.to_string())
-        });
+        let r = root.fill(&WHITE).map_err(|e| e.to_string()).and_then(|()| draw(&root).map_err(|e| e.to_string()));
         r.and_then(|()| root.present().map_err(|e| e.to_string()))
     };
     match res {
@@ -62,10 +60,7 @@ fn svg(w: u32, h: u32, label: &str, draw: impl FnOnce(&Area<'_>) -> DrawResult) 
 }
 
 fn esc(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
+    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
 }
 
 fn font(size: u32) -> TextStyle<'static> {
@@ -97,12 +92,8 @@ pub fn rfc2544(x: &Rfc2544Result) -> String {
         let fmin = sizes.clone().min().unwrap_or(64).min(64) as f64;
         let fmax = sizes.max().unwrap_or(1518).max(1518) as f64;
         let ymax = max_fps(x.line_rate_bps, fmin as u32) * 1.2;
-        let ymin_pos = x
-            .frames
-            .iter()
-            .map(|f| f.fps)
-            .filter(|v| *v > 0.0)
-            .fold(max_fps(x.line_rate_bps, fmax as u32), f64::min);
+        let ymin_pos =
+            x.frames.iter().map(|f| f.fps).filter(|v| *v > 0.0).fold(max_fps(x.line_rate_bps, fmax as u32), f64::min);
         let ymin = 10f64.powf((ymin_pos / 2.0).log10().floor());
         let mut chart = ChartBuilder::on(root)
             .margin(12)
@@ -128,20 +119,16 @@ pub fn rfc2544(x: &Rfc2544Result) -> String {
             .draw_series(DashedLineSeries::new(curve, 6, 4, LINE_RATE.stroke_width(2)))?
             .label(format!("line rate {:.1} Mbit/s", x.line_rate_bps / 1e6))
             .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], LINE_RATE.stroke_width(2)));
-        let mut pts: Vec<(f64, f64, bool)> = x
-            .frames
-            .iter()
-            .filter(|f| f.fps > 0.0)
-            .map(|f| (f64::from(f.frame_size), f.fps, f.confirmed))
-            .collect();
+        let mut pts: Vec<(f64, f64, bool)> =
+            x.frames.iter().filter(|f| f.fps > 0.0).map(|f| (f64::from(f.frame_size), f.fps, f.confirmed)).collect();
         pts.sort_by(|a, b| a.0.total_cmp(&b.0));
         chart
             .draw_series(LineSeries::new(pts.iter().map(|p| (p.0, p.1)), BLUE.stroke_width(2)))?
             .label("measured (zero loss)")
             .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], BLUE.stroke_width(2)));
-        chart.draw_series(pts.iter().map(|p| {
-            Circle::new((p.0, p.1), 4, if p.2 { BLUE.filled() } else { AMBER.filled() })
-        }))?;
+        chart.draw_series(
+            pts.iter().map(|p| Circle::new((p.0, p.1), 4, if p.2 { BLUE.filled() } else { AMBER.filled() })),
+        )?;
         chart
             .configure_series_labels()
             .position(SeriesLabelPosition::UpperRight)
@@ -159,11 +146,7 @@ pub fn cells(cells: &[CellSummary]) -> String {
     let h = 60 + 26 * cells.len() as u32;
     svg(700, h, "throughput per cell", |root| {
         let n = cells.len() as i32;
-        let max = cells
-            .iter()
-            .map(|c| (c.throughput.mean + c.throughput.sd) / 1e6)
-            .fold(1.0, f64::max)
-            * 1.1;
+        let max = cells.iter().map(|c| (c.throughput.mean + c.throughput.sd) / 1e6).fold(1.0, f64::max) * 1.1;
         let names: Vec<String> = cells.iter().map(|c| c.cell.clone()).collect();
         // Row i of the list is drawn in segment n-1-i: the first at the top.
         let top = |i: usize| cells.len().checked_sub(i + 1);
@@ -185,10 +168,7 @@ pub fn cells(cells: &[CellSummary]) -> String {
             let i = top(i).unwrap_or(0);
             let color = if c.cpu_bound.is_empty() { TEAL } else { RED };
             let mut r = Rectangle::new(
-                [
-                    (0.0, SegmentValue::Exact(i as i32)),
-                    (c.throughput.mean / 1e6, SegmentValue::Exact(i as i32 + 1)),
-                ],
+                [(0.0, SegmentValue::Exact(i as i32)), (c.throughput.mean / 1e6, SegmentValue::Exact(i as i32 + 1))],
                 color.filled(),
             );
             r.set_margin(4, 4, 0, 0);
@@ -307,7 +287,8 @@ pub fn effects(title: &str, rows: &[EffectRow]) -> String {
     svg(720, h, &format!("effects {title}"), |root| {
         // ln(1 + p/100); -100% and below (or no interval) fall off the axis.
         let lr = |p: f64| if p.is_finite() && p > -99.9 { (1.0 + p / 100.0).ln() } else { f64::NAN };
-        let vals: Vec<f64> = rows.iter().flat_map(|r| [lr(r.low), lr(r.percent), lr(r.high)]).filter(|v| v.is_finite()).collect();
+        let vals: Vec<f64> =
+            rows.iter().flat_map(|r| [lr(r.low), lr(r.percent), lr(r.high)]).filter(|v| v.is_finite()).collect();
         let lo = vals.iter().copied().fold(0.0, f64::min);
         let hi = vals.iter().copied().fold(0.0, f64::max);
         let pad = ((hi - lo) * 0.08).max(0.05);

@@ -226,9 +226,7 @@ impl TargetArgs {
     fn load(&self, plan: &Plan) -> anyhow::Result<Targets> {
         match (&self.targets, &self.lab, &plan.targets) {
             (Some(p), _, _) => Ok(Targets::load(p)?),
-            (None, Some(name), _) => Ok(lab::state(name)
-                .with_context(|| format!("lab `{name}` is not up"))?
-                .targets),
+            (None, Some(name), _) => Ok(lab::state(name).with_context(|| format!("lab `{name}` is not up"))?.targets),
             (None, None, Some(t)) => Ok(t.clone()),
             (None, None, None) => {
                 bail!("--targets or --lab is required (the plan names no DUT and peer)")
@@ -238,14 +236,10 @@ impl TargetArgs {
 }
 
 fn load_plan(path: &Path, o: &Overrides) -> anyhow::Result<Plan> {
-    let text =
-        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    let text = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
     let is_plan = serde_json::from_str::<serde_json::Value>(&text)
         .ok()
-        .and_then(|v| {
-            v.get("format")
-                .and_then(|f| f.as_str().map(|s| s == PLAN_FORMAT))
-        })
+        .and_then(|v| v.get("format").and_then(|f| f.as_str().map(|s| s == PLAN_FORMAT)))
         .unwrap_or(false);
     let mut plan = if is_plan {
         Plan::load(path)?
@@ -276,20 +270,13 @@ fn load_plan(path: &Path, o: &Overrides) -> anyhow::Result<Plan> {
 /// A board description (validated by the model crate) rather than a
 /// standalone bench spec: it has a `bench` section naming its DUT.
 fn is_board(text: &str) -> bool {
-    crate::spec::load_yaml(text)
-        .ok()
-        .map(|v| v.get("bench").and_then(|b| b.get("dut")).is_some())
-        .unwrap_or(false)
+    crate::spec::load_yaml(text).ok().map(|v| v.get("bench").and_then(|b| b.get("dut")).is_some()).unwrap_or(false)
 }
 
 /// Runs a `bench` command; returns the exit code.
 pub fn run_bench(cmd: BenchCommand) -> anyhow::Result<i32> {
     match cmd {
-        BenchCommand::Plan {
-            board,
-            output,
-            overrides,
-        } => {
+        BenchCommand::Plan { board, output, overrides } => {
             let plan = load_plan(&board, &overrides)?;
             print!("{}", plan.to_text());
             if let Some(o) = output {
@@ -298,13 +285,7 @@ pub fn run_bench(cmd: BenchCommand) -> anyhow::Result<i32> {
             }
             Ok(0)
         }
-        BenchCommand::Run {
-            input,
-            target,
-            output,
-            resume,
-            quiet,
-        } => {
+        BenchCommand::Run { input, target, output, resume, quiet } => {
             let plan = load_plan(&input.plan, &input.overrides)?;
             let targets = target.load(&plan)?;
             let recs = run::run_plan(&plan, &targets, &output, &RunOptions { resume, quiet })?;
@@ -351,8 +332,7 @@ pub fn run_bench(cmd: BenchCommand) -> anyhow::Result<i32> {
                 s.validate()?;
             }
             let targets = target.load(&plan)?;
-            std::fs::create_dir_all(&output)
-                .with_context(|| format!("creating {}", output.display()))?;
+            std::fs::create_dir_all(&output).with_context(|| format!("creating {}", output.display()))?;
             let trials_path = output.join(files::RFC2544_TRIALS);
             if trials_path.exists() {
                 std::fs::remove_file(&trials_path)?;
@@ -362,8 +342,8 @@ pub fn run_bench(cmd: BenchCommand) -> anyhow::Result<i32> {
             }
             let ctx = Context::new(&targets, &plan)?;
             let s = plan.rfc2544().clone();
-            let est = plan.spec.frame_sizes.len() as f64
-                * (s.trial_seconds * s.max_trials as f64 / 2.0 + s.confirm_seconds);
+            let est =
+                plan.spec.frame_sizes.len() as f64 * (s.trial_seconds * s.max_trials as f64 / 2.0 + s.confirm_seconds);
             let pb = run::progress(est, quiet);
             let mut save_err = None;
             let res = rfc2544::run(
@@ -381,16 +361,19 @@ pub fn run_bench(cmd: BenchCommand) -> anyhow::Result<i32> {
                 },
                 |fr| {
                     if !quiet {
-                        run::say(&pb, format!(
-                            "{:>5} B: {:>10.0} frames/s {:>9.1} Mbit/s {:>5.1}% of line rate, {} search trials{}{}",
-                            fr.frame_size,
-                            fr.fps,
-                            fr.frame_bps / 1e6,
-                            fr.line_percent,
-                            fr.search_trials,
-                            if fr.confirmed { "" } else { ", NOT confirmed" },
-                            if fr.sender_limited { ", sender-limited" } else { "" }
-                        ));
+                        run::say(
+                            &pb,
+                            format!(
+                                "{:>5} B: {:>10.0} frames/s {:>9.1} Mbit/s {:>5.1}% of line rate, {} search trials{}{}",
+                                fr.frame_size,
+                                fr.fps,
+                                fr.frame_bps / 1e6,
+                                fr.line_percent,
+                                fr.search_trials,
+                                if fr.confirmed { "" } else { ", NOT confirmed" },
+                                if fr.sender_limited { ", sender-limited" } else { "" }
+                            ),
+                        );
                     }
                 },
             );
@@ -402,26 +385,12 @@ pub fn run_bench(cmd: BenchCommand) -> anyhow::Result<i32> {
             std::fs::write(&p, serde_json::to_string_pretty(&res)? + "\n")
                 .with_context(|| format!("writing {}", p.display()))?;
             eprintln!("RFC 2544-style result in {}", p.display());
-            Ok(if res.frames.iter().all(|f| f.confirmed) {
-                0
-            } else {
-                1
-            })
+            Ok(if res.frames.iter().all(|f| f.confirmed) { 0 } else { 1 })
         }
-        BenchCommand::Compare {
-            a,
-            b,
-            output,
-            fail_on_worse,
-        } => {
+        BenchCommand::Compare { a, b, output, fail_on_worse } => {
             let (ra, xa) = compare::load_run(&a)?;
             let (rb, xb) = compare::load_run(&b)?;
-            let mut c = compare::compare_records(
-                &a.display().to_string(),
-                &ra,
-                &b.display().to_string(),
-                &rb,
-            );
+            let mut c = compare::compare_records(&a.display().to_string(), &ra, &b.display().to_string(), &rb);
             if let (Some(xa), Some(xb)) = (&xa, &xb) {
                 compare::compare_rfc2544(&mut c, xa, xb);
             }
@@ -430,13 +399,9 @@ pub fn run_bench(cmd: BenchCommand) -> anyhow::Result<i32> {
             if let Some(o) = output {
                 std::fs::create_dir_all(&o)?;
                 std::fs::write(o.join("compare.md"), &md)?;
-                std::fs::write(
-                    o.join("compare.json"),
-                    serde_json::to_string_pretty(&c)? + "\n",
-                )?;
+                std::fs::write(o.join("compare.json"), serde_json::to_string_pretty(&c)? + "\n")?;
             }
-            let worse = c.cells.iter().any(|d| d.verdict == "worse")
-                || c.frames.iter().any(|f| f.verdict == "worse");
+            let worse = c.cells.iter().any(|d| d.verdict == "worse") || c.frames.iter().any(|f| f.verdict == "worse");
             Ok(if fail_on_worse && worse { 1 } else { 0 })
         }
         BenchCommand::Ablate(a) => run_ablate(&a),
@@ -473,10 +438,13 @@ fn run_ablate(a: &AblateArgs) -> anyhow::Result<i32> {
     let loaded = zynq_net_model::load_board(&a.board).map_err(|e| anyhow::anyhow!("{e}"))?;
     let input = a.board.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let (plan_source, plan_text) = match &a.tuning_plan {
-        Some(p) => (p.display().to_string(), std::fs::read_to_string(p).with_context(|| format!("reading {}", p.display()))?),
+        Some(p) => {
+            (p.display().to_string(), std::fs::read_to_string(p).with_context(|| format!("reading {}", p.display()))?)
+        }
         None => {
             let arts = zynq_net_render::render_all(&loaded.board, &input)?;
-            let art = arts.iter().find(|x| x.path == "tuning/zynq-net.plan").context("the board renders no tuning plan")?;
+            let art =
+                arts.iter().find(|x| x.path == "tuning/zynq-net.plan").context("the board renders no tuning plan")?;
             (format!("{input} (tuning/zynq-net.plan)"), String::from_utf8_lossy(&art.contents).into_owned())
         }
     };
@@ -529,7 +497,11 @@ fn run_ablate(a: &AblateArgs) -> anyhow::Result<i32> {
             end.host
                 .run(&crate::exec::argv(&["mkdir", "-p", d]))
                 .with_context(|| format!("creating --applier-state {d} on the DUT"))?;
-            vec![format!("ZYNQ_NET_STATE={d}/state"), format!("ZYNQ_NET_LOG={d}/apply.log"), format!("ZYNQ_NET_LOCK={d}/lock")]
+            vec![
+                format!("ZYNQ_NET_STATE={d}/state"),
+                format!("ZYNQ_NET_LOG={d}/apply.log"),
+                format!("ZYNQ_NET_LOCK={d}/lock"),
+            ]
         }
         (None, Some(name)) => lab::applier_env_vars(name),
         (None, None) => Vec::new(),
@@ -538,7 +510,9 @@ fn run_ablate(a: &AblateArgs) -> anyhow::Result<i32> {
     let seed = match (a.seed, a.resume) {
         (Some(s), _) => s,
         (None, true) if design_path.exists() => Design::load(&design_path)?.seed,
-        _ => std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos() as u64).unwrap_or(1),
+        _ => {
+            std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos() as u64).unwrap_or(1)
+        }
     };
     let design = Design {
         format: ablate::ABLATE_FORMAT.into(),
@@ -569,12 +543,18 @@ fn run_ablate(a: &AblateArgs) -> anyhow::Result<i32> {
         design.dut_role,
         end.host.label()
     );
-    let trials = ablate::run(&design, &bench, &targets, &dut, out, &ablate::RunOptions { resume: a.resume, quiet: a.quiet })?;
+    let trials =
+        ablate::run(&design, &bench, &targets, &dut, out, &ablate::RunOptions { resume: a.resume, quiet: a.quiet })?;
     let rc = ablate_reports(&design, &trials, &design.setup, out)?;
     Ok(rc)
 }
 
-fn ablate_reports(design: &crate::ablate::Design, trials: &[crate::ablate::AblateTrial], setup: &str, out: &Path) -> anyhow::Result<i32> {
+fn ablate_reports(
+    design: &crate::ablate::Design,
+    trials: &[crate::ablate::AblateTrial],
+    setup: &str,
+    out: &Path,
+) -> anyhow::Result<i32> {
     use crate::ablate::{diff, report as arep};
     let r = arep::analyse(design, trials, setup);
     let board_diff = match (&design.board_file, r.suggestion.remove.is_empty()) {
@@ -588,7 +568,14 @@ fn ablate_reports(design: &crate::ablate::Design, trials: &[crate::ablate::Ablat
         _ => None,
     };
     let line = |name: &str, e: &crate::stats::Effect| {
-        println!("  {:<12} {:>8} [{}, {}]  {}", name, arep::pct(e.percent), arep::pct(e.low), arep::pct(e.high), e.verdict);
+        println!(
+            "  {:<12} {:>8} [{}, {}]  {}",
+            name,
+            arep::pct(e.percent),
+            arep::pct(e.low),
+            arep::pct(e.high),
+            e.verdict
+        );
     };
     for c in &r.cells {
         println!("{}:", c.cell);
@@ -653,17 +640,7 @@ pub enum LabCommand {
 /// Runs a `lab` command; returns the exit code.
 pub fn run_lab(cmd: LabCommand) -> anyhow::Result<i32> {
     match cmd {
-        LabCommand::Up {
-            name,
-            subnet,
-            shape,
-            flowtable,
-            plan,
-            applier,
-            queues,
-            mtu,
-            targets_out,
-        } => {
+        LabCommand::Up { name, subnet, shape, flowtable, plan, applier, queues, mtu, targets_out } => {
             let st = lab::up(&LabOptions {
                 name,
                 subnet,

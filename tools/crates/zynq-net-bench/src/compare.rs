@@ -31,18 +31,10 @@ impl Stats {
     pub fn of(v: &[f64]) -> Stats {
         let n = v.len();
         if n == 0 {
-            return Stats {
-                mean: 0.0,
-                sd: 0.0,
-                n: 0,
-            };
+            return Stats { mean: 0.0, sd: 0.0, n: 0 };
         }
         let mean = v.iter().sum::<f64>() / n as f64;
-        let sd = if n > 1 {
-            (v.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64).sqrt()
-        } else {
-            0.0
-        };
+        let sd = if n > 1 { (v.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64).sqrt() } else { 0.0 };
         Stats { mean, sd, n }
     }
 }
@@ -99,12 +91,7 @@ pub struct Comparison {
 }
 
 /// Compares two sets of trial records.
-pub fn compare_records(
-    a_label: &str,
-    a: &[TrialRecord],
-    b_label: &str,
-    b: &[TrialRecord],
-) -> Comparison {
+pub fn compare_records(a_label: &str, a: &[TrialRecord], b_label: &str, b: &[TrialRecord]) -> Comparison {
     let mut ids: Vec<String> = Vec::new();
     for r in a.iter().chain(b) {
         if !ids.contains(&r.cell) {
@@ -115,14 +102,8 @@ pub fn compare_records(
     let mut unmatched = Vec::new();
     for id in ids {
         let pick = |set: &[TrialRecord]| -> (Vec<f64>, bool) {
-            let ok: Vec<&TrialRecord> = set
-                .iter()
-                .filter(|r| r.cell == id && r.error.is_none())
-                .collect();
-            (
-                ok.iter().map(|r| r.throughput_bps).collect(),
-                ok.iter().any(|r| !r.cpu_bound.is_empty()),
-            )
+            let ok: Vec<&TrialRecord> = set.iter().filter(|r| r.cell == id && r.error.is_none()).collect();
+            (ok.iter().map(|r| r.throughput_bps).collect(), ok.iter().any(|r| !r.cpu_bound.is_empty()))
         };
         let (va, ba) = pick(a);
         let (vb, bb) = pick(b);
@@ -131,16 +112,9 @@ pub fn compare_records(
             continue;
         }
         let (sa, sb) = (Stats::of(&va), Stats::of(&vb));
-        let delta = if sa.mean > 0.0 {
-            (sb.mean - sa.mean) / sa.mean * 100.0
-        } else {
-            0.0
-        };
+        let delta = if sa.mean > 0.0 { (sb.mean - sa.mean) / sa.mean * 100.0 } else { 0.0 };
         let noise = if sa.n >= 2 && sb.n >= 2 && sa.mean > 0.0 {
-            Some(
-                2.0 * (sa.sd.powi(2) / sa.n as f64 + sb.sd.powi(2) / sb.n as f64).sqrt() / sa.mean
-                    * 100.0,
-            )
+            Some(2.0 * (sa.sd.powi(2) / sa.n as f64 + sb.sd.powi(2) / sb.n as f64).sqrt() / sa.mean * 100.0)
         } else {
             None
         };
@@ -172,17 +146,10 @@ pub fn compare_records(
 
 /// Adds RFC 2544 deltas (noise: the search resolution of both sides).
 pub fn compare_rfc2544(c: &mut Comparison, a: &Rfc2544Result, b: &Rfc2544Result) {
-    let res = a
-        .settings
-        .resolution_percent
-        .max(b.settings.resolution_percent);
+    let res = a.settings.resolution_percent.max(b.settings.resolution_percent);
     for fa in &a.frames {
         if let Some(fb) = b.frames.iter().find(|f| f.frame_size == fa.frame_size) {
-            let delta = if fa.fps > 0.0 {
-                (fb.fps - fa.fps) / fa.fps * 100.0
-            } else {
-                0.0
-            };
+            let delta = if fa.fps > 0.0 { (fb.fps - fa.fps) / fa.fps * 100.0 } else { 0.0 };
             let verdict = if delta.abs() <= res {
                 "within search resolution".to_string()
             } else if delta > 0.0 {
@@ -212,30 +179,23 @@ pub fn load_run(path: &Path) -> Result<(Vec<TrialRecord>, Option<Rfc2544Result>)
     let rfc = match rfc {
         Some(p) if p.exists() => {
             let t = std::fs::read_to_string(&p).map_err(|e| BenchError::io(&p, e))?;
-            Some(
-                serde_json::from_str(&t)
-                    .map_err(|e| BenchError::Invalid(format!("{}: {e}", p.display())))?,
-            )
+            Some(serde_json::from_str(&t).map_err(|e| BenchError::Invalid(format!("{}: {e}", p.display())))?)
         }
         _ => None,
     };
     if recs.is_empty() && rfc.is_none() {
-        return Err(BenchError::Invalid(format!(
-            "{}: no results",
-            path.display()
-        )));
+        return Err(BenchError::Invalid(format!("{}: no results", path.display())));
     }
     Ok((recs, rfc))
 }
 
 /// Markdown table of a comparison.
 pub fn to_markdown(c: &Comparison) -> String {
-    let mut s = format!(
-        "# zynq-net bench compare\n\nA = `{}`, B = `{}`\n\n",
-        c.a, c.b
-    );
+    let mut s = format!("# zynq-net bench compare\n\nA = `{}`, B = `{}`\n\n", c.a, c.b);
     if !c.cells.is_empty() {
-        s.push_str("| cell | A Mbit/s (n) | B Mbit/s (n) | delta | noise (±) | verdict |\n|---|---:|---:|---:|---:|---|\n");
+        s.push_str(
+            "| cell | A Mbit/s (n) | B Mbit/s (n) | delta | noise (±) | verdict |\n|---|---:|---:|---:|---:|---|\n",
+        );
         for d in &c.cells {
             s.push_str(&format!(
                 "| {} | {:.1} ± {:.1} ({}) | {:.1} ± {:.1} ({}) | {:+.1}% | {} | {}{} |\n",
@@ -247,8 +207,7 @@ pub fn to_markdown(c: &Comparison) -> String {
                 d.b.sd / 1e6,
                 d.b.n,
                 d.delta_percent,
-                d.noise_percent
-                    .map_or("n/a".to_string(), |n| format!("{n:.1}%")),
+                d.noise_percent.map_or("n/a".to_string(), |n| format!("{n:.1}%")),
                 d.verdict,
                 match d.cpu_bound {
                     (true, true) => ", CPU-bound in A and B",
@@ -269,10 +228,7 @@ pub fn to_markdown(c: &Comparison) -> String {
         }
     }
     if !c.unmatched.is_empty() {
-        s.push_str(&format!(
-            "\nCells in only one run (or failed): {}\n",
-            c.unmatched.join(", ")
-        ));
+        s.push_str(&format!("\nCells in only one run (or failed): {}\n", c.unmatched.join(", ")));
     }
     s
 }
@@ -300,21 +256,8 @@ mod tests {
 
     #[test]
     fn noise_from_repeats() {
-        let a = vec![
-            rec("x", 100.0),
-            rec("x", 102.0),
-            rec("x", 98.0),
-            rec("y", 100.0),
-            rec("y", 101.0),
-        ];
-        let b = vec![
-            rec("x", 101.0),
-            rec("x", 99.0),
-            rec("x", 103.0),
-            rec("y", 150.0),
-            rec("y", 151.0),
-            rec("z", 1.0),
-        ];
+        let a = vec![rec("x", 100.0), rec("x", 102.0), rec("x", 98.0), rec("y", 100.0), rec("y", 101.0)];
+        let b = vec![rec("x", 101.0), rec("x", 99.0), rec("x", 103.0), rec("y", 150.0), rec("y", 151.0), rec("z", 1.0)];
         let c = compare_records("a", &a, "b", &b);
         let x = c.cells.iter().find(|d| d.cell == "x").unwrap();
         assert_eq!(x.verdict, "within noise");

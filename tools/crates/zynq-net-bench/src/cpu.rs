@@ -51,9 +51,7 @@ pub fn parse_proc_stat(text: &str) -> Result<Sample, BenchError> {
         if num.is_empty() {
             continue; // the aggregate line
         }
-        let n: usize = num
-            .parse()
-            .map_err(|_| BenchError::ProcStat(format!("bad cpu line `{line}`")))?;
+        let n: usize = num.parse().map_err(|_| BenchError::ProcStat(format!("bad cpu line `{line}`")))?;
         let v: Vec<u64> = f.map(|x| x.parse::<u64>().unwrap_or(0)).collect();
         if v.len() < 7 {
             return Err(BenchError::ProcStat(format!("short cpu line `{line}`")));
@@ -61,14 +59,7 @@ pub fn parse_proc_stat(text: &str) -> Result<Sample, BenchError> {
         let at = |i: usize| v.get(i).copied().unwrap_or(0);
         cpus.push((
             n,
-            Ticks {
-                usr: at(0) + at(1),
-                sys: at(2),
-                idle: at(3) + at(4),
-                irq: at(5),
-                softirq: at(6),
-                steal: at(7),
-            },
+            Ticks { usr: at(0) + at(1), sys: at(2), idle: at(3) + at(4), irq: at(5), softirq: at(6), steal: at(7) },
         ));
     }
     if cpus.is_empty() {

@@ -36,9 +36,6 @@ pub enum BenchError {
 impl BenchError {
     /// Wraps an I/O error with the path it concerns.
     pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
-        BenchError::Io {
-            path: path.into(),
-            source,
-        }
+        BenchError::Io { path: path.into(), source }
     }
 }

@@ -32,10 +32,7 @@ pub enum Host {
 
 /// Quotes one word for a POSIX shell.
 pub fn shell_quote(s: &str) -> String {
-    if !s.is_empty()
-        && s.chars()
-            .all(|c| c.is_ascii_alphanumeric() || "-_./:=,@+%".contains(c))
-    {
+    if !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || "-_./:=,@+%".contains(c)) {
         return s.to_string();
     }
     format!("'{}'", s.replace('\'', "'\\''"))
@@ -75,16 +72,8 @@ impl Host {
             }
             Host::Ssh { dest, opts } => {
                 let mut c = Command::new("ssh");
-                c.args(["-o", "BatchMode=yes"])
-                    .args(opts)
-                    .arg(dest)
-                    .arg("--");
-                c.arg(
-                    argv.iter()
-                        .map(|a| shell_quote(a))
-                        .collect::<Vec<_>>()
-                        .join(" "),
-                );
+                c.args(["-o", "BatchMode=yes"]).args(opts).arg(dest).arg("--");
+                c.arg(argv.iter().map(|a| shell_quote(a)).collect::<Vec<_>>().join(" "));
                 c
             }
         }
@@ -95,10 +84,7 @@ impl Host {
         self.command(argv)
             .stdin(Stdio::null())
             .output()
-            .map_err(|e| BenchError::Command {
-                cmd: argv.join(" "),
-                detail: e.to_string(),
-            })
+            .map_err(|e| BenchError::Command { cmd: argv.join(" "), detail: e.to_string() })
     }
 
     /// Runs `argv`, fails unless it exits 0, returns stdout.
@@ -107,11 +93,7 @@ impl Host {
         if !out.status.success() {
             return Err(BenchError::Command {
                 cmd: format!("{} {}", self.label(), argv.join(" ")),
-                detail: format!(
-                    "{}: {}",
-                    out.status,
-                    String::from_utf8_lossy(&out.stderr).trim()
-                ),
+                detail: format!("{}: {}", out.status, String::from_utf8_lossy(&out.stderr).trim()),
             });
         }
         Ok(String::from_utf8_lossy(&out.stdout).into_owned())
@@ -124,10 +106,7 @@ impl Host {
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
-            .map_err(|e| BenchError::Command {
-                cmd: argv.join(" "),
-                detail: e.to_string(),
-            })
+            .map_err(|e| BenchError::Command { cmd: argv.join(" "), detail: e.to_string() })
     }
 
     /// Writes `bytes` to the file `path` on the host (created or truncated):
@@ -135,9 +114,7 @@ impl Host {
     /// reading stdin over ssh (no shell redirection on the remote end).
     pub fn put_file(&self, path: &str, bytes: &[u8]) -> Result<(), BenchError> {
         match self {
-            Host::Local | Host::Netns { .. } => {
-                std::fs::write(path, bytes).map_err(|e| BenchError::io(path, e))
-            }
+            Host::Local | Host::Netns { .. } => std::fs::write(path, bytes).map_err(|e| BenchError::io(path, e)),
             Host::Ssh { .. } => {
                 use std::io::Write as _;
                 let cmd = vec!["dd".to_string(), format!("of={path}")];
@@ -147,10 +124,7 @@ impl Host {
                     .stdout(Stdio::null())
                     .stderr(Stdio::piped())
                     .spawn()
-                    .map_err(|e| BenchError::Command {
-                        cmd: cmd.join(" "),
-                        detail: e.to_string(),
-                    })?;
+                    .map_err(|e| BenchError::Command { cmd: cmd.join(" "), detail: e.to_string() })?;
                 if let Some(mut i) = child.stdin.take() {
                     i.write_all(bytes).map_err(|e| BenchError::io(path, e))?;
                 }
@@ -171,9 +145,7 @@ impl Host {
     pub fn read_file(&self, path: &str) -> Result<String, BenchError> {
         match self {
             // /proc/stat and /proc/interrupts are not per network namespace.
-            Host::Local | Host::Netns { .. } => {
-                std::fs::read_to_string(path).map_err(|e| BenchError::io(path, e))
-            }
+            Host::Local | Host::Netns { .. } => std::fs::read_to_string(path).map_err(|e| BenchError::io(path, e)),
             Host::Ssh { .. } => self.run(&["cat".to_string(), path.to_string()]),
         }
     }
@@ -224,15 +196,9 @@ mod tests {
 
     #[test]
     fn ssh_command_is_one_quoted_string() {
-        let h = Host::Ssh {
-            dest: "root@dut".into(),
-            opts: vec![],
-        };
+        let h = Host::Ssh { dest: "root@dut".into(), opts: vec![] };
         let c = h.command(&argv(&["iperf3", "-c", "a;b"]));
-        let args: Vec<String> = c
-            .get_args()
-            .map(|a| a.to_string_lossy().into_owned())
-            .collect();
+        let args: Vec<String> = c.get_args().map(|a| a.to_string_lossy().into_owned()).collect();
         assert_eq!(args.last().map(String::as_str), Some("iperf3 -c 'a;b'"));
     }
 }

@@ -37,18 +37,12 @@ impl Version {
             .split_whitespace()
             .skip_while(|w| !w.eq_ignore_ascii_case("iperf") && !w.starts_with('3'))
             .find(|w| w.starts_with('3'))?;
-        let mut nums = word
-            .split(|c: char| !c.is_ascii_digit())
-            .filter(|s| !s.is_empty())
-            .map(|s| s.parse::<u32>().ok());
+        let mut nums =
+            word.split(|c: char| !c.is_ascii_digit()).filter(|s| !s.is_empty()).map(|s| s.parse::<u32>().ok());
         let major = nums.next()??;
         let minor = nums.next().flatten().unwrap_or(0);
         let patch = nums.next().flatten().unwrap_or(0);
-        Some(Version {
-            major,
-            minor,
-            patch,
-        })
+        Some(Version { major, minor, patch })
     }
 
     /// iperf3 3.16 and later run one thread per stream (esnet/iperf#1738:
@@ -271,17 +265,12 @@ fn f64_at(v: &Value, key: &str) -> Option<f64> {
 }
 
 fn u64_at(v: &Value, key: &str) -> Option<u64> {
-    v.get(key)
-        .and_then(|x| x.as_u64().or_else(|| x.as_f64().map(|f| f as u64)))
+    v.get(key).and_then(|x| x.as_u64().or_else(|| x.as_f64().map(|f| f as u64)))
 }
 
 fn flow(end: &Value, sent_key: &str, recv_key: &str, udp: bool) -> Result<Flow, BenchError> {
-    let sent = end
-        .get(sent_key)
-        .ok_or_else(|| BenchError::Iperf(format!("end.{sent_key} missing")))?;
-    let recv = end
-        .get(recv_key)
-        .ok_or_else(|| BenchError::Iperf(format!("end.{recv_key} missing")))?;
+    let sent = end.get(sent_key).ok_or_else(|| BenchError::Iperf(format!("end.{sent_key} missing")))?;
+    let recv = end.get(recv_key).ok_or_else(|| BenchError::Iperf(format!("end.{recv_key} missing")))?;
     let mut f = Flow {
         sent_bps: f64_at(sent, "bits_per_second").unwrap_or(0.0),
         received_bps: f64_at(recv, "bits_per_second")
@@ -301,8 +290,7 @@ fn flow(end: &Value, sent_key: &str, recv_key: &str, udp: bool) -> Result<Flow, 
         // for UDP; derive the loss from the byte counts then.
         if f.lost_packets.is_none() {
             if let (Some(sent_pk), true) = (f.packets_sent, f.sent_bytes > 0) {
-                let recv_pk =
-                    (f.received_bytes as f64 / f.sent_bytes as f64 * sent_pk as f64).round() as u64;
+                let recv_pk = (f.received_bytes as f64 / f.sent_bytes as f64 * sent_pk as f64).round() as u64;
                 f.lost_packets = Some(sent_pk.saturating_sub(recv_pk));
             }
         }
@@ -312,8 +300,7 @@ fn flow(end: &Value, sent_key: &str, recv_key: &str, udp: bool) -> Result<Flow, 
 
 /// Parses an iperf3 `--json` client result.
 pub fn parse(text: &str) -> Result<Summary, BenchError> {
-    let v: Value =
-        serde_json::from_str(text).map_err(|e| BenchError::Iperf(format!("not JSON: {e}")))?;
+    let v: Value = serde_json::from_str(text).map_err(|e| BenchError::Iperf(format!("not JSON: {e}")))?;
     parse_value(&v)
 }
 
@@ -322,40 +309,22 @@ pub fn parse_value(v: &Value) -> Result<Summary, BenchError> {
     if let Some(err) = v.get("error").and_then(Value::as_str) {
         return Err(BenchError::Iperf(format!("iperf3 reported: {err}")));
     }
-    let start = v
-        .get("start")
-        .ok_or_else(|| BenchError::Iperf("start missing".into()))?;
-    let ts = start
-        .get("test_start")
-        .ok_or_else(|| BenchError::Iperf("start.test_start missing".into()))?;
+    let start = v.get("start").ok_or_else(|| BenchError::Iperf("start missing".into()))?;
+    let ts = start.get("test_start").ok_or_else(|| BenchError::Iperf("start.test_start missing".into()))?;
     let protocol = match ts.get("protocol").and_then(Value::as_str) {
         Some(p) if p.eq_ignore_ascii_case("udp") => Protocol::Udp,
         Some(p) if p.eq_ignore_ascii_case("tcp") => Protocol::Tcp,
         other => return Err(BenchError::Iperf(format!("unsupported protocol {other:?}"))),
     };
     let udp = protocol == Protocol::Udp;
-    let end = v
-        .get("end")
-        .ok_or_else(|| BenchError::Iperf("end missing".into()))?;
-    let bidir = end.get("sum_received_bidir_reverse").is_some()
-        || ts.get("bidir").and_then(Value::as_u64) == Some(1);
+    let end = v.get("end").ok_or_else(|| BenchError::Iperf("end missing".into()))?;
+    let bidir = end.get("sum_received_bidir_reverse").is_some() || ts.get("bidir").and_then(Value::as_u64) == Some(1);
     let forward = flow(end, "sum_sent", "sum_received", udp)?;
-    let reverse_flow = if bidir {
-        Some(flow(
-            end,
-            "sum_sent_bidir_reverse",
-            "sum_received_bidir_reverse",
-            udp,
-        )?)
-    } else {
-        None
-    };
+    let reverse_flow =
+        if bidir { Some(flow(end, "sum_sent_bidir_reverse", "sum_received_bidir_reverse", udp)?) } else { None };
     let cpu = end.get("cpu_utilization_percent");
     Ok(Summary {
-        version: start
-            .get("version")
-            .and_then(Value::as_str)
-            .and_then(Version::parse),
+        version: start.get("version").and_then(Value::as_str).and_then(Version::parse),
         protocol,
         streams: u64_at(ts, "num_streams").unwrap_or(1) as u32,
         blksize: u64_at(ts, "blksize").unwrap_or(0),
@@ -375,36 +344,11 @@ mod tests {
 
     #[test]
     fn versions() {
-        assert_eq!(
-            Version::parse("iperf 3.12 (cJSON 1.7.15)"),
-            Some(Version {
-                major: 3,
-                minor: 12,
-                patch: 0
-            })
-        );
-        assert_eq!(
-            Version::parse("iperf 3.17.1"),
-            Some(Version {
-                major: 3,
-                minor: 17,
-                patch: 1
-            })
-        );
-        assert_eq!(
-            Version::parse("iperf 3.9+"),
-            Some(Version {
-                major: 3,
-                minor: 9,
-                patch: 0
-            })
-        );
-        assert!(!Version::parse("iperf 3.12")
-            .map(|v| v.multithreaded())
-            .unwrap_or(true));
-        assert!(Version::parse("iperf 3.16")
-            .map(|v| v.multithreaded())
-            .unwrap_or(false));
+        assert_eq!(Version::parse("iperf 3.12 (cJSON 1.7.15)"), Some(Version { major: 3, minor: 12, patch: 0 }));
+        assert_eq!(Version::parse("iperf 3.17.1"), Some(Version { major: 3, minor: 17, patch: 1 }));
+        assert_eq!(Version::parse("iperf 3.9+"), Some(Version { major: 3, minor: 9, patch: 0 }));
+        assert!(!Version::parse("iperf 3.12").map(|v| v.multithreaded()).unwrap_or(true));
+        assert!(Version::parse("iperf 3.16").map(|v| v.multithreaded()).unwrap_or(false));
         assert_eq!(Version::parse("bash: iperf3: not found"), None);
     }
 
@@ -424,13 +368,7 @@ mod tests {
             zerocopy: false,
             window: None,
         };
-        let a = o
-            .args(Version {
-                major: 3,
-                minor: 12,
-                patch: 0,
-            })
-            .join(" ");
+        let a = o.args(Version { major: 3, minor: 12, patch: 0 }).join(" ");
         assert!(a.contains("-l 1472"), "{a}");
         assert!(a.contains("--udp-counters-64bit"), "{a}");
         assert!(a.contains("-R"), "{a}");

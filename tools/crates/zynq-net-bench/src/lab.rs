@@ -89,9 +89,7 @@ fn raise_buffer_limits() -> Vec<(String, String, String)> {
         };
         let cur = cur.trim().to_string();
         let want = (2 * LAB_UDP_BUFFER).to_string();
-        if cur.parse::<u64>().is_ok_and(|v| v < 2 * LAB_UDP_BUFFER)
-            && std::fs::write(&p, &want).is_ok()
-        {
+        if cur.parse::<u64>().is_ok_and(|v| v < 2 * LAB_UDP_BUFFER) && std::fs::write(&p, &want).is_ok() {
             out.push((key.replace('/', "."), cur, want));
         }
     }
@@ -101,29 +99,19 @@ fn raise_buffer_limits() -> Vec<(String, String, String)> {
 fn restore_buffer_limits(raised: &[(String, String, String)]) {
     for (key, orig, set) in raised {
         let p = Path::new("/proc/sys").join(key.replace('.', "/"));
-        if std::fs::read_to_string(&p)
-            .map(|v| v.trim() == set)
-            .unwrap_or(false)
-        {
+        if std::fs::read_to_string(&p).map(|v| v.trim() == set).unwrap_or(false) {
             let _ = std::fs::write(&p, orig);
         }
     }
 }
 
 fn valid_name(n: &str) -> bool {
-    !n.is_empty()
-        && n.len() <= 12
-        && n.chars()
-            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+    !n.is_empty() && n.len() <= 12 && n.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
 }
 
 /// Namespace names of a lab.
 pub fn namespaces(name: &str) -> [String; 3] {
-    [
-        format!("{name}-client"),
-        format!("{name}-router"),
-        format!("{name}-server"),
-    ]
+    [format!("{name}-client"), format!("{name}-router"), format!("{name}-server")]
 }
 
 /// State file of a lab.
@@ -158,9 +146,7 @@ fn netns_exists(ns: &str) -> bool {
 /// above the rate loses frames.
 pub fn tbf_params(rate_bps: f64, mtu: u32) -> (u64, u64) {
     let bytes_per_ms = rate_bps / 8.0 / 1000.0;
-    let burst = ((2.5 * bytes_per_ms).ceil() as u64)
-        .max(16384)
-        .max(2 * (mtu as u64 + 14));
+    let burst = ((2.5 * bytes_per_ms).ceil() as u64).max(16384).max(2 * (mtu as u64 + 14));
     let limit = burst + (2.5 * bytes_per_ms).ceil() as u64;
     (burst, limit)
 }
@@ -182,8 +168,7 @@ pub fn find_applier(opt: Option<&Path>) -> Option<PathBuf> {
             }
         }
     }
-    let src =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../zynq-net-render/assets/zynq-net-apply.sh");
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../zynq-net-render/assets/zynq-net-apply.sh");
     src.is_file().then_some(src)
 }
 
@@ -200,18 +185,9 @@ fn applier_env(name: &str) -> Vec<String> {
 pub fn applier_env_vars(name: &str) -> Vec<String> {
     let d = Path::new(STATE_DIR);
     vec![
-        format!(
-            "ZYNQ_NET_STATE={}",
-            d.join(format!("lab-{name}-state")).display()
-        ),
-        format!(
-            "ZYNQ_NET_LOG={}",
-            d.join(format!("lab-{name}-apply.log")).display()
-        ),
-        format!(
-            "ZYNQ_NET_LOCK={}",
-            d.join(format!("lab-{name}.lock")).display()
-        ),
+        format!("ZYNQ_NET_STATE={}", d.join(format!("lab-{name}-state")).display()),
+        format!("ZYNQ_NET_LOG={}", d.join(format!("lab-{name}-apply.log")).display()),
+        format!("ZYNQ_NET_LOCK={}", d.join(format!("lab-{name}.lock")).display()),
         "ZYNQ_NET_WAIT_MAX=2".to_string(),
     ]
 }
@@ -219,15 +195,10 @@ pub fn applier_env_vars(name: &str) -> Vec<String> {
 /// Brings a lab up; fails (after tearing down what it made) on any error.
 pub fn up(o: &LabOptions) -> Result<LabState, BenchError> {
     if !valid_name(&o.name) {
-        return Err(BenchError::Invalid(format!(
-            "lab name `{}`: 1-12 characters of [a-z0-9-]",
-            o.name
-        )));
+        return Err(BenchError::Invalid(format!("lab name `{}`: 1-12 characters of [a-z0-9-]", o.name)));
     }
     if o.subnet == 255 {
-        return Err(BenchError::Invalid(
-            "--subnet must be below 255 (the server uses the next /24)".into(),
-        ));
+        return Err(BenchError::Invalid("--subnet must be below 255 (the server uses the next /24)".into()));
     }
     let [c, r, s] = namespaces(&o.name);
     if [&c, &r, &s].iter().any(|n| netns_exists(n)) {
@@ -263,36 +234,14 @@ fn build(o: &LabOptions, c: &str, r: &str, s: &str) -> Result<LabState, BenchErr
     for (ns, dev) in [(c, "eth0"), (r, "eth0"), (r, "eth1"), (s, "eth0")] {
         ip(&["-n", ns, "link", "set", "dev", dev, "mtu", &mtu, "up"])?;
     }
-    ip(&[
-        "-n",
-        c,
-        "route",
-        "add",
-        "default",
-        "via",
-        &format!("10.201.{n1}.1"),
-    ])?;
-    ip(&[
-        "-n",
-        s,
-        "route",
-        "add",
-        "default",
-        "via",
-        &format!("10.201.{n2}.1"),
-    ])?;
-    let router = Host::Netns {
-        name: r.to_string(),
-    };
+    ip(&["-n", c, "route", "add", "default", "via", &format!("10.201.{n1}.1")])?;
+    ip(&["-n", s, "route", "add", "default", "via", &format!("10.201.{n2}.1")])?;
+    let router = Host::Netns { name: r.to_string() };
     router.run(&argv(&["sysctl", "-q", "-w", "net.ipv4.ip_forward=1"]))?;
     let mut desc = format!("lab `{}`: netns {c} -> {r} (IPv4 forwarding", o.name);
     if o.flowtable {
         let rules = "table inet zynq_net_lab {\n  flowtable ft {\n    hook ingress priority 0; devices = { eth0, eth1 };\n  }\n  chain forward {\n    type filter hook forward priority 0; policy accept;\n    meta l4proto { tcp, udp } flow add @ft\n  }\n}\n";
-        let f = std::env::temp_dir().join(format!(
-            "zynq-net-lab-{}-{}.nft",
-            o.name,
-            std::process::id()
-        ));
+        let f = std::env::temp_dir().join(format!("zynq-net-lab-{}-{}.nft", o.name, std::process::id()));
         std::fs::write(&f, rules).map_err(|e| BenchError::io(&f, e))?;
         let res = router.run(&argv(&["nft", "-f", &f.to_string_lossy()]));
         let _ = std::fs::remove_file(&f);
@@ -306,30 +255,17 @@ fn build(o: &LabOptions, c: &str, r: &str, s: &str) -> Result<LabState, BenchErr
         for dev in ["eth0", "eth1"] {
             crate::exec::replace_tbf(&router, dev, rate, burst, limit)?;
         }
-        desc.push_str(&format!(
-            ", tbf {} Mbit/s burst {burst} B limit {limit} B",
-            rate / 1e6
-        ));
+        desc.push_str(&format!(", tbf {} Mbit/s burst {burst} B limit {limit} B", rate / 1e6));
     }
     let mut applier_used = None;
     let mut apply_output = None;
     if let Some(plan) = &o.plan {
-        let applier = find_applier(o.applier.as_deref()).ok_or_else(|| {
-            BenchError::Invalid("no applier found: pass --applier or set ZYNQ_NET_APPLIER".into())
-        })?;
+        let applier = find_applier(o.applier.as_deref())
+            .ok_or_else(|| BenchError::Invalid("no applier found: pass --applier or set ZYNQ_NET_APPLIER".into()))?;
         let mut cmd = applier_env(&o.name);
-        cmd.extend(argv(&[
-            "sh",
-            &applier.to_string_lossy(),
-            "apply",
-            &plan.to_string_lossy(),
-        ]));
+        cmd.extend(argv(&["sh", &applier.to_string_lossy(), "apply", &plan.to_string_lossy()]));
         let out = router.output(&cmd)?;
-        let text = format!(
-            "{}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        );
+        let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
         // 0: all applied; 3: some steps skipped/failed (reported, not fatal).
         match out.status.code() {
             Some(0) | Some(3) => {}
@@ -346,9 +282,7 @@ fn build(o: &LabOptions, c: &str, r: &str, s: &str) -> Result<LabState, BenchErr
     }
     desc.push_str(&format!(") -> {s}"));
     let endpoint = |ns: &str, address: String, ifaces: &[&str]| Endpoint {
-        host: Host::Netns {
-            name: ns.to_string(),
-        },
+        host: Host::Netns { name: ns.to_string() },
         address,
         ifaces: ifaces.iter().map(|s| (*s).to_string()).collect(),
         irq_pattern: None,
@@ -359,10 +293,7 @@ fn build(o: &LabOptions, c: &str, r: &str, s: &str) -> Result<LabState, BenchErr
     };
     let targets = Targets {
         format: TARGETS_FORMAT.into(),
-        client: Endpoint {
-            pace_iface: Some("eth0".into()),
-            ..endpoint(c, format!("10.201.{n1}.2"), &["eth0"])
-        },
+        client: Endpoint { pace_iface: Some("eth0".into()), ..endpoint(c, format!("10.201.{n1}.2"), &["eth0"]) },
         server: endpoint(s, format!("10.201.{n2}.2"), &["eth0"]),
         dut: Some(endpoint(r, format!("10.201.{n1}.1"), &["eth0", "eth1"])),
         port: 5201,
@@ -370,20 +301,11 @@ fn build(o: &LabOptions, c: &str, r: &str, s: &str) -> Result<LabState, BenchErr
         udp_socket_buffer: Some(LAB_UDP_BUFFER),
     };
     let raised_sysctls = raise_buffer_limits();
-    let st = LabState {
-        options: o.clone(),
-        targets,
-        applier: applier_used,
-        apply_output,
-        raised_sysctls,
-    };
+    let st = LabState { options: o.clone(), targets, applier: applier_used, apply_output, raised_sysctls };
     std::fs::create_dir_all(STATE_DIR).map_err(|e| BenchError::io(STATE_DIR, e))?;
     let p = state_path(&o.name);
-    std::fs::write(
-        &p,
-        serde_json::to_string_pretty(&st).unwrap_or_default() + "\n",
-    )
-    .map_err(|e| BenchError::io(&p, e))?;
+    std::fs::write(&p, serde_json::to_string_pretty(&st).unwrap_or_default() + "\n")
+        .map_err(|e| BenchError::io(&p, e))?;
     Ok(st)
 }
 
@@ -415,25 +337,19 @@ fn teardown(name: &str) -> Vec<String> {
 /// the namespaces), deletes the namespaces (and with them the veths).
 pub fn down(name: &str) -> Result<Vec<String>, BenchError> {
     if !valid_name(name) {
-        return Err(BenchError::Invalid(format!(
-            "lab name `{name}`: 1-12 characters of [a-z0-9-]"
-        )));
+        return Err(BenchError::Invalid(format!("lab name `{name}`: 1-12 characters of [a-z0-9-]")));
     }
     let mut msgs = Vec::new();
     if let Ok(st) = state(name) {
         if let (Some(applier), Some(_)) = (&st.applier, &st.options.plan) {
-            let router = Host::Netns {
-                name: namespaces(name)[1].clone(),
-            };
+            let router = Host::Netns { name: namespaces(name)[1].clone() };
             let mut cmd = applier_env(name);
             cmd.extend(argv(&["sh", &applier.to_string_lossy(), "revert"]));
             match router.output(&cmd) {
                 Ok(o) if o.status.success() => {}
-                Ok(o) => msgs.push(format!(
-                    "applier revert: {}: {}",
-                    o.status,
-                    String::from_utf8_lossy(&o.stderr).trim()
-                )),
+                Ok(o) => {
+                    msgs.push(format!("applier revert: {}: {}", o.status, String::from_utf8_lossy(&o.stderr).trim()))
+                }
                 Err(e) => msgs.push(e.to_string()),
             }
         }

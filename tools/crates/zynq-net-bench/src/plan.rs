@@ -72,11 +72,7 @@ impl Plan {
                     for &streams in &spec.streams {
                         let (length, bitrate, mss) = match protocol {
                             Protocol::Tcp => (spec.tcp_length, None, Some(mtu - TCP_IPV4_OVERHEAD)),
-                            Protocol::Udp => (
-                                mtu - UDP_IPV4_OVERHEAD,
-                                Some(spec.udp_bitrate.0 as u64),
-                                None,
-                            ),
+                            Protocol::Udp => (mtu - UDP_IPV4_OVERHEAD, Some(spec.udp_bitrate.0 as u64), None),
                         };
                         cells.push(Cell {
                             id: format!("{protocol}-{direction}-mtu{mtu}-p{streams}"),
@@ -95,13 +91,7 @@ impl Plan {
                 }
             }
         }
-        Plan {
-            format: PLAN_FORMAT.into(),
-            board,
-            spec: spec.clone(),
-            cells,
-            targets: None,
-        }
+        Plan { format: PLAN_FORMAT.into(), board, spec: spec.clone(), cells, targets: None }
     }
 
     /// RFC 2544 settings of the plan.
@@ -111,10 +101,7 @@ impl Plan {
 
     /// Total nominal trial seconds (for the ETA).
     pub fn nominal_seconds(&self) -> f64 {
-        self.cells
-            .iter()
-            .map(|c| (c.seconds + c.omit as f64) * c.repeats as f64)
-            .sum()
+        self.cells.iter().map(|c| (c.seconds + c.omit as f64) * c.repeats as f64).sum()
     }
 
     /// Human-readable table.
@@ -166,8 +153,8 @@ impl Plan {
     /// Loads a plan file.
     pub fn load(path: &Path) -> Result<Plan, BenchError> {
         let text = std::fs::read_to_string(path).map_err(|e| BenchError::io(path, e))?;
-        let p: Plan = serde_json::from_str(&text)
-            .map_err(|e| BenchError::Invalid(format!("{}: {e}", path.display())))?;
+        let p: Plan =
+            serde_json::from_str(&text).map_err(|e| BenchError::Invalid(format!("{}: {e}", path.display())))?;
         if p.format != PLAN_FORMAT {
             return Err(BenchError::Invalid(format!(
                 "{}: plan format `{}`, this tool reads `{PLAN_FORMAT}`",
@@ -180,8 +167,7 @@ impl Plan {
 
     /// Writes the plan as pretty JSON.
     pub fn save(&self, path: &Path) -> Result<(), BenchError> {
-        let text =
-            serde_json::to_string_pretty(self).map_err(|e| BenchError::Invalid(e.to_string()))?;
+        let text = serde_json::to_string_pretty(self).map_err(|e| BenchError::Invalid(e.to_string()))?;
         std::fs::write(path, text + "\n").map_err(|e| BenchError::io(path, e))
     }
 }
@@ -189,24 +175,12 @@ impl Plan {
 /// CPUs iperf3 may run on: the configured list (or every online CPU when
 /// empty) minus the CPUs that take the NIC IRQs (C8). When that leaves
 /// nothing, the configured list is kept and a warning returned.
-pub fn choose_cpus(
-    configured: &[usize],
-    irq_cpus: &[usize],
-    online: &[usize],
-) -> (Vec<usize>, Option<String>) {
-    let base: Vec<usize> = if configured.is_empty() {
-        online.to_vec()
-    } else {
-        configured.to_vec()
-    };
+pub fn choose_cpus(configured: &[usize], irq_cpus: &[usize], online: &[usize]) -> (Vec<usize>, Option<String>) {
+    let base: Vec<usize> = if configured.is_empty() { online.to_vec() } else { configured.to_vec() };
     if irq_cpus.is_empty() {
         return (configured.to_vec(), None);
     }
-    let kept: Vec<usize> = base
-        .iter()
-        .copied()
-        .filter(|c| !irq_cpus.contains(c))
-        .collect();
+    let kept: Vec<usize> = base.iter().copied().filter(|c| !irq_cpus.contains(c)).collect();
     if kept.is_empty() {
         (
             configured.to_vec(),
@@ -225,36 +199,20 @@ pub fn irq_cpus_from_interrupts(text: &str, pattern: &str) -> Vec<usize> {
     let Some(header) = lines.next() else {
         return Vec::new();
     };
-    let ncpu = header
-        .split_whitespace()
-        .filter(|w| w.starts_with("CPU"))
-        .count();
+    let ncpu = header.split_whitespace().filter(|w| w.starts_with("CPU")).count();
     let mut out = Vec::new();
     for line in lines {
         let mut f = line.split_whitespace();
         let Some(irq) = f.next() else { continue };
-        if !irq
-            .trim_end_matches(':')
-            .chars()
-            .all(|c| c.is_ascii_digit())
-        {
+        if !irq.trim_end_matches(':').chars().all(|c| c.is_ascii_digit()) {
             continue;
         }
-        let counts: Vec<u64> = f
-            .by_ref()
-            .take(ncpu)
-            .map(|x| x.parse().unwrap_or(0))
-            .collect();
+        let counts: Vec<u64> = f.by_ref().take(ncpu).map(|x| x.parse().unwrap_or(0)).collect();
         let rest: Vec<&str> = f.collect();
         if !rest.iter().any(|w| w.contains(pattern)) {
             continue;
         }
-        if let Some((cpu, _)) = counts
-            .iter()
-            .enumerate()
-            .filter(|(_, n)| **n > 0)
-            .max_by_key(|(_, n)| **n)
-        {
+        if let Some((cpu, _)) = counts.iter().enumerate().filter(|(_, n)| **n > 0).max_by_key(|(_, n)| **n) {
             if !out.contains(&cpu) {
                 out.push(cpu);
             }
@@ -271,24 +229,12 @@ mod tests {
 
     #[test]
     fn seed000_matrix() {
-        let spec = BenchSpec {
-            mtus: vec![1500, 9000],
-            streams: vec![1, 2],
-            ..BenchSpec::default()
-        };
+        let spec = BenchSpec { mtus: vec![1500, 9000], streams: vec![1, 2], ..BenchSpec::default() };
         let p = Plan::from_spec(Some("zcu102".into()), &spec);
         assert_eq!(p.cells.len(), 2 * 2 * 2 * 2);
-        let udp = p
-            .cells
-            .iter()
-            .find(|c| c.id == "udp-rx-mtu9000-p2")
-            .unwrap();
+        let udp = p.cells.iter().find(|c| c.id == "udp-rx-mtu9000-p2").unwrap();
         assert_eq!(udp.length, 8972);
-        let tcp = p
-            .cells
-            .iter()
-            .find(|c| c.id == "tcp-tx-mtu1500-p1")
-            .unwrap();
+        let tcp = p.cells.iter().find(|c| c.id == "tcp-tx-mtu1500-p1").unwrap();
         assert_eq!(tcp.mss, Some(1460));
         assert_eq!(tcp.length, 131072);
         let back: Plan = serde_json::from_str(&serde_json::to_string(&p).unwrap()).unwrap();

@@ -95,32 +95,24 @@ fn mean_loads(recs: &[&TrialRecord]) -> Vec<(String, Vec<CoreLoad>)> {
 
 /// Loads a run directory into a [`Report`].
 pub fn load(dir: &Path) -> Result<Report, BenchError> {
-    let plan = if dir.join(files::PLAN).exists() {
-        Some(Plan::load(&dir.join(files::PLAN))?)
-    } else {
-        None
-    };
+    let plan = if dir.join(files::PLAN).exists() { Some(Plan::load(&dir.join(files::PLAN))?) } else { None };
     let run = match std::fs::read_to_string(dir.join(files::RUN)) {
         Ok(t) => serde_json::from_str(&t).ok(),
         Err(_) => None,
     };
     let trials: Vec<TrialRecord> = read_jsonl(&dir.join(files::RESULTS))?;
     let rfc2544 = match std::fs::read_to_string(dir.join(files::RFC2544)) {
-        Ok(t) => Some(serde_json::from_str(&t).map_err(|e| {
-            BenchError::Invalid(format!("{}: {e}", dir.join(files::RFC2544).display()))
-        })?),
+        Ok(t) => Some(
+            serde_json::from_str(&t)
+                .map_err(|e| BenchError::Invalid(format!("{}: {e}", dir.join(files::RFC2544).display())))?,
+        ),
         Err(_) => None,
     };
     if trials.is_empty() && rfc2544.is_none() {
-        return Err(BenchError::Invalid(format!(
-            "{}: no results.jsonl or rfc2544.json",
-            dir.display()
-        )));
+        return Err(BenchError::Invalid(format!("{}: no results.jsonl or rfc2544.json", dir.display())));
     }
-    let mut ids: Vec<String> = plan
-        .as_ref()
-        .map(|p| p.cells.iter().map(|c| c.id.clone()).collect())
-        .unwrap_or_default();
+    let mut ids: Vec<String> =
+        plan.as_ref().map(|p| p.cells.iter().map(|c| c.id.clone()).collect()).unwrap_or_default();
     for t in &trials {
         if !ids.contains(&t.cell) {
             ids.push(t.cell.clone());
@@ -136,10 +128,7 @@ pub fn load(dir: &Path) -> Result<Report, BenchError> {
         cells.push(CellSummary {
             cell: id,
             throughput: Stats::of(&ok.iter().map(|t| t.throughput_bps).collect::<Vec<_>>()),
-            cpu_bound: ok
-                .iter()
-                .flat_map(|t| t.cpu_bound.iter().cloned())
-                .collect(),
+            cpu_bound: ok.iter().flat_map(|t| t.cpu_bound.iter().cloned()).collect(),
             failed: all.len() - ok.len(),
             cpu: mean_loads(&ok),
             notes: all.first().map(|t| t.notes.clone()).unwrap_or_default(),
@@ -148,20 +137,8 @@ pub fn load(dir: &Path) -> Result<Report, BenchError> {
     let title = plan
         .as_ref()
         .and_then(|p| p.board.clone())
-        .unwrap_or_else(|| {
-            dir.file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_else(|| "run".into())
-        });
-    Ok(Report {
-        format: "zynq-net-bench-report 1".into(),
-        title,
-        plan,
-        run,
-        cells,
-        trials,
-        rfc2544,
-    })
+        .unwrap_or_else(|| dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "run".into()));
+    Ok(Report { format: "zynq-net-bench-report 1".into(), title, plan, run, cells, trials, rfc2544 })
 }
 
 fn mbit(bps: f64) -> String {
@@ -174,13 +151,9 @@ pub fn to_markdown(r: &Report) -> String {
     if let Some(run) = &r.run {
         let ctx = &run["context"];
         let pin = |v: &serde_json::Value| match v.as_array() {
-            Some(a) if !a.is_empty() => format!(
-                "CPUs {}",
-                a.iter()
-                    .map(|x| x.to_string())
-                    .collect::<Vec<_>>()
-                    .join(",")
-            ),
+            Some(a) if !a.is_empty() => {
+                format!("CPUs {}", a.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(","))
+            }
             _ => "not pinned".to_string(),
         };
         let _ = writeln!(
@@ -191,22 +164,14 @@ pub fn to_markdown(r: &Report) -> String {
             pin(&ctx["client_cpus"]),
             pin(&ctx["server_cpus"])
         );
-        if let Some(d) = ctx["targets"]["description"]
-            .as_str()
-            .filter(|d| !d.is_empty())
-        {
+        if let Some(d) = ctx["targets"]["description"].as_str().filter(|d| !d.is_empty()) {
             let _ = writeln!(s, "Setup: {d}\n");
         }
     }
     if !r.cells.is_empty() {
         s.push_str("## Matrix\n\n| cell | Mbit/s (mean ± sd) | n | UDP loss (max) | max core busy | CPU-bound | failed |\n|---|---:|---:|---:|---:|---|---:|\n");
         for c in &r.cells {
-            let busy = c
-                .cpu
-                .iter()
-                .flat_map(|(_, cs)| cs.iter())
-                .map(CoreLoad::busy)
-                .fold(0.0, f64::max);
+            let busy = c.cpu.iter().flat_map(|(_, cs)| cs.iter()).map(CoreLoad::busy).fold(0.0, f64::max);
             // UDP: the worst repeat's loss (iperf3 end.sum.lost_percent), as in report.csv
             let loss = r
                 .trials
@@ -231,12 +196,7 @@ pub fn to_markdown(r: &Report) -> String {
                 c.failed
             );
         }
-        let notes: Vec<String> = dedup(
-            &r.cells
-                .iter()
-                .flat_map(|c| c.notes.iter().cloned())
-                .collect::<Vec<_>>(),
-        );
+        let notes: Vec<String> = dedup(&r.cells.iter().flat_map(|c| c.notes.iter().cloned()).collect::<Vec<_>>());
         if !notes.is_empty() {
             s.push_str("\nNotes:\n");
             for n in notes {
@@ -251,11 +211,7 @@ pub fn to_markdown(r: &Report) -> String {
         );
     }
     if let Some(x) = &r.rfc2544 {
-        let _ = writeln!(
-            s,
-            "## RFC 2544-style throughput (line rate {} Mbit/s)\n",
-            mbit(x.line_rate_bps)
-        );
+        let _ = writeln!(s, "## RFC 2544-style throughput (line rate {} Mbit/s)\n", mbit(x.line_rate_bps));
         s.push_str("| frame size (B) | frames/s | Mbit/s (frames) | % of line rate | line-rate frames/s | search trials | confirmed | notes |\n|---:|---:|---:|---:|---:|---:|---|---|\n");
         for f in &x.frames {
             let mut notes = Vec::new();
@@ -293,11 +249,7 @@ pub fn to_markdown(r: &Report) -> String {
                         } else {
                             String::new()
                         },
-                        if st.pass {
-                            "✓".to_string()
-                        } else {
-                            format!("✗{}", st.lost)
-                        }
+                        if st.pass { "✓".to_string() } else { format!("✗{}", st.lost) }
                     )
                 })
                 .collect();
@@ -307,7 +259,9 @@ pub fn to_markdown(r: &Report) -> String {
         for d in &x.deviations {
             let _ = writeln!(s, "- {d}");
         }
-        s.push_str("\nPercent of line rate counts 20 bytes of wire overhead per frame (preamble+SFD 8, inter-frame gap 12).\n");
+        s.push_str(
+            "\nPercent of line rate counts 20 bytes of wire overhead per frame (preamble+SFD 8, inter-frame gap 12).\n",
+        );
     }
     s
 }
@@ -338,17 +292,9 @@ fn csv_field(s: &str) -> String {
 pub fn to_csv(r: &Report) -> String {
     let mut s = String::from("cell,repeat,protocol,direction,mtu,streams,received_mbps,sent_mbps,retransmits,lost_percent,max_core_busy,cpu_bound,error\n");
     for t in &r.trials {
-        let cell = r
-            .plan
-            .as_ref()
-            .and_then(|p| p.cells.iter().find(|c| c.id == t.cell));
+        let cell = r.plan.as_ref().and_then(|p| p.cells.iter().find(|c| c.id == t.cell));
         let sm = t.summary.as_ref();
-        let busy = t
-            .cpu
-            .iter()
-            .flat_map(|m| m.cores.iter())
-            .map(CoreLoad::busy)
-            .fold(0.0, f64::max);
+        let busy = t.cpu.iter().flat_map(|m| m.cores.iter()).map(CoreLoad::busy).fold(0.0, f64::max);
         let _ = writeln!(
             s,
             "{},{},{},{},{},{},{:.3},{:.3},{},{},{:.1},{},{}",
@@ -359,13 +305,9 @@ pub fn to_csv(r: &Report) -> String {
             cell.map_or(String::new(), |c| c.mtu.to_string()),
             cell.map_or(String::new(), |c| c.streams.to_string()),
             t.throughput_bps / 1e6,
-            sm.map_or(0.0, |x| x.forward.sent_bps
-                + x.reverse_flow.as_ref().map_or(0.0, |f| f.sent_bps))
-                / 1e6,
-            sm.and_then(|x| x.forward.retransmits)
-                .map_or(String::new(), |v| v.to_string()),
-            sm.and_then(|x| x.forward.lost_percent)
-                .map_or(String::new(), |v| format!("{v:.4}")),
+            sm.map_or(0.0, |x| x.forward.sent_bps + x.reverse_flow.as_ref().map_or(0.0, |f| f.sent_bps)) / 1e6,
+            sm.and_then(|x| x.forward.retransmits).map_or(String::new(), |v| v.to_string()),
+            sm.and_then(|x| x.forward.lost_percent).map_or(String::new(), |v| format!("{v:.4}")),
             busy,
             csv_field(&t.cpu_bound.join(" ")),
             csv_field(t.error.as_deref().unwrap_or(""))
@@ -397,10 +339,7 @@ pub fn rfc2544_csv(x: &Rfc2544Result) -> String {
 }
 
 pub(crate) fn esc(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
+    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
 }
 
 /// SVG: frame size vs frames/s (log scale), measured points and the
@@ -487,7 +426,11 @@ pub fn to_html(r: &Report) -> String {
     let threshold = r.plan.as_ref().map_or(95.0, |p| p.spec.cpu_bound_percent);
     let mut body = md_tables_to_html(&to_markdown(r));
     if let Some(x) = &r.rfc2544 {
-        let _ = write!(body, "<h2>RFC 2544-style: frame size vs frames/s</h2><figure id=\"plot-rfc2544\">{}</figure>", svg_rfc2544(x));
+        let _ = write!(
+            body,
+            "<h2>RFC 2544-style: frame size vs frames/s</h2><figure id=\"plot-rfc2544\">{}</figure>",
+            svg_rfc2544(x)
+        );
     }
     if !r.cells.is_empty() {
         let _ = write!(
@@ -535,10 +478,7 @@ pub fn write_all(r: &Report, out: &Path) -> Result<Vec<PathBuf>, BenchError> {
     if let Some(x) = &r.rfc2544 {
         put("report-rfc2544.csv", rfc2544_csv(x))?;
     }
-    put(
-        "report.json",
-        serde_json::to_string_pretty(r).map_err(|e| BenchError::Invalid(e.to_string()))? + "\n",
-    )?;
+    put("report.json", serde_json::to_string_pretty(r).map_err(|e| BenchError::Invalid(e.to_string()))? + "\n")?;
     put("report.html", to_html(r))?;
     Ok(written)
 }

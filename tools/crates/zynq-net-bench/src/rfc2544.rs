@@ -120,22 +120,12 @@ pub fn deviations(s: &Rfc2544Spec, server_version: &str) -> Vec<String> {
         "Frames counted from the receiver's UDP datagram count; a frame size maps to a UDP payload of F - 46 bytes.".to_string(),
     ];
     if s.loss_tolerance_percent > 0.0 {
-        d.push(format!(
-            "Loss tolerance {}% (RFC 2544 throughput is zero loss).",
-            s.loss_tolerance_percent
-        ));
+        d.push(format!("Loss tolerance {}% (RFC 2544 throughput is zero loss).", s.loss_tolerance_percent));
     }
     d
 }
 
-fn step_from(
-    trial: &Trial,
-    n: u32,
-    confirm: bool,
-    offered_fps: f64,
-    payload: u32,
-    tol: f64,
-) -> Step {
+fn step_from(trial: &Trial, n: u32, confirm: bool, offered_fps: f64, payload: u32, tol: f64) -> Step {
     let mut st = Step {
         n,
         confirm,
@@ -151,30 +141,18 @@ fn step_from(
     if let Some(s) = &trial.record.summary {
         let f = &s.forward;
         let secs = if f.seconds > 0.0 { f.seconds } else { 1.0 };
-        st.sent = f
-            .packets_sent
-            .unwrap_or_else(|| f.sent_bytes / payload as u64);
+        st.sent = f.packets_sent.unwrap_or_else(|| f.sent_bytes / payload as u64);
         st.lost = f.lost_packets.unwrap_or(0);
         st.sent_fps = st.sent as f64 / secs;
         st.received_fps = st.sent.saturating_sub(st.lost) as f64 / secs;
-        st.loss_percent = if st.sent > 0 {
-            100.0 * st.lost as f64 / st.sent as f64
-        } else {
-            100.0
-        };
+        st.loss_percent = if st.sent > 0 { 100.0 * st.lost as f64 / st.sent as f64 } else { 100.0 };
         st.pass = st.sent > 0 && st.loss_percent <= tol;
     }
     st
 }
 
 /// The search for one frame size; `run_trial(opts, label, n)` executes one trial.
-pub fn search<F>(
-    ctx: &Context,
-    s: &Rfc2544Spec,
-    line_bps: f64,
-    frame: u32,
-    mut run_trial: F,
-) -> FrameResult
+pub fn search<F>(ctx: &Context, s: &Rfc2544Spec, line_bps: f64, frame: u32, mut run_trial: F) -> FrameResult
 where
     F: FnMut(&ClientOpts, u32) -> Trial,
 {
@@ -213,11 +191,7 @@ where
             // The rate asked counts (iperf3's own rate control lands within
             // a percent or so of it), unless the sender fell more than 2%
             // short (small frames, a busy host): then the rate it sent.
-            let achieved = if st.sent_fps < probe * 0.98 {
-                st.sent_fps
-            } else {
-                probe
-            };
+            let achieved = if st.sent_fps < probe * 0.98 { st.sent_fps } else { probe };
             lo = lo.max(achieved);
             if st.sent_fps < probe * 0.98 {
                 // Two short sends in a row, or one at line rate before any
@@ -237,11 +211,7 @@ where
             }
         } else {
             // Loss at the rate actually offered (the sender may have fallen short).
-            let offered = if st.sent_fps > lo && st.sent_fps < probe * 0.98 {
-                st.sent_fps
-            } else {
-                probe
-            };
+            let offered = if st.sent_fps > lo && st.sent_fps < probe * 0.98 { st.sent_fps } else { probe };
             hi = offered.min(hi);
             hi_failed = true;
             if st.error.is_none() && st.received_fps > 0.0 {
@@ -257,30 +227,17 @@ where
         // (where the DUT saturated), else just over it, else the middle of
         // the bracket; never a rate already tried.
         let mid = (lo + hi) / 2.0;
-        let tried = |x: f64| {
-            steps
-                .iter()
-                .any(|st: &Step| (st.offered_fps - x).abs() <= x * 1e-3)
-        };
+        let tried = |x: f64| steps.iter().any(|st: &Step| (st.offered_fps - x).abs() <= x * 1e-3);
         let half = s.resolution_percent / 200.0;
         probe = match estimate {
-            Some(e)
-                if e * (1.0 - half) > lo && e * (1.0 - half) < hi && !tried(e * (1.0 - half)) =>
-            {
-                e * (1.0 - half)
-            }
-            Some(e)
-                if e * (1.0 + half) > lo && e * (1.0 + half) < hi && !tried(e * (1.0 + half)) =>
-            {
-                e * (1.0 + half)
-            }
+            Some(e) if e * (1.0 - half) > lo && e * (1.0 - half) < hi && !tried(e * (1.0 - half)) => e * (1.0 - half),
+            Some(e) if e * (1.0 + half) > lo && e * (1.0 + half) < hi && !tried(e * (1.0 + half)) => e * (1.0 + half),
             // Both sides of the estimate tried: gallop up from the last
             // pass in doubling steps (a lossy trial's receive rate is a
             // good guess, so the limit is near), never past the middle.
             Some(_) if lo > 0.0 => {
                 gallop += 1;
-                (lo * (1.0 + s.resolution_percent / 100.0 * f64::from(1u32 << gallop.min(16))))
-                    .min(mid)
+                (lo * (1.0 + s.resolution_percent / 100.0 * f64::from(1u32 << gallop.min(16)))).min(mid)
             }
             _ => mid,
         };
@@ -300,21 +257,8 @@ where
             break;
         }
         let t = run_trial(&opts_for(rate, s.confirm_seconds), search_trials + k + 1);
-        let st = step_from(
-            &t,
-            search_trials + k + 1,
-            true,
-            rate,
-            payload,
-            s.loss_tolerance_percent,
-        );
-        max_busy = t
-            .record
-            .cpu
-            .iter()
-            .flat_map(|m| m.cores.iter())
-            .map(|c| c.busy())
-            .fold(0.0, f64::max);
+        let st = step_from(&t, search_trials + k + 1, true, rate, payload, s.loss_tolerance_percent);
+        max_busy = t.record.cpu.iter().flat_map(|m| m.cores.iter()).map(|c| c.busy()).fold(0.0, f64::max);
         cpu_bound = t.record.cpu_bound.clone();
         let pass = st.pass;
         let sent = st.sent_fps;
@@ -353,16 +297,9 @@ where
 /// bursts leave the tester spread out while a late qdisc watchdog on a
 /// loaded host does not throttle the sender. The socket send buffer gives
 /// back-pressure.
-fn pace(
-    host: &crate::exec::Host,
-    dev: &str,
-    fps: f64,
-    frame: u32,
-) -> Result<(), crate::BenchError> {
+fn pace(host: &crate::exec::Host, dev: &str, fps: f64, frame: u32) -> Result<(), crate::BenchError> {
     let rate = (fps * 8.0 * (frame - 4) as f64 * 1.02).max(8000.0);
-    let burst = (2 * frame as u64)
-        .max((rate / 8.0 * 0.0015) as u64)
-        .max(3200);
+    let burst = (2 * frame as u64).max((rate / 8.0 * 0.0015) as u64).max(3200);
     // Room for a whole socket send buffer: the socket, not the qdisc, pushes back.
     let limit = burst + (rate / 8.0 * 0.1) as u64 + 8 * 1024 * 1024;
     crate::exec::replace_tbf(host, dev, rate, burst, limit)
@@ -403,9 +340,7 @@ where
         out.push(r);
     }
     if let Some(dev) = &pacer {
-        let _ = ctx.targets.client.host.output(&crate::exec::argv(&[
-            "tc", "qdisc", "del", "dev", dev, "root",
-        ]));
+        let _ = ctx.targets.client.host.output(&crate::exec::argv(&["tc", "qdisc", "del", "dev", dev, "root"]));
     }
     Rfc2544Result {
         format: "zynq-net-bench-rfc2544 1".into(),
@@ -435,11 +370,7 @@ mod tests {
             pace_iface: None,
             nice: None,
         };
-        let v = Version {
-            major: 3,
-            minor: 12,
-            patch: 0,
-        };
+        let v = Version { major: 3, minor: 12, patch: 0 };
         Context {
             targets: Targets {
                 format: TARGETS_FORMAT.into(),
@@ -513,16 +444,9 @@ mod tests {
     fn search_finds_a_200_mbit_shaper_in_few_trials() {
         // tbf at 200 Mbit/s counts 1514-byte skbs: 16,512 frames/s.
         let cap = 200e6 / (8.0 * 1514.0);
-        let r = search(&ctx(), &Rfc2544Spec::default(), 1e9, 1518, |o, _| {
-            sim(o, cap, 1e9)
-        });
+        let r = search(&ctx(), &Rfc2544Spec::default(), 1e9, 1518, |o, _| sim(o, cap, 1e9));
         assert!(r.confirmed);
-        assert!(
-            r.search_trials <= 4,
-            "{} trials: {:?}",
-            r.search_trials,
-            r.steps
-        );
+        assert!(r.search_trials <= 4, "{} trials: {:?}", r.search_trials, r.steps);
         assert!(r.fps <= cap && r.fps >= cap * 0.99, "{} vs {cap}", r.fps);
         assert!(!r.sender_limited);
         assert!((r.frame_bps / 200e6 - 1.0).abs() < 0.03);
@@ -530,18 +454,14 @@ mod tests {
 
     #[test]
     fn search_at_line_rate_stops_after_one_trial() {
-        let r = search(&ctx(), &Rfc2544Spec::default(), 1e9, 512, |o, _| {
-            sim(o, 1e9, 1e9)
-        });
+        let r = search(&ctx(), &Rfc2544Spec::default(), 1e9, 512, |o, _| sim(o, 1e9, 1e9));
         assert_eq!(r.search_trials, 1);
         assert!((r.line_percent - 100.0).abs() < 0.01, "{}", r.line_percent);
     }
 
     #[test]
     fn a_slow_sender_is_reported_not_mistaken_for_the_dut() {
-        let r = search(&ctx(), &Rfc2544Spec::default(), 1e9, 64, |o, _| {
-            sim(o, 1e9, 50_000.0)
-        });
+        let r = search(&ctx(), &Rfc2544Spec::default(), 1e9, 64, |o, _| sim(o, 1e9, 50_000.0));
         assert!(r.sender_limited);
         assert!((r.fps - 50_000.0).abs() < 1.0, "{}", r.fps);
         assert!((r.frame_bps - 50_000.0 * 64.0 * 8.0).abs() < 1000.0);

@@ -93,26 +93,14 @@ pub struct Context {
 
 fn detect_version(h: &Host) -> Result<Version, BenchError> {
     let out = h.output(&argv(&["iperf3", "--version"]))?;
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
     Version::parse(&text).ok_or_else(|| {
-        BenchError::Iperf(format!(
-            "{}: cannot tell the iperf3 version from `{}`",
-            h.label(),
-            text.trim()
-        ))
+        BenchError::Iperf(format!("{}: cannot tell the iperf3 version from `{}`", h.label(), text.trim()))
     })
 }
 
 fn online_cpus(h: &Host) -> Result<Vec<usize>, BenchError> {
-    Ok(cpu::parse_proc_stat(&h.read_file("/proc/stat")?)?
-        .cpus
-        .iter()
-        .map(|(c, _)| *c)
-        .collect())
+    Ok(cpu::parse_proc_stat(&h.read_file("/proc/stat")?)?.cpus.iter().map(|(c, _)| *c).collect())
 }
 
 fn irq_cpus(e: &Endpoint, configured: &[usize]) -> Result<Vec<usize>, BenchError> {
@@ -134,35 +122,20 @@ impl Context {
         let client_version = detect_version(&targets.client.host)?;
         let server_version = detect_version(&targets.server.host)?;
         let mut notes = Vec::new();
-        let mut pick = |end: &Endpoint,
-                        configured: &[usize],
-                        irq_conf: &[usize],
-                        name: &str|
-         -> Result<Vec<usize>, BenchError> {
-            let irq = irq_cpus(end, irq_conf)?;
-            let online = online_cpus(&end.host)?;
-            let (cpus, warn) = choose_cpus(configured, &irq, &online);
-            if let Some(w) = warn {
-                notes.push(format!("{name}: {w}"));
-            } else if !irq.is_empty() {
-                notes.push(format!(
-                    "{name}: NIC IRQ on CPU {irq:?}, iperf3 pinned to {cpus:?} with taskset"
-                ));
-            }
-            Ok(cpus)
-        };
-        let client_cpus = pick(
-            &targets.client,
-            &spec.cpus.client,
-            &spec.irq_cpus.client,
-            "client",
-        )?;
-        let server_cpus = pick(
-            &targets.server,
-            &spec.cpus.server,
-            &spec.irq_cpus.server,
-            "server",
-        )?;
+        let mut pick =
+            |end: &Endpoint, configured: &[usize], irq_conf: &[usize], name: &str| -> Result<Vec<usize>, BenchError> {
+                let irq = irq_cpus(end, irq_conf)?;
+                let online = online_cpus(&end.host)?;
+                let (cpus, warn) = choose_cpus(configured, &irq, &online);
+                if let Some(w) = warn {
+                    notes.push(format!("{name}: {w}"));
+                } else if !irq.is_empty() {
+                    notes.push(format!("{name}: NIC IRQ on CPU {irq:?}, iperf3 pinned to {cpus:?} with taskset"));
+                }
+                Ok(cpus)
+            };
+        let client_cpus = pick(&targets.client, &spec.cpus.client, &spec.irq_cpus.client, "client")?;
+        let server_cpus = pick(&targets.server, &spec.cpus.server, &spec.irq_cpus.server, "server")?;
         let mut machines: Vec<(String, Host)> = Vec::new();
         let ends = [("client", &targets.client), ("server", &targets.server)]
             .into_iter()
@@ -220,19 +193,12 @@ pub fn pinned(cpus: &[usize], cmd: Vec<String>) -> Vec<String> {
 fn sample_all(ctx: &Context) -> Vec<Option<cpu::Sample>> {
     ctx.machines
         .iter()
-        .map(|(_, h)| {
-            h.read_file("/proc/stat")
-                .ok()
-                .and_then(|t| cpu::parse_proc_stat(&t).ok())
-        })
+        .map(|(_, h)| h.read_file("/proc/stat").ok().and_then(|t| cpu::parse_proc_stat(&t).ok()))
         .collect()
 }
 
 fn now_unix() -> f64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_secs_f64())
-        .unwrap_or(0.0)
+    SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_secs_f64()).unwrap_or(0.0)
 }
 
 /// The outcome of one trial, with the raw iperf3 JSON.
@@ -261,10 +227,7 @@ pub fn trial(ctx: &Context, opts: &ClientOpts, cell: &str, repeat: u32) -> Trial
     let limit = (opts.seconds + opts.omit as f64 + 30.0).ceil() as u64;
     let mut server_cmd = argv(&["timeout", &limit.to_string(), "iperf3", "-s", "-1", "-p"]);
     server_cmd.push(opts.port.to_string());
-    let server_cmd = niced(
-        ctx.targets.server.nice,
-        pinned(&ctx.server_cpus, server_cmd),
-    );
+    let server_cmd = niced(ctx.targets.server.nice, pinned(&ctx.server_cpus, server_cmd));
     let client_cmd = {
         let mut c = vec!["iperf3".to_string()];
         c.extend(opts.args(ctx.client_version));
@@ -285,10 +248,7 @@ pub fn trial(ctx: &Context, opts: &ClientOpts, cell: &str, repeat: u32) -> Trial
         error: None,
     };
     if opts.direction == crate::iperf::Direction::Bidir && !ctx.client_version.has_bidir() {
-        record.error = Some(format!(
-            "iperf3 {} has no --bidir (needs 3.7 or later)",
-            ctx.client_version
-        ));
+        record.error = Some(format!("iperf3 {} has no --bidir (needs 3.7 or later)", ctx.client_version));
         return Trial { record, raw: None };
     }
     let mut server = match ctx
@@ -316,8 +276,7 @@ pub fn trial(ctx: &Context, opts: &ClientOpts, cell: &str, repeat: u32) -> Trial
         match ctx.targets.client.host.output(&client_cmd) {
             Ok(o) => {
                 let text = String::from_utf8_lossy(&o.stdout).into_owned();
-                let refused =
-                    text.contains("unable to connect") || text.contains("Connection refused");
+                let refused = text.contains("unable to connect") || text.contains("Connection refused");
                 if refused && Instant::now() < deadline {
                     std::thread::sleep(delay);
                     delay = (delay * 2).min(Duration::from_millis(100));
@@ -348,13 +307,8 @@ pub fn trial(ctx: &Context, opts: &ClientOpts, cell: &str, repeat: u32) -> Trial
         for (((role, _), b), a) in ctx.machines.iter().zip(before).zip(after) {
             if let (Some(b), Some(a)) = (b, a) {
                 let cores = cpu::load(&b, &a);
-                record
-                    .cpu_bound
-                    .extend(cpu_bound(role, &cores, ctx.cpu_bound_percent));
-                record.cpu.push(MachineLoad {
-                    role: role.clone(),
-                    cores,
-                });
+                record.cpu_bound.extend(cpu_bound(role, &cores, ctx.cpu_bound_percent));
+                record.cpu.push(MachineLoad { role: role.clone(), cores });
             }
         }
     }
@@ -386,11 +340,7 @@ pub fn trial(ctx: &Context, opts: &ClientOpts, cell: &str, repeat: u32) -> Trial
 
 /// Cores at or above `threshold` percent busy, as `ROLE cpuN P%` (C8).
 pub fn cpu_bound(role: &str, cores: &[CoreLoad], threshold: f64) -> Vec<String> {
-    cores
-        .iter()
-        .filter(|c| c.busy() >= threshold)
-        .map(|c| format!("{role} cpu{} {:.0}%", c.cpu, c.busy()))
-        .collect()
+    cores.iter().filter(|c| c.busy() >= threshold).map(|c| format!("{role} cpu{} {:.0}%", c.cpu, c.busy())).collect()
 }
 
 /// Builds the iperf3 client options of a matrix cell.
@@ -407,11 +357,7 @@ pub fn cell_opts(ctx: &Context, cell: &Cell, emulate_mtu: bool, zerocopy: bool) 
         mss: if emulate_mtu { cell.mss } else { None },
         omit: cell.omit,
         zerocopy,
-        window: if cell.protocol == crate::iperf::Protocol::Udp {
-            ctx.targets.udp_socket_buffer
-        } else {
-            None
-        },
+        window: if cell.protocol == crate::iperf::Protocol::Udp { ctx.targets.udp_socket_buffer } else { None },
     }
 }
 
@@ -419,20 +365,9 @@ pub fn cell_opts(ctx: &Context, cell: &Cell, emulate_mtu: bool, zerocopy: bool) 
 /// links were reconfigured (otherwise the MTU is emulated by `-M`/`-l`).
 pub fn set_mtu(targets: &Targets, mtu: u32) -> Result<bool, BenchError> {
     let mut any = false;
-    for e in [&targets.client, &targets.server]
-        .into_iter()
-        .chain(targets.dut.as_ref())
-    {
+    for e in [&targets.client, &targets.server].into_iter().chain(targets.dut.as_ref()) {
         for i in &e.ifaces {
-            e.host.run(&argv(&[
-                "ip",
-                "link",
-                "set",
-                "dev",
-                i,
-                "mtu",
-                &mtu.to_string(),
-            ]))?;
+            e.host.run(&argv(&["ip", "link", "set", "dev", i, "mtu", &mtu.to_string()]))?;
             any = true;
         }
     }
@@ -441,15 +376,10 @@ pub fn set_mtu(targets: &Targets, mtu: u32) -> Result<bool, BenchError> {
 
 /// Appends one JSON line and flushes it to disk.
 pub fn append_jsonl<T: Serialize>(path: &Path, value: &T) -> Result<(), BenchError> {
-    let mut f = OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(path)
-        .map_err(|e| BenchError::io(path, e))?;
+    let mut f = OpenOptions::new().create(true).append(true).open(path).map_err(|e| BenchError::io(path, e))?;
     let mut line = serde_json::to_string(value).map_err(|e| BenchError::Invalid(e.to_string()))?;
     line.push('\n');
-    f.write_all(line.as_bytes())
-        .map_err(|e| BenchError::io(path, e))?;
+    f.write_all(line.as_bytes()).map_err(|e| BenchError::io(path, e))?;
     f.sync_data().map_err(|e| BenchError::io(path, e))
 }
 
@@ -466,13 +396,7 @@ pub fn read_jsonl<T: for<'de> Deserialize<'de>>(path: &Path) -> Result<Vec<T>, B
         match serde_json::from_str(l) {
             Ok(v) => out.push(v),
             Err(_) if i + 1 == lines.len() => {}
-            Err(e) => {
-                return Err(BenchError::Invalid(format!(
-                    "{}:{}: {e}",
-                    path.display(),
-                    i + 1
-                )))
-            }
+            Err(e) => return Err(BenchError::Invalid(format!("{}:{}: {e}", path.display(), i + 1))),
         }
     }
     Ok(out)
@@ -494,9 +418,9 @@ pub fn progress(total_seconds: f64, quiet: bool) -> indicatif::ProgressBar {
     } else {
         indicatif::ProgressBar::new((total_seconds * 10.0).ceil() as u64)
     };
-    if let Ok(style) = indicatif::ProgressStyle::with_template(
-        "{spinner} [{elapsed_precise}] {bar:30} {percent:>3}% ETA {eta} {msg}",
-    ) {
+    if let Ok(style) =
+        indicatif::ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:30} {percent:>3}% ETA {eta} {msg}")
+    {
         pb.set_style(style);
     }
     pb
@@ -513,12 +437,7 @@ pub fn say(pb: &indicatif::ProgressBar, line: String) {
 }
 
 /// Runs the matrix of `plan` against `targets`, appending to `out/results.jsonl`.
-pub fn run_plan(
-    plan: &Plan,
-    targets: &Targets,
-    out: &Path,
-    opts: &RunOptions,
-) -> Result<Vec<TrialRecord>, BenchError> {
+pub fn run_plan(plan: &Plan, targets: &Targets, out: &Path, opts: &RunOptions) -> Result<Vec<TrialRecord>, BenchError> {
     std::fs::create_dir_all(out.join(files::RAW_DIR)).map_err(|e| BenchError::io(out, e))?;
     let results_path = out.join(files::RESULTS);
     let mut done: Vec<TrialRecord> = if opts.resume {
@@ -537,21 +456,15 @@ pub fn run_plan(
         "started": now_unix(),
         "context": ctx,
     });
-    std::fs::write(
-        out.join(files::RUN),
-        serde_json::to_string_pretty(&run_meta).unwrap_or_default() + "\n",
-    )
-    .map_err(|e| BenchError::io(out.join(files::RUN), e))?;
+    std::fs::write(out.join(files::RUN), serde_json::to_string_pretty(&run_meta).unwrap_or_default() + "\n")
+        .map_err(|e| BenchError::io(out.join(files::RUN), e))?;
     let pb = progress(plan.nominal_seconds(), opts.quiet);
     let mut current_mtu = None;
     let mut links_set = false;
     for cell in &plan.cells {
         for rep in 0..cell.repeats {
             let nominal = ((cell.seconds + cell.omit as f64) * 10.0).ceil() as u64;
-            if done
-                .iter()
-                .any(|r| r.cell == cell.id && r.repeat == rep && r.error.is_none())
-            {
+            if done.iter().any(|r| r.cell == cell.id && r.repeat == rep && r.error.is_none()) {
                 pb.inc(nominal);
                 continue;
             }
@@ -560,16 +473,9 @@ pub fn run_plan(
                 current_mtu = Some(cell.mtu);
             }
             pb.set_message(format!("{} #{}", cell.id, rep + 1));
-            let t = trial(
-                &ctx,
-                &cell_opts(&ctx, cell, !links_set, plan.spec.zerocopy),
-                &cell.id,
-                rep,
-            );
+            let t = trial(&ctx, &cell_opts(&ctx, cell, !links_set, plan.spec.zerocopy), &cell.id, rep);
             if let Some(raw) = &t.raw {
-                let p: PathBuf = out
-                    .join(files::RAW_DIR)
-                    .join(format!("{}-r{}.json", cell.id, rep));
+                let p: PathBuf = out.join(files::RAW_DIR).join(format!("{}-r{}.json", cell.id, rep));
                 std::fs::write(&p, serde_json::to_string_pretty(raw).unwrap_or_default())
                     .map_err(|e| BenchError::io(&p, e))?;
             }
@@ -618,14 +524,7 @@ mod tests {
 
     #[test]
     fn c8_a_core_at_95_percent_flags_the_trial() {
-        let core = |cpu, idle: f64| CoreLoad {
-            cpu,
-            usr: 10.0,
-            sys: 20.0,
-            irq: 0.0,
-            softirq: 70.0 - idle,
-            idle,
-        };
+        let core = |cpu, idle: f64| CoreLoad { cpu, usr: 10.0, sys: 20.0, irq: 0.0, softirq: 70.0 - idle, idle };
         let cores = [core(0, 3.0), core(1, 60.0), core(2, 5.0)];
         assert_eq!(
             cpu_bound("client", &cores, 95.0),

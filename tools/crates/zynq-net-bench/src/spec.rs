@@ -56,11 +56,8 @@ impl Rate {
     /// Parses `200M`, `1G`, `1.5g`, `100k`, `1000000`, `200mbit`.
     pub fn parse(s: &str) -> Result<Rate, String> {
         let t = s.trim().to_ascii_lowercase();
-        let t = t
-            .strip_suffix("bit/s")
-            .or_else(|| t.strip_suffix("bps"))
-            .or_else(|| t.strip_suffix("bit"))
-            .unwrap_or(&t);
+        let t =
+            t.strip_suffix("bit/s").or_else(|| t.strip_suffix("bps")).or_else(|| t.strip_suffix("bit")).unwrap_or(&t);
         let (num, mult) = match t.chars().last() {
             Some('k') => (&t[..t.len() - 1], 1e3),
             Some('m') => (&t[..t.len() - 1], 1e6),
@@ -68,10 +65,8 @@ impl Rate {
             Some('t') => (&t[..t.len() - 1], 1e12),
             _ => (t, 1.0),
         };
-        let n: f64 = num
-            .trim()
-            .parse()
-            .map_err(|_| format!("`{s}` is not a rate (expected e.g. 200M, 1G, 1000000)"))?;
+        let n: f64 =
+            num.trim().parse().map_err(|_| format!("`{s}` is not a rate (expected e.g. 200M, 1G, 1000000)"))?;
         if !(n >= 0.0 && n.is_finite()) {
             return Err(format!("`{s}`: a rate must be a non-negative number"));
         }
@@ -209,19 +204,11 @@ impl BenchSpec {
         }
         for f in &self.frame_sizes {
             if !(64..=65535).contains(f) {
-                errs.push(format!(
-                    "bench.frame_sizes: {f} is below the 64-byte Ethernet minimum or too large"
-                ));
+                errs.push(format!("bench.frame_sizes: {f} is below the 64-byte Ethernet minimum or too large"));
             }
         }
-        if self.protocols.is_empty()
-            || self.directions.is_empty()
-            || self.mtus.is_empty()
-            || self.streams.is_empty()
-        {
-            errs.push(
-                "bench: protocols, directions, mtus and streams must not be empty".to_string(),
-            );
+        if self.protocols.is_empty() || self.directions.is_empty() || self.mtus.is_empty() || self.streams.is_empty() {
+            errs.push("bench: protocols, directions, mtus and streams must not be empty".to_string());
         }
         if self.line_rate.0.is_nan() || self.line_rate.0 <= 0.0 {
             errs.push("bench.line_rate: must be > 0".to_string());
@@ -263,9 +250,7 @@ fn yaml_to_json(y: &saphyr::YamlOwned) -> Result<Value, String> {
             ScalarOwned::String(s) => Value::String(s.clone()),
         },
         YamlOwned::Representation(s, _, _) => Value::String(s.clone()),
-        YamlOwned::Sequence(seq) => {
-            Value::Array(seq.iter().map(yaml_to_json).collect::<Result<_, _>>()?)
-        }
+        YamlOwned::Sequence(seq) => Value::Array(seq.iter().map(yaml_to_json).collect::<Result<_, _>>()?),
         YamlOwned::Mapping(m) => {
             let mut o = serde_json::Map::new();
             for (k, v) in m {
@@ -306,30 +291,21 @@ pub fn load_yaml(text: &str) -> Result<Value, String> {
 /// section (when it has no `bench` key and looks like one).
 pub fn load_spec(path: &Path) -> Result<(Option<String>, BenchSpec), BenchError> {
     let text = std::fs::read_to_string(path).map_err(|e| BenchError::io(path, e))?;
-    let doc =
-        load_yaml(&text).map_err(|e| BenchError::Invalid(format!("{}: {e}", path.display())))?;
+    let doc = load_yaml(&text).map_err(|e| BenchError::Invalid(format!("{}: {e}", path.display())))?;
     let board = doc
         .get("board")
         .and_then(|b| {
-            b.as_str()
-                .map(str::to_string)
-                .or_else(|| b.get("name").and_then(Value::as_str).map(str::to_string))
+            b.as_str().map(str::to_string).or_else(|| b.get("name").and_then(Value::as_str).map(str::to_string))
         })
         .or_else(|| doc.get("name").and_then(Value::as_str).map(str::to_string));
     let section = match doc.get("bench") {
         Some(b) => b.clone(),
         None if doc.is_object() && doc.get("interfaces").is_none() => doc.clone(),
-        None => {
-            return Err(BenchError::Invalid(format!(
-                "{}: the board has no `bench` section",
-                path.display()
-            )))
-        }
+        None => return Err(BenchError::Invalid(format!("{}: the board has no `bench` section", path.display()))),
     };
-    let spec: BenchSpec = serde_json::from_value(section)
-        .map_err(|e| BenchError::Invalid(format!("{}: bench: {e}", path.display())))?;
-    spec.validate()
-        .map_err(|e| BenchError::Invalid(format!("{}: {e}", path.display())))?;
+    let spec: BenchSpec =
+        serde_json::from_value(section).map_err(|e| BenchError::Invalid(format!("{}: bench: {e}", path.display())))?;
+    spec.validate().map_err(|e| BenchError::Invalid(format!("{}: {e}", path.display())))?;
     Ok((board, spec))
 }
 
@@ -359,10 +335,8 @@ mod tests {
 
     #[test]
     fn yaml_bench_section() {
-        let v = load_yaml(
-            "board: zcu102\nbench:\n  mtus: [1500, 9000]\n  line_rate: 10G\n  protocols: [tcp]\n",
-        )
-        .unwrap();
+        let v =
+            load_yaml("board: zcu102\nbench:\n  mtus: [1500, 9000]\n  line_rate: 10G\n  protocols: [tcp]\n").unwrap();
         let s: BenchSpec = serde_json::from_value(v["bench"].clone()).unwrap();
         assert_eq!(s.mtus, vec![1500, 9000]);
         assert_eq!(s.line_rate, Rate(10e9));
@@ -373,11 +347,7 @@ mod tests {
     fn unknown_keys_are_errors_and_all_problems_are_reported() {
         let v = load_yaml("mtuz: [1500]\n").unwrap();
         assert!(serde_json::from_value::<BenchSpec>(v).is_err());
-        let s = BenchSpec {
-            repeats: 0,
-            mtus: vec![100],
-            ..BenchSpec::default()
-        };
+        let s = BenchSpec { repeats: 0, mtus: vec![100], ..BenchSpec::default() };
         let e = s.validate().unwrap_err().to_string();
         assert!(e.contains("repeats") && e.contains("mtus"), "{e}");
     }

@@ -250,30 +250,12 @@ pub fn paired_effect(with: &[Option<f64>], without: &[Option<f64>], a: &Analysis
     } else if hi < 0.0 && -mean >= min {
         (Verdict::Hurts, String::new())
     } else if lo > 0.0 || hi < 0.0 {
-        (
-            Verdict::NoEffect,
-            format!(
-                "clear of zero but below the {}% minimum effect",
-                a.min_effect_percent
-            ),
-        )
+        (Verdict::NoEffect, format!("clear of zero but below the {}% minimum effect", a.min_effect_percent))
     } else {
         (Verdict::NoEffect, String::new())
     };
-    let repeats_needed = if lo <= 0.0 && hi >= 0.0 {
-        Some(repeats_for(mean.abs().max(min), sd, p))
-    } else {
-        None
-    };
-    Effect {
-        n,
-        percent: to_pct(mean),
-        low: to_pct(lo),
-        high: to_pct(hi),
-        verdict,
-        repeats_needed,
-        note,
-    }
+    let repeats_needed = if lo <= 0.0 && hi >= 0.0 { Some(repeats_for(mean.abs().max(min), sd, p)) } else { None };
+    Effect { n, percent: to_pct(mean), low: to_pct(lo), high: to_pct(hi), verdict, repeats_needed, note }
 }
 
 /// Smallest number of rounds whose interval half-width, at this spread,
@@ -371,11 +353,7 @@ mod tests {
     }
 
     fn analysis(m: usize) -> Analysis {
-        Analysis {
-            confidence: 0.95,
-            comparisons: m,
-            min_effect_percent: 1.0,
-        }
+        Analysis { confidence: 0.95, comparisons: m, min_effect_percent: 1.0 }
     }
 
     #[test]
@@ -426,11 +404,7 @@ mod tests {
     fn pure_noise_calls_nothing_at_the_family_wise_rate() {
         let mut rng = SplitMix64::new(20_261_201);
         let (groups, cells, rounds, sims) = (4, 2, 6, 600);
-        let a = Analysis {
-            confidence: 0.95,
-            comparisons: (groups + 1) * cells,
-            min_effect_percent: 0.0,
-        };
+        let a = Analysis { confidence: 0.95, comparisons: (groups + 1) * cells, min_effect_percent: 0.0 };
         let mut any_call = 0;
         let mut any_call_uncorrected = 0;
         for _ in 0..sims {

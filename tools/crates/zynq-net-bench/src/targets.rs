@@ -82,8 +82,8 @@ impl Targets {
     /// Loads and checks a targets file.
     pub fn load(path: &Path) -> Result<Targets, BenchError> {
         let text = std::fs::read_to_string(path).map_err(|e| BenchError::io(path, e))?;
-        let t: Targets = serde_json::from_str(&text)
-            .map_err(|e| BenchError::Invalid(format!("{}: {e}", path.display())))?;
+        let t: Targets =
+            serde_json::from_str(&text).map_err(|e| BenchError::Invalid(format!("{}: {e}", path.display())))?;
         if t.format != TARGETS_FORMAT {
             return Err(BenchError::Invalid(format!(
                 "{}: targets format `{}`, expected `{TARGETS_FORMAT}`",
@@ -92,10 +92,7 @@ impl Targets {
             )));
         }
         if t.server.address.is_empty() {
-            return Err(BenchError::Invalid(format!(
-                "{}: server.address is empty",
-                path.display()
-            )));
+            return Err(BenchError::Invalid(format!("{}: server.address is empty", path.display())));
         }
         for e in [&t.client, &t.server].into_iter().chain(t.dut.as_ref()) {
             for i in e.ifaces.iter().chain(e.pace_iface.as_ref()) {
@@ -112,16 +109,12 @@ impl Targets {
 
     /// Writes the file.
     pub fn save(&self, path: &Path) -> Result<(), BenchError> {
-        let text =
-            serde_json::to_string_pretty(self).map_err(|e| BenchError::Invalid(e.to_string()))?;
+        let text = serde_json::to_string_pretty(self).map_err(|e| BenchError::Invalid(e.to_string()))?;
         std::fs::write(path, text + "\n").map_err(|e| BenchError::io(path, e))
     }
 }
 
 /// Interface names as the kernel and the plan format accept them.
 pub fn valid_ifname(s: &str) -> bool {
-    !s.is_empty()
-        && s.len() <= 15
-        && s.chars()
-            .all(|c| c.is_ascii_alphanumeric() || "_.-".contains(c))
+    !s.is_empty() && s.len() <= 15 && s.chars().all(|c| c.is_ascii_alphanumeric() || "_.-".contains(c))
 }

@@ -22,11 +22,7 @@ fn tcp_single_stream() {
     assert_eq!(s.blksize, 131072);
     assert!(!s.bidir && s.reverse_flow.is_none());
     // shaped to 200 Mbit/s of L2 bytes: ~190 Mbit/s of TCP payload
-    assert!(
-        (mbit(s.forward.received_bps) - 190.1).abs() < 0.1,
-        "{}",
-        s.forward.received_bps
-    );
+    assert!((mbit(s.forward.received_bps) - 190.1).abs() < 0.1, "{}", s.forward.received_bps);
     assert!(s.forward.sent_bps > s.forward.received_bps);
     assert_eq!(s.forward.retransmits, Some(5623));
     assert_eq!(s.forward.lost_packets, None);
@@ -47,10 +43,7 @@ fn tcp_bidir_has_both_directions() {
     assert!(s.bidir);
     let r = s.reverse_flow.as_ref().expect("reverse flow");
     assert!((mbit(s.forward.received_bps) - 186.3).abs() < 0.1);
-    assert!(
-        (mbit(r.received_bps) - 8057.6).abs() < 0.1,
-        "reverse is unshaped"
-    );
+    assert!((mbit(r.received_bps) - 8057.6).abs() < 0.1, "reverse is unshaped");
     assert!((s.total_received_bps() - s.forward.received_bps - r.received_bps).abs() < 1.0);
 }
 
@@ -98,16 +91,9 @@ fn udp_reverse_four_streams() {
 fn server_side_output_is_not_mistaken_for_a_client_result() {
     // The server's JSON has the same shape; parsing it must still give the
     // receiver's rate for the forward direction.
-    let p = format!(
-        "{}/tests/data/udp_loss.server.json",
-        env!("CARGO_MANIFEST_DIR")
-    );
+    let p = format!("{}/tests/data/udp_loss.server.json", env!("CARGO_MANIFEST_DIR"));
     let s = parse(&std::fs::read_to_string(p).unwrap()).unwrap();
-    assert!(
-        (mbit(s.forward.received_bps) - 194.1).abs() < 1.0,
-        "{}",
-        s.forward.received_bps
-    );
+    assert!((mbit(s.forward.received_bps) - 194.1).abs() < 1.0, "{}", s.forward.received_bps);
 }
 
 #[test]

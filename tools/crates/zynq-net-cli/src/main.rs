@@ -143,7 +143,11 @@ fn gen(board: &Path, out: &Path) -> ExitCode {
         }
     };
     if resolved.via_symlink {
-        eprintln!("zynq-net: note: {} goes through a symbolic link: writing {}", out.display(), resolved.path.display());
+        eprintln!(
+            "zynq-net: note: {} goes through a symbolic link: writing {}",
+            out.display(),
+            resolved.path.display()
+        );
     }
     // SIGINT/SIGTERM/SIGHUP set a flag instead of killing gen half-way:
     // write_atomic then removes its staging directory and gives up.
@@ -156,7 +160,8 @@ fn gen(board: &Path, out: &Path) -> ExitCode {
         std::thread::sleep(std::time::Duration::from_millis(ms));
     }
     let manifest = zynq_net_render::manifest::manifest_json(&artifacts, &input, &loaded.board.board.name);
-    let mut files: Vec<(String, Vec<u8>, bool)> = artifacts.iter().map(|a| (a.path.clone(), a.contents.clone(), a.executable)).collect();
+    let mut files: Vec<(String, Vec<u8>, bool)> =
+        artifacts.iter().map(|a| (a.path.clone(), a.contents.clone(), a.executable)).collect();
     files.push(("manifest.json".into(), manifest.into_bytes(), false));
     let cancelled = || stop.load(std::sync::atomic::Ordering::Relaxed);
     match zynq_net_render::write::write_atomic_cancellable(&resolved.path, &files, &cancelled) {
@@ -187,7 +192,12 @@ fn main() -> ExitCode {
     match cli.cmd {
         Cmd::Check { board } => match load(&board) {
             Ok(b) => {
-                println!("{}: ok ({} interfaces, {} warning(s))", board.display(), b.board.interfaces.len(), b.warnings.len());
+                println!(
+                    "{}: ok ({} interfaces, {} warning(s))",
+                    board.display(),
+                    b.board.interfaces.len(),
+                    b.warnings.len()
+                );
                 ExitCode::from(EXIT_OK)
             }
             Err(c) => c,

@@ -92,7 +92,10 @@ pub fn kconfig(b: &LoadedBoard, config: &Path) -> ExitCode {
                 }
                 SymState::Module => {
                     bad += 1;
-                    println!("module       CONFIG_{sym}={want} ({}): built as a module (m) instead of y (a dependency is m)", f.name);
+                    println!(
+                        "module       CONFIG_{sym}={want} ({}): built as a module (m) instead of y (a dependency is m)",
+                        f.name
+                    );
                 }
                 SymState::Wrong(g) => {
                     bad += 1;

@@ -91,7 +91,11 @@ fn golden_output_of_reference_boards() {
         }
         let want = tree(&golden);
         let names = |t: &[(String, Vec<u8>)]| t.iter().map(|(n, _)| n.clone()).collect::<Vec<_>>();
-        assert_eq!(names(&got), names(&want), "{b}: artifact list differs from tests/golden/{b} (UPDATE_GOLDEN=1 to accept)");
+        assert_eq!(
+            names(&got),
+            names(&want),
+            "{b}: artifact list differs from tests/golden/{b} (UPDATE_GOLDEN=1 to accept)"
+        );
         for ((n, g), (_, w)) in got.iter().zip(&want) {
             assert!(g == w, "{b}: {n} differs from tests/golden/{b}/{n} (UPDATE_GOLDEN=1 cargo test -p zynq-net-cli --test cli to accept)\n--- got ---\n{}", String::from_utf8_lossy(g));
         }
@@ -104,7 +108,8 @@ fn manifest_lists_every_kind_with_hashes() {
     for b in ["zcu102", "p1020rdb"] {
         let out = tmp.path().join(b);
         assert_eq!(gen(&board(b), &out).status.code(), Some(0));
-        let m: serde_json::Value = serde_json::from_slice(&fs::read(out.join("manifest.json")).expect("manifest")).expect("json");
+        let m: serde_json::Value =
+            serde_json::from_slice(&fs::read(out.join("manifest.json")).expect("manifest")).expect("json");
         assert_eq!(m["tool"], "zynq-net");
         assert_eq!(m["version"], env!("CARGO_PKG_VERSION"));
         assert_eq!(m["input"], format!("{b}.yml"));
@@ -121,7 +126,11 @@ fn manifest_lists_every_kind_with_hashes() {
         for a in arts.iter().filter(|a| a["kind"] != "applier") {
             let text = fs::read_to_string(out.join(a["path"].as_str().expect("path"))).expect("utf-8");
             let head: String = text.lines().take(20).collect::<Vec<_>>().join("\n");
-            assert!(head.contains(&format!("zynq-net {}", env!("CARGO_PKG_VERSION"))) && head.contains(&format!("{b}.yml")), "{b}: {} header: {head}", a["path"]);
+            assert!(
+                head.contains(&format!("zynq-net {}", env!("CARGO_PKG_VERSION"))) && head.contains(&format!("{b}.yml")),
+                "{b}: {} header: {head}",
+                a["path"]
+            );
         }
     }
 }
@@ -150,7 +159,10 @@ fn output_is_deterministic() {
 fn tuning_changes_do_not_touch_dt_or_kernel_fragments() {
     let text = fs::read_to_string(board("zcu102")).expect("board");
     let edits: &[(&str, &str)] = &[
-        ("rings: { rx: 1024, tx: 1024 }\n    offloads: { gro: on, tso: on, gso: on }", "rings: { rx: 512, tx: 256 }\n    offloads: { gro: off, tso: on, gso: on }"),
+        (
+            "rings: { rx: 1024, tx: 1024 }\n    offloads: { gro: on, tso: on, gso: on }",
+            "rings: { rx: 512, tx: 256 }\n    offloads: { gro: off, tso: on, gso: on }",
+        ),
         ("- { irq: eth0, cpus: 1 }", "- { irq: eth0, cpus: 3 }"),
         ("{ queue: 0, cpus: \"0-1\" }", "{ queue: 0, cpus: \"0-3\" }"),
         ("rfs_flow_cnt: 2048", "rfs_flow_cnt: 4096"),
@@ -216,7 +228,8 @@ fn each_bad_fixture_reports_its_error_at_its_position_and_writes_nothing() {
 
 #[test]
 fn all_errors_are_reported_at_once() {
-    let text = fs::read_to_string(board("p1020rdb")).expect("board")
+    let text = fs::read_to_string(board("p1020rdb"))
+        .expect("board")
         .replacen("rings: { rx: 32, tx: 32 }", "rings: { rx: 1000, tx: 32 }", 1)
         .replacen("queue: 1 }", "queue: 3 }", 1)
         .replacen("\"00:04:9f:00:10:21\"", "\"01:04:9f:00:10:21\"", 1)
@@ -231,7 +244,8 @@ fn all_errors_are_reported_at_once() {
     assert_eq!(errors, 4, "{err}");
     assert!(err.contains("4 error(s)"), "{err}");
     // Structural errors are all reported too (two unknown keys, one bad type).
-    let text = fs::read_to_string(board("zcu102")).expect("board")
+    let text = fs::read_to_string(board("zcu102"))
+        .expect("board")
         .replacen("    mtu: 1500", "    mtu: 1500\n    ring: {}\n    coalescing: {}", 1)
         .replacen("cpus: 4", "cpus: four", 1);
     fs::write(&f, text).expect("write");
@@ -243,7 +257,11 @@ fn all_errors_are_reported_at_once() {
 
 #[test]
 fn warnings_do_not_fail_and_c4_macb_rounding_is_explained() {
-    let text = fs::read_to_string(board("zcu102")).expect("board").replacen("rings: { rx: 1024, tx: 1024 }", "rings: { rx: 1000, tx: 1024 }", 1);
+    let text = fs::read_to_string(board("zcu102")).expect("board").replacen(
+        "rings: { rx: 1024, tx: 1024 }",
+        "rings: { rx: 1000, tx: 1024 }",
+        1,
+    );
     let tmp = tempfile::tempdir().expect("tmp");
     let f = tmp.path().join("zcu102.yml");
     fs::write(&f, text).expect("write");
@@ -254,7 +272,10 @@ fn warnings_do_not_fail_and_c4_macb_rounding_is_explained() {
     // The plan keeps rings before the IRQ and RPS steps (macb reopens the device).
     let plan = fs::read_to_string(tmp.path().join("out/tuning/zynq-net.plan")).expect("plan");
     let pos = |p: &str| plan.lines().position(|l| l.starts_with(p)).unwrap_or_else(|| panic!("no {p} step:\n{plan}"));
-    assert!(pos("rings eth0 rx 1000") < pos("irq ") && pos("rings ") < pos("rps ") && pos("mtu ") < pos("rings "), "{plan}");
+    assert!(
+        pos("rings eth0 rx 1000") < pos("irq ") && pos("rings ") < pos("rps ") && pos("mtu ") < pos("rings "),
+        "{plan}"
+    );
 }
 
 #[test]
@@ -311,7 +332,11 @@ fn gen_is_atomic_and_never_clobbers_foreign_directories() {
         assert!(link.join("manifest.json").exists(), "symlink target emptied");
     }
     // No temporary directories are left beside the output.
-    let leftovers: Vec<_> = fs::read_dir(tmp.path()).expect("ls").map(|e| e.expect("e").file_name()).filter(|n| n.to_string_lossy().starts_with(".zynq-net")).collect();
+    let leftovers: Vec<_> = fs::read_dir(tmp.path())
+        .expect("ls")
+        .map(|e| e.expect("e").file_name())
+        .filter(|n| n.to_string_lossy().starts_with(".zynq-net"))
+        .collect();
     assert!(leftovers.is_empty(), "{leftovers:?}");
 }
 

@@ -101,12 +101,7 @@ pub fn kernel_bitmap(cpus: &BTreeSet<u32>, nr_cpus: u32) -> String {
     for &c in cpus {
         words[(c / 32) as usize] |= 1 << (c % 32);
     }
-    words
-        .iter()
-        .rev()
-        .map(|w| format!("{w:08x}"))
-        .collect::<Vec<_>>()
-        .join(",")
+    words.iter().rev().map(|w| format!("{w:08x}")).collect::<Vec<_>>().join(",")
 }
 
 /// Formats a CPU set back as a compact list (`0-3,6`).

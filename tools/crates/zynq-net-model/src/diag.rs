@@ -41,7 +41,13 @@ pub struct Diagnostic {
 impl Diagnostic {
     /// An error at `pointer` (position filled in by [`crate::SourceMap::locate`]).
     pub fn error(pointer: impl Into<String>, message: impl Into<String>) -> Self {
-        Diagnostic { severity: Severity::Error, pos: Pos::default(), pointer: pointer.into(), message: message.into(), hint: None }
+        Diagnostic {
+            severity: Severity::Error,
+            pos: Pos::default(),
+            pointer: pointer.into(),
+            message: message.into(),
+            hint: None,
+        }
     }
 
     /// A warning at `pointer`.
@@ -122,7 +128,14 @@ impl fmt::Display for Rendered<'_> {
             Severity::Error => "error",
             Severity::Warning => "warning",
         };
-        writeln!(f, "{kind}: {}:{}:{}: {}", self.file.display(), self.d.pos.line, self.d.pos.col, shorten(&self.d.message))?;
+        writeln!(
+            f,
+            "{kind}: {}:{}:{}: {}",
+            self.file.display(),
+            self.d.pos.line,
+            self.d.pos.col,
+            shorten(&self.d.message)
+        )?;
         if let Some(text) = self.source.lines().nth(self.d.pos.line.saturating_sub(1)) {
             let num = self.d.pos.line.to_string();
             let pad = " ".repeat(num.len());

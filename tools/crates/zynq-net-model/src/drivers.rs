@@ -164,16 +164,44 @@ pub fn caps(driver: Driver, soc: Soc) -> DriverCaps {
 
 /// `phy-mode` values of Documentation/devicetree/bindings/net/ethernet-controller.yaml (6.12).
 pub const PHY_MODES: &[&str] = &[
-    "internal", "mii", "gmii", "sgmii", "psgmii", "qsgmii", "qusgmii", "tbi", "rev-mii", "rmii", "rev-rmii",
-    "moca", "rgmii", "rgmii-id", "rgmii-rxid", "rgmii-txid", "rtbi", "smii", "xgmii", "trgmii", "1000base-x",
-    "2500base-x", "5gbase-r", "rxaui", "xaui", "10gbase-kr", "10gbase-r", "25gbase-r", "usxgmii", "10g-qxgmii",
+    "internal",
+    "mii",
+    "gmii",
+    "sgmii",
+    "psgmii",
+    "qsgmii",
+    "qusgmii",
+    "tbi",
+    "rev-mii",
+    "rmii",
+    "rev-rmii",
+    "moca",
+    "rgmii",
+    "rgmii-id",
+    "rgmii-rxid",
+    "rgmii-txid",
+    "rtbi",
+    "smii",
+    "xgmii",
+    "trgmii",
+    "1000base-x",
+    "2500base-x",
+    "5gbase-r",
+    "rxaui",
+    "xaui",
+    "10gbase-kr",
+    "10gbase-r",
+    "25gbase-r",
+    "usxgmii",
+    "10g-qxgmii",
 ];
 
 /// `phy-mode` values axienet's 1G/2.5G MAC runs: the binding's enum
 /// (xlnx,axi-ethernet.yaml, 6.12: mii, gmii, rgmii, sgmii, 1000base-x) plus
 /// the RGMII delay variants and 2500base-x, which axienet_probe accepts
 /// (it puts the declared mode in phylink's supported interfaces).
-pub const AXIENET_PHY_MODES: &[&str] = &["mii", "gmii", "rgmii", "rgmii-id", "rgmii-rxid", "rgmii-txid", "sgmii", "1000base-x", "2500base-x"];
+pub const AXIENET_PHY_MODES: &[&str] =
+    &["mii", "gmii", "rgmii", "rgmii-id", "rgmii-rxid", "rgmii-txid", "sgmii", "1000base-x", "2500base-x"];
 
 /// Clock names of the AXI 1G/2.5G MAC: axienet_probe (6.12) takes
 /// `s_axi_lite_clk` then the bulk `axis_clk`, `ref_clk`, `mgt_clk`;
@@ -196,7 +224,25 @@ pub const XXV_PHY_MODES: &[&str] = &["10gbase-r", "25gbase-r", "10gbase-kr", "us
 
 /// `ethtool -K` feature names accepted without a warning.
 pub const KNOWN_OFFLOADS: &[&str] = &[
-    "rx", "tx", "sg", "tso", "gso", "gro", "lro", "rxvlan", "txvlan", "ntuple", "rxhash", "rx-gro-hw",
-    "rx-gro-list", "rx-udp-gro-forwarding", "tx-nocache-copy", "hw-tc-offload", "rx-all", "rx-fcs",
-    "tx-udp-segmentation", "highdma", "loopback",
+    "rx",
+    "tx",
+    "sg",
+    "tso",
+    "gso",
+    "gro",
+    "lro",
+    "rxvlan",
+    "txvlan",
+    "ntuple",
+    "rxhash",
+    "rx-gro-hw",
+    "rx-gro-list",
+    "rx-udp-gro-forwarding",
+    "tx-nocache-copy",
+    "hw-tc-offload",
+    "rx-all",
+    "rx-fcs",
+    "tx-udp-segmentation",
+    "highdma",
+    "loopback",
 ];

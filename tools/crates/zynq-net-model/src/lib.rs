@@ -55,8 +55,16 @@ pub fn load_board_str(file: &Path, text: &str) -> Result<LoadedBoard, Diagnostic
     let (value, map) = yaml::load(text).map_err(fail)?;
     if let Some(v) = value.get("version").and_then(serde_json::Value::as_u64) {
         if v != u64::from(model::FORMAT_VERSION) {
-            let d = map.locate(Diagnostic::error("/version", format!("board format version {v} is not supported by this zynq-net (reads version {})", model::FORMAT_VERSION))
-                .hint("see docs/board-format.md, section Changelog, for migration"));
+            let d = map.locate(
+                Diagnostic::error(
+                    "/version",
+                    format!(
+                        "board format version {v} is not supported by this zynq-net (reads version {})",
+                        model::FORMAT_VERSION
+                    ),
+                )
+                .hint("see docs/board-format.md, section Changelog, for migration"),
+            );
             return Err(fail(vec![d]));
         }
     }
@@ -64,8 +72,11 @@ pub fn load_board_str(file: &Path, text: &str) -> Result<LoadedBoard, Diagnostic
     if !structural.is_empty() {
         return Err(fail(structural));
     }
-    let board: Board = serde_json::from_value(value)
-        .map_err(|e| fail(vec![map.locate(Diagnostic::error("", format!("internal error: schema-valid board did not deserialize: {e}")))]))?;
+    let board: Board = serde_json::from_value(value).map_err(|e| {
+        fail(vec![
+            map.locate(Diagnostic::error("", format!("internal error: schema-valid board did not deserialize: {e}")))
+        ])
+    })?;
     let items: Vec<Diagnostic> = validate::validate(&board).into_iter().map(|d| map.locate(d)).collect();
     if items.iter().any(Diagnostic::is_error) {
         return Err(fail(items));
@@ -105,7 +116,8 @@ fn not_utf8(path: &Path, e: std::string::FromUtf8Error) -> Diagnostics {
     let byte = bytes.get(valid).copied().unwrap_or(0);
     let d = Diagnostic {
         pos: Pos { line, col },
-        ..Diagnostic::error("", format!("not UTF-8 text: byte 0x{byte:02x} at offset {valid}")).hint("a board file is UTF-8 YAML text; is this the right file?")
+        ..Diagnostic::error("", format!("not UTF-8 text: byte 0x{byte:02x} at offset {valid}"))
+            .hint("a board file is UTF-8 YAML text; is this the right file?")
     };
     Diagnostics { file: path.to_path_buf(), source: String::from_utf8_lossy(&bytes).into_owned(), items: vec![d] }
 }
@@ -122,8 +134,16 @@ pub fn load_board(path: &Path) -> Result<LoadedBoard, LoadError> {
     // Bounded read: a board is kilobytes; /dev/zero or a stray image file is refused.
     file.take(MAX_BOARD_BYTES + 1).read_to_end(&mut bytes).map_err(io)?;
     if bytes.len() as u64 > MAX_BOARD_BYTES {
-        let d = Diagnostic { pos: Pos { line: 1, col: 1 }, ..Diagnostic::error("", format!("larger than {} MiB: not a board file", MAX_BOARD_BYTES >> 20)).hint("a board file is a few kilobytes of YAML; is this the right file?") };
-        return Err(LoadError::Invalid(Diagnostics { file: path.to_path_buf(), source: String::new(), items: vec![d] }));
+        let d = Diagnostic {
+            pos: Pos { line: 1, col: 1 },
+            ..Diagnostic::error("", format!("larger than {} MiB: not a board file", MAX_BOARD_BYTES >> 20))
+                .hint("a board file is a few kilobytes of YAML; is this the right file?")
+        };
+        return Err(LoadError::Invalid(Diagnostics {
+            file: path.to_path_buf(),
+            source: String::new(),
+            items: vec![d],
+        }));
     }
     let text = match String::from_utf8(bytes) {
         Ok(t) => t,

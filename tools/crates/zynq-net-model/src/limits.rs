@@ -22,7 +22,8 @@ pub const SYSCTL_KEYS_6_12: &str = include_str!("../data/sysctl-keys-6.12.txt");
 pub fn known_sysctl(key: &str) -> Option<(bool, Option<String>)> {
     let table: BTreeSet<&str> = SYSCTL_KEYS_6_12.lines().collect();
     let (dir, _) = key.rsplit_once('.')?;
-    let siblings: Vec<String> = table.iter().filter(|k| k.rsplit_once('.').is_some_and(|(d, _)| d == dir)).map(|k| (*k).to_string()).collect();
+    let siblings: Vec<String> =
+        table.iter().filter(|k| k.rsplit_once('.').is_some_and(|(d, _)| d == dir)).map(|k| (*k).to_string()).collect();
     if siblings.is_empty() {
         return None;
     }
@@ -101,9 +102,15 @@ pub fn check(b: &Board) -> Vec<Diagnostic> {
         }
         if let Some(node) = ifc.dt.as_ref().and_then(|d| d.node.as_ref()) {
             let base = format!("/interfaces/{i}/dt/node");
-            for (what, ptr, reg, size) in [("MAC", base.clone(), node.reg, node.size), ("DMA", format!("{base}/dma"), node.dma.reg, node.dma.size)] {
+            for (what, ptr, reg, size) in [
+                ("MAC", base.clone(), node.reg, node.size),
+                ("DMA", format!("{base}/dma"), node.dma.reg, node.dma.size),
+            ] {
                 if size == 0 {
-                    out.push(Diagnostic::error(format!("{ptr}/size"), format!("{what} register window of size 0")).hint("give the window's size in bytes from the address editor (e.g. 0x40000)"));
+                    out.push(
+                        Diagnostic::error(format!("{ptr}/size"), format!("{what} register window of size 0"))
+                            .hint("give the window's size in bytes from the address editor (e.g. 0x40000)"),
+                    );
                 } else if reg.checked_add(size).is_none() {
                     out.push(Diagnostic::error(format!("{ptr}/size"), format!("{what} register window {reg:#x} + {size:#x} passes the end of the 64-bit address space")).hint("check reg and size"));
                 }
@@ -112,8 +119,11 @@ pub fn check(b: &Board) -> Vec<Diagnostic> {
     }
     if b.interfaces.len() > MAX_INTERFACES {
         out.push(
-            Diagnostic::error(format!("/interfaces/{MAX_INTERFACES}"), format!("{} interfaces; a board file describes at most {MAX_INTERFACES}", b.interfaces.len()))
-                .hint("describe the board's real ports"),
+            Diagnostic::error(
+                format!("/interfaces/{MAX_INTERFACES}"),
+                format!("{} interfaces; a board file describes at most {MAX_INTERFACES}", b.interfaces.len()),
+            )
+            .hint("describe the board's real ports"),
         );
     }
     // sysctl keys against the table of the kernel the image runs (the
@@ -125,7 +135,13 @@ pub fn check(b: &Board) -> Vec<Diagnostic> {
                     Some(n) => format!("did you mean `{n}`?"),
                     None => "the key may belong to an older kernel (e.g. tcp_tw_recycle, removed in 4.12) or to a module with its own table; check /proc/sys on the target".into(),
                 };
-                out.push(Diagnostic::warning(format!("/system/sysctl/{}", crate::yaml::escape_segment(key)), format!("`{key}` is not a sysctl of Linux 6.12 (net sysctl tables)")).hint(hint));
+                out.push(
+                    Diagnostic::warning(
+                        format!("/system/sysctl/{}", crate::yaml::escape_segment(key)),
+                        format!("`{key}` is not a sysctl of Linux 6.12 (net sysctl tables)"),
+                    )
+                    .hint(hint),
+                );
             }
         }
     }
@@ -136,8 +152,11 @@ pub fn check(b: &Board) -> Vec<Diagnostic> {
             *c += 1;
             if *c == max + 1 {
                 out.push(
-                    Diagnostic::error(format!("/interfaces/{i}/driver"), format!("more than {max} {} ports: the {:?} SoC has {max} ({names})", ifc.driver, b.board.soc))
-                        .hint("other ports are PL or PCIe devices with their own driver"),
+                    Diagnostic::error(
+                        format!("/interfaces/{i}/driver"),
+                        format!("more than {max} {} ports: the {:?} SoC has {max} ({names})", ifc.driver, b.board.soc),
+                    )
+                    .hint("other ports are PL or PCIe devices with their own driver"),
                 );
             }
         }

@@ -60,7 +60,11 @@ fn bound_integers(v: &mut Value) {
                 _ => None,
             };
             if let Some((lo, hi)) = range {
-                let num = |x: i128| u64::try_from(x).map(Value::from).unwrap_or_else(|_| i64::try_from(x).map(Value::from).unwrap_or(Value::Null));
+                let num = |x: i128| {
+                    u64::try_from(x)
+                        .map(Value::from)
+                        .unwrap_or_else(|_| i64::try_from(x).map(Value::from).unwrap_or(Value::Null))
+                };
                 map.entry("minimum").or_insert_with(|| num(lo));
                 map.entry("maximum").or_insert_with(|| num(hi));
             }
@@ -84,7 +88,9 @@ fn drop_null_alternatives(v: &mut Value) {
                 }
             }
             let single = match map.get("anyOf") {
-                Some(Value::Array(alts)) if alts.len() == 2 && alts.iter().any(|a| a.get("type") == Some(&Value::String("null".into()))) => {
+                Some(Value::Array(alts))
+                    if alts.len() == 2 && alts.iter().any(|a| a.get("type") == Some(&Value::String("null".into()))) =>
+                {
                     alts.iter().find(|a| a.get("type") != Some(&Value::String("null".into()))).cloned()
                 }
                 _ => None,
@@ -135,11 +141,17 @@ pub fn validate_structure(doc: &Value, map: &SourceMap) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     for ptr in map.float_pointers() {
         let ty = subschema(schema, ptr).and_then(|s| s.get("type")).cloned();
-        let wants_int = ty.as_ref().is_some_and(|t| t == "integer" || t.as_array().is_some_and(|a| a.iter().any(|x| x == "integer") && !a.iter().any(|x| x == "number")));
+        let wants_int = ty.as_ref().is_some_and(|t| {
+            t == "integer"
+                || t.as_array().is_some_and(|a| a.iter().any(|x| x == "integer") && !a.iter().any(|x| x == "number"))
+        });
         if wants_int {
             let got = doc.pointer(ptr).map(short).unwrap_or_default();
             let d = Diagnostic::error(ptr.clone(), format!("{got} is a decimal number; an integer is expected here"));
-            let d = match describe(schema, ptr) { Some(w) => d.hint(format!("write it without a fraction or exponent ({w})")), None => d.hint("write it without a fraction or exponent") };
+            let d = match describe(schema, ptr) {
+                Some(w) => d.hint(format!("write it without a fraction or exponent ({w})")),
+                None => d.hint("write it without a fraction or exponent"),
+            };
             out.push(map.locate(d));
         }
     }
@@ -152,13 +164,18 @@ pub fn validate_structure(doc: &Value, map: &SourceMap) -> Vec<Diagnostic> {
                     let child = format!("{ptr}/{}", escape_segment(key));
                     let allowed = allowed_keys(schema, &ptr);
                     let hint = match RENAMED_KEYS.iter().find(|(old, _)| *old == key) {
-                        Some((_, new)) if allowed.iter().any(|a| a == new) => format!("`{key}` is spelled `{new}` in board format v1"),
+                        Some((_, new)) if allowed.iter().any(|a| a == new) => {
+                            format!("`{key}` is spelled `{new}` in board format v1")
+                        }
                         _ => match closest(key, &allowed) {
                             Some(c) => format!("did you mean `{c}`? allowed here: {}", allowed.join(", ")),
                             None => format!("allowed here: {}", allowed.join(", ")),
                         },
                     };
-                    out.push(Diagnostic { pos: map.key_pos(&child), ..Diagnostic::error(child, format!("unknown key `{key}`")).hint(hint) });
+                    out.push(Diagnostic {
+                        pos: map.key_pos(&child),
+                        ..Diagnostic::error(child, format!("unknown key `{key}`")).hint(hint)
+                    });
                 }
             }
             jsonschema::error::ValidationErrorKind::Required { property } => {
@@ -166,7 +183,10 @@ pub fn validate_structure(doc: &Value, map: &SourceMap) -> Vec<Diagnostic> {
                 let child = format!("{ptr}/{}", escape_segment(&name));
                 let what = describe(schema, &child);
                 let d = Diagnostic::error(ptr.clone(), format!("missing required key `{name}`"));
-                let d = match what { Some(w) => d.hint(format!("add `{name}:` ({w})")), None => d.hint(format!("add `{name}:`")) };
+                let d = match what {
+                    Some(w) => d.hint(format!("add `{name}:` ({w})")),
+                    None => d.hint(format!("add `{name}:`")),
+                };
                 out.push(map.locate(d));
             }
             _ => {
@@ -175,10 +195,20 @@ pub fn validate_structure(doc: &Value, map: &SourceMap) -> Vec<Diagnostic> {
                 let message = if !choices.is_empty() {
                     format!("{got} is not one of {}", choices.join(", "))
                 } else {
-                    { let m = plain_message(&err.to_string()); if m.starts_with(&got) { m } else { format!("{got}: {m}") } }
+                    {
+                        let m = plain_message(&err.to_string());
+                        if m.starts_with(&got) {
+                            m
+                        } else {
+                            format!("{got}: {m}")
+                        }
+                    }
                 };
                 let d = Diagnostic::error(ptr.clone(), message);
-                let d = match expected { Some(w) => d.hint(format!("expected: {w}")), None => d };
+                let d = match expected {
+                    Some(w) => d.hint(format!("expected: {w}")),
+                    None => d,
+                };
                 out.push(map.locate(d));
             }
         }
@@ -259,7 +289,11 @@ fn enum_choices(root: &Value, pointer: &str) -> Vec<String> {
         return e.iter().map(|v| v.to_string()).collect();
     }
     if let Some(one) = s.get("oneOf").and_then(Value::as_array) {
-        let consts: Vec<String> = one.iter().filter_map(|o| o.get("const").or_else(|| o.get("enum").and_then(|e| e.get(0)))).map(|v| v.to_string()).collect();
+        let consts: Vec<String> = one
+            .iter()
+            .filter_map(|o| o.get("const").or_else(|| o.get("enum").and_then(|e| e.get(0))))
+            .map(|v| v.to_string())
+            .collect();
         if consts.len() == one.len() {
             return consts;
         }
@@ -277,12 +311,7 @@ fn allowed_keys(root: &Value, pointer: &str) -> Vec<String> {
 
 /// Closest allowed key by edit distance (at most 3 edits).
 pub(crate) fn closest(key: &str, allowed: &[String]) -> Option<String> {
-    allowed
-        .iter()
-        .map(|a| (levenshtein(key, a), a))
-        .filter(|(d, _)| *d <= 3)
-        .min()
-        .map(|(_, a)| a.clone())
+    allowed.iter().map(|a| (levenshtein(key, a), a)).filter(|(d, _)| *d <= 3).min().map(|(_, a)| a.clone())
 }
 
 fn levenshtein(a: &str, b: &str) -> usize {

@@ -90,7 +90,11 @@ impl V<'_> {
                 } else {
                     self.err(
                         ptr,
-                        format!("CPU {} outside the board's {n} CPUs (0-{})", crate::cpus::format_cpu_list(&bad), n - 1),
+                        format!(
+                            "CPU {} outside the board's {n} CPUs (0-{})",
+                            crate::cpus::format_cpu_list(&bad),
+                            n - 1
+                        ),
                         "use CPUs below board.cpus, or raise board.cpus if the SoC has more",
                     );
                     None
@@ -114,7 +118,11 @@ impl V<'_> {
                 );
             }
             if let Some(j) = names.insert(&ifc.name, i) {
-                self.err(format!("{p}/name"), format!("interface `{}` is already described at /interfaces/{j}", ifc.name), "each interface appears once");
+                self.err(
+                    format!("{p}/name"),
+                    format!("interface `{}` is already described at /interfaces/{j}", ifc.name),
+                    "each interface appears once",
+                );
             }
             let c = caps(ifc.driver, b.board.soc);
             self.mtu(&p, ifc, &c);
@@ -127,14 +135,22 @@ impl V<'_> {
             self.qdisc(&p, ifc);
             self.zcrx(&p, ifc, &c);
             if ifc.ptp == Some(OnOff::On) {
-                self.warn(format!("{p}/ptp"), "`ptp: on` does nothing; only `off` disables timestamping".into(), "remove the key to leave PTP as the driver sets it");
+                self.warn(
+                    format!("{p}/ptp"),
+                    "`ptp: on` does nothing; only `off` disables timestamping".into(),
+                    "remove the key to leave PTP as the driver sets it",
+                );
             }
             if let Some(dt) = &ifc.dt {
                 if let Some(mac) = &dt.mac {
                     self.mac(&format!("{p}/dt/mac"), mac, &mut macs, i);
                 }
                 if let Some(j) = labels.insert(&dt.label, i) {
-                    self.err(format!("{p}/dt/label"), format!("DT label `{}` is already used by /interfaces/{j}", dt.label), "each port has its own node");
+                    self.err(
+                        format!("{p}/dt/label"),
+                        format!("DT label `{}` is already used by /interfaces/{j}", dt.label),
+                        "each port has its own node",
+                    );
                 }
                 self.dt(&p, ifc, dt);
             }
@@ -143,29 +159,52 @@ impl V<'_> {
 
     fn mac(&mut self, ptr: &str, mac: &str, seen: &mut BTreeMap<[u8; 6], usize>, i: usize) {
         let Some(m) = parse_mac(mac) else {
-            self.err(ptr.into(), format!("`{mac}` is not a MAC address"), "write six hex octets: \"00:0a:35:00:22:01\"");
+            self.err(
+                ptr.into(),
+                format!("`{mac}` is not a MAC address"),
+                "write six hex octets: \"00:0a:35:00:22:01\"",
+            );
             return;
         };
         if m == [0; 6] {
-            self.err(ptr.into(), "MAC address is all zeros".into(), "use the address assigned to the board (or a locally administered one: 02:xx:...)");
+            self.err(
+                ptr.into(),
+                "MAC address is all zeros".into(),
+                "use the address assigned to the board (or a locally administered one: 02:xx:...)",
+            );
         } else if m == [0xff; 6] {
             self.err(ptr.into(), "MAC address is the broadcast address".into(), "use a unicast address");
         } else if m[0] & 1 == 1 {
-            self.err(ptr.into(), format!("`{mac}` is a multicast address (bit 0 of the first octet set)"), "use a unicast address: the first octet must be even (e.g. 02:... for locally administered)");
+            self.err(
+                ptr.into(),
+                format!("`{mac}` is a multicast address (bit 0 of the first octet set)"),
+                "use a unicast address: the first octet must be even (e.g. 02:... for locally administered)",
+            );
         }
         if let Some(j) = seen.insert(m, i) {
-            self.err(ptr.into(), format!("MAC address `{mac}` is also used by /interfaces/{j}"), "every port needs its own MAC address");
+            self.err(
+                ptr.into(),
+                format!("MAC address `{mac}` is also used by /interfaces/{j}"),
+                "every port needs its own MAC address",
+            );
         }
     }
 
     fn mtu(&mut self, p: &str, ifc: &Interface, c: &drivers::DriverCaps) {
         if let Some(mtu) = ifc.mtu {
             if mtu < 68 {
-                self.err(format!("{p}/mtu"), format!("MTU {mtu} is below the IPv4 minimum of 68"), "use 1500 or a jumbo size the driver supports");
+                self.err(
+                    format!("{p}/mtu"),
+                    format!("MTU {mtu} is below the IPv4 minimum of 68"),
+                    "use 1500 or a jumbo size the driver supports",
+                );
             } else if mtu > c.max_mtu {
                 self.err(
                     format!("{p}/mtu"),
-                    format!("MTU {mtu} exceeds {} for {} on {} ({})", c.max_mtu, ifc.driver, self.b.board.soc, c.source),
+                    format!(
+                        "MTU {mtu} exceeds {} for {} on {} ({})",
+                        c.max_mtu, ifc.driver, self.b.board.soc, c.source
+                    ),
                     &format!("use at most {}", c.max_mtu),
                 );
             }
@@ -178,11 +217,19 @@ impl V<'_> {
             return;
         };
         if v < l.min || v > l.max {
-            self.err(ptr, format!("{dir} ring {v} outside {}..{} for {} ({src})", l.min, l.max, ifc.driver), &format!("use a size between {} and {}", l.min, l.max));
+            self.err(
+                ptr,
+                format!("{dir} ring {v} outside {}..{} for {} ({src})", l.min, l.max, ifc.driver),
+                &format!("use a size between {} and {}", l.min, l.max),
+            );
         } else if l.pow2_required && !v.is_power_of_two() {
             let lo = 1u32 << (31 - v.leading_zeros());
             let hi = v.next_power_of_two().min(l.max);
-            self.err(ptr, format!("{dir} ring {v} is not a power of two; {} refuses it ({src})", ifc.driver), &format!("use {lo} or {hi}"));
+            self.err(
+                ptr,
+                format!("{dir} ring {v} is not a power of two; {} refuses it ({src})", ifc.driver),
+                &format!("use {lo} or {hi}"),
+            );
         } else if l.pow2_rounded && !v.is_power_of_two() {
             self.warn(
                 ptr,
@@ -208,7 +255,11 @@ impl V<'_> {
             return;
         }
         if c.coalesce.is_empty() {
-            self.err(format!("{p}/coalesce"), format!("{} has no interrupt coalescing (`ethtool -C` unsupported, {})", ifc.driver, c.source), "remove `coalesce`");
+            self.err(
+                format!("{p}/coalesce"),
+                format!("{} has no interrupt coalescing (`ethtool -C` unsupported, {})", ifc.driver, c.source),
+                "remove `coalesce`",
+            );
             return;
         }
         for (k, v) in &ifc.coalesce {
@@ -216,10 +267,18 @@ impl V<'_> {
             match c.coalesce.iter().find(|cp| cp.name == k) {
                 None => {
                     let names: Vec<&str> = c.coalesce.iter().map(|cp| cp.name).collect();
-                    self.err(ptr, format!("{} does not support coalescing parameter `{k}`", ifc.driver), &format!("supported: {}", names.join(", ")));
+                    self.err(
+                        ptr,
+                        format!("{} does not support coalescing parameter `{k}`", ifc.driver),
+                        &format!("supported: {}", names.join(", ")),
+                    );
                 }
                 Some(cp) if *v > cp.max => {
-                    self.err(ptr, format!("{k} {v} exceeds {} for {} ({})", cp.max, ifc.driver, c.source), &format!("use at most {}", cp.max));
+                    self.err(
+                        ptr,
+                        format!("{k} {v} exceeds {} for {} ({})", cp.max, ifc.driver, c.source),
+                        &format!("use at most {}", cp.max),
+                    );
                 }
                 Some(_) => {}
             }
@@ -239,9 +298,17 @@ impl V<'_> {
         for k in ifc.offloads.keys() {
             let ptr = format!("{p}/offloads/{k}");
             if !k.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-') || k.is_empty() {
-                self.err(ptr, format!("`{k}` is not an ethtool feature name"), "use ethtool -k names: gro, tso, gso, lro, rx-gro-hw, ...");
+                self.err(
+                    ptr,
+                    format!("`{k}` is not an ethtool feature name"),
+                    "use ethtool -k names: gro, tso, gso, lro, rx-gro-hw, ...",
+                );
             } else if !drivers::KNOWN_OFFLOADS.contains(&k.as_str()) {
-                self.warn(ptr, format!("`{k}` is not a feature zynq-net knows; it is passed to `ethtool -K` as written"), "check the name in `ethtool -k IFACE`");
+                self.warn(
+                    ptr,
+                    format!("`{k}` is not a feature zynq-net knows; it is passed to `ethtool -K` as written"),
+                    "check the name in `ethtool -k IFACE`",
+                );
             }
         }
     }
@@ -257,13 +324,24 @@ impl V<'_> {
         }
         if ifc.queues.tx > c.max_tx_queues {
             let why = if ifc.driver == Driver::Gianfar { " (one TX queue per eTSEC queue-group)" } else { "" };
-            self.err(format!("{p}/queues/tx"), format!("{} on {} has at most {} TX queues{why}", ifc.driver, self.b.board.soc, c.max_tx_queues), &format!("use at most {}", c.max_tx_queues));
+            self.err(
+                format!("{p}/queues/tx"),
+                format!("{} on {} has at most {} TX queues{why}", ifc.driver, self.b.board.soc, c.max_tx_queues),
+                &format!("use at most {}", c.max_tx_queues),
+            );
         }
         if let Some(ch) = &ifc.channels {
             let rx = ch.combined.unwrap_or(0) + ch.rx.unwrap_or(0);
             let tx = ch.combined.unwrap_or(0) + ch.tx.unwrap_or(0);
             if (rx > 0 && rx != ifc.queues.rx) || (tx > 0 && tx != ifc.queues.tx) {
-                self.warn(format!("{p}/channels"), format!("channels give {rx} RX / {tx} TX queues but `queues` says {} / {}", ifc.queues.rx, ifc.queues.tx), "make `queues` the counts the device has after `ethtool -L`");
+                self.warn(
+                    format!("{p}/channels"),
+                    format!(
+                        "channels give {rx} RX / {tx} TX queues but `queues` says {} / {}",
+                        ifc.queues.rx, ifc.queues.tx
+                    ),
+                    "make `queues` the counts the device has after `ethtool -L`",
+                );
             }
         }
     }
@@ -275,7 +353,11 @@ impl V<'_> {
                 if let QueueSel::One(q) = qc.queue {
                     if q >= count {
                         let dir = if key == "rps" { "RX" } else { "TX" };
-                        self.err(format!("{qp}/queue"), format!("queue {q} does not exist: `{}` has {count} {dir} queues", ifc.name), &format!("use 0..{} or `all`", count - 1));
+                        self.err(
+                            format!("{qp}/queue"),
+                            format!("queue {q} does not exist: `{}` has {count} {dir} queues", ifc.name),
+                            &format!("use 0..{} or `all`", count - 1),
+                        );
                     }
                 }
                 self.cpus(format!("{qp}/cpus"), &qc.cpus);
@@ -284,10 +366,22 @@ impl V<'_> {
         if let Some(n) = ifc.rfs_flow_cnt {
             // above the limit: an error from crate::limits instead
             if !n.is_power_of_two() && n <= crate::limits::MAX_FLOW_ENTRIES {
-                self.warn(format!("{p}/rfs_flow_cnt"), format!("the kernel rounds rps_flow_cnt {n} up to {} (net-sysfs.c); generated as {}", n.next_power_of_two(), n.next_power_of_two()), "write a power of two");
+                self.warn(
+                    format!("{p}/rfs_flow_cnt"),
+                    format!(
+                        "the kernel rounds rps_flow_cnt {n} up to {} (net-sysfs.c); generated as {}",
+                        n.next_power_of_two(),
+                        n.next_power_of_two()
+                    ),
+                    "write a power of two",
+                );
             }
             if self.b.system.rfs_sock_flow_entries.is_none() {
-                self.warn(format!("{p}/rfs_flow_cnt"), "RFS needs the global flow table too".into(), "set system.rfs_sock_flow_entries (e.g. 32768); Documentation/networking/scaling.rst");
+                self.warn(
+                    format!("{p}/rfs_flow_cnt"),
+                    "RFS needs the global flow table too".into(),
+                    "set system.rfs_sock_flow_entries (e.g. 32768); Documentation/networking/scaling.rst",
+                );
             }
         }
     }
@@ -299,17 +393,32 @@ impl V<'_> {
                 self.err(format!("{ip}/irq"), format!("`{}` is an IRQ number; numbers change between kernels and boots", ia.irq), "name the IRQ as /proc/interrupts shows it (macb: eth0; gianfar: eth0_g0_rx; mlx5: mlx5_comp0@pci:...)");
             }
             if ia.irq.bytes().filter(|b| !matches!(b, b'*' | b'?')).count() < 3 {
-                self.err(format!("{ip}/irq"), format!("IRQ pattern `{}` would match almost every IRQ of the system", ia.irq), "name the NIC's IRQs: at least three literal characters, e.g. eth0 or eth0_g*");
+                self.err(
+                    format!("{ip}/irq"),
+                    format!("IRQ pattern `{}` would match almost every IRQ of the system", ia.irq),
+                    "name the NIC's IRQs: at least three literal characters, e.g. eth0 or eth0_g*",
+                );
             }
             if let Some(set) = self.cpus(format!("{ip}/cpus"), &ia.cpus) {
                 if set.len() > 1 {
                     if let Some(ctl) = self.b.board.soc.single_destination_irqs() {
-                        self.warn(format!("{ip}/cpus"), format!("{ctl} delivers each interrupt to one CPU: a {}-CPU mask does not spread load", set.len()), "pin to one CPU; the applier reports effective_affinity");
+                        self.warn(
+                            format!("{ip}/cpus"),
+                            format!(
+                                "{ctl} delivers each interrupt to one CPU: a {}-CPU mask does not spread load",
+                                set.len()
+                            ),
+                            "pin to one CPU; the applier reports effective_affinity",
+                        );
                     }
                 }
             }
             if self.b.system.irqbalance == Irqbalance::Running {
-                self.err(ip.to_string(), "irqbalance runs on this image and will undo pinned IRQ affinity (case C3)".into(), "set system.irqbalance: ban-pinned (generates an irqbalance policy banning these IRQs) or absent");
+                self.err(
+                    ip.to_string(),
+                    "irqbalance runs on this image and will undo pinned IRQ affinity (case C3)".into(),
+                    "set system.irqbalance: ban-pinned (generates an irqbalance policy banning these IRQs) or absent",
+                );
             }
         }
     }
@@ -317,7 +426,14 @@ impl V<'_> {
     fn qdisc(&mut self, p: &str, ifc: &Interface) {
         let Some(q) = &ifc.qdisc else { return };
         if ifc.queues.tx < 2 {
-            self.warn(format!("{p}/qdisc"), format!("multiq on `{}` with {} TX queue does nothing; the applier skips it (case C7)", ifc.name, ifc.queues.tx), "remove the qdisc or raise the queue count");
+            self.warn(
+                format!("{p}/qdisc"),
+                format!(
+                    "multiq on `{}` with {} TX queue does nothing; the applier skips it (case C7)",
+                    ifc.name, ifc.queues.tx
+                ),
+                "remove the qdisc or raise the queue count",
+            );
         }
         for (j, f) in q.filters.iter().enumerate() {
             let fp = format!("{p}/qdisc/filters/{j}");
@@ -329,7 +445,11 @@ impl V<'_> {
                 );
             }
             if parse_ipv4_prefix(&f.address).is_none() {
-                self.err(format!("{fp}/address"), format!("`{}` is not an IPv4 address or prefix", f.address), "write 192.168.0.3 or 10.0.0.0/8");
+                self.err(
+                    format!("{fp}/address"),
+                    format!("`{}` is not an IPv4 address or prefix", f.address),
+                    "write 192.168.0.3 or 10.0.0.0/8",
+                );
             }
         }
     }
@@ -338,21 +458,41 @@ impl V<'_> {
         let Some(z) = &ifc.zero_copy_rx else { return };
         let zp = format!("{p}/zero_copy_rx");
         if !c.zero_copy_rx {
-            self.err(zp.clone(), format!("{} has no zero-copy receive support (netdev queue API and header split)", ifc.driver), "use an mlx5 (or other queue-API) NIC, or remove zero_copy_rx");
+            self.err(
+                zp.clone(),
+                format!("{} has no zero-copy receive support (netdev queue API and header split)", ifc.driver),
+                "use an mlx5 (or other queue-API) NIC, or remove zero_copy_rx",
+            );
         }
         if z.queue >= ifc.queues.rx {
-            self.err(format!("{zp}/queue"), format!("queue {} does not exist: `{}` has {} RX queues", z.queue, ifc.name, ifc.queues.rx), "pick a queue below queues.rx (and keep it out of RSS)");
+            self.err(
+                format!("{zp}/queue"),
+                format!("queue {} does not exist: `{}` has {} RX queues", z.queue, ifc.name, ifc.queues.rx),
+                "pick a queue below queues.rx (and keep it out of RSS)",
+            );
         }
         if let Some(len) = z.rx_buf_len {
             if !len.is_power_of_two() || len < 4096 {
-                self.err(format!("{zp}/rx_buf_len"), format!("rx-buf-len {len} must be a power of two of at least 4096"), "use 4096 ... 131072");
+                self.err(
+                    format!("{zp}/rx_buf_len"),
+                    format!("rx-buf-len {len} must be a power of two of at least 4096"),
+                    "use 4096 ... 131072",
+                );
             }
         }
         if z.tcp_data_split && ifc.offloads.get("rx-gro-hw") != Some(&OnOff::On) {
-            self.err(format!("{zp}/tcp_data_split"), "tcp-data-split needs hardware GRO first (mlx5 SHAMPO)".into(), "add `rx-gro-hw: on` to offloads");
+            self.err(
+                format!("{zp}/tcp_data_split"),
+                "tcp-data-split needs hardware GRO first (mlx5 SHAMPO)".into(),
+                "add `rx-gro-hw: on` to offloads",
+            );
         }
         if self.b.board.kernel != KernelFlavour::Mainline {
-            self.warn(zp, "io_uring zero-copy receive needs Linux 6.15+ (IO_URING_ZCRX)".into(), "use a mainline kernel of 6.15 or later");
+            self.warn(
+                zp,
+                "io_uring zero-copy receive needs Linux 6.15+ (IO_URING_ZCRX)".into(),
+                "use a mainline kernel of 6.15 or later",
+            );
         }
     }
 
@@ -370,26 +510,50 @@ impl V<'_> {
                     "write `phy_mode: 10gbase-r` (or 25gbase-r): linux-xlnx's axienet_probe fails without a phy-mode it knows (docs/board-format.md)",
                 );
             } else if !drivers::PHY_MODES.contains(&mode.as_str()) {
-                self.err(mp, format!("`{mode}` is not a phy-mode of ethernet-controller.yaml"), "use e.g. rgmii-id, sgmii, 1000base-x, 10gbase-r");
+                self.err(
+                    mp,
+                    format!("`{mode}` is not a phy-mode of ethernet-controller.yaml"),
+                    "use e.g. rgmii-id, sgmii, 1000base-x, 10gbase-r",
+                );
             } else if ifc.driver.is_xxv() && !drivers::XXV_PHY_MODES.contains(&mode.as_str()) {
-                self.err(mp, format!("phy-mode `{mode}` on an XXV port: the XXV MAC runs {}", drivers::XXV_PHY_MODES.join(", ")), "use 10gbase-r or 25gbase-r as the IP is configured");
+                self.err(
+                    mp,
+                    format!("phy-mode `{mode}` on an XXV port: the XXV MAC runs {}", drivers::XXV_PHY_MODES.join(", ")),
+                    "use 10gbase-r or 25gbase-r as the IP is configured",
+                );
             } else if ifc.driver == Driver::Axienet && !drivers::AXIENET_PHY_MODES.contains(&mode.as_str()) {
-                self.err(mp, format!("phy-mode `{mode}` is not one axienet's 1G/2.5G MAC runs"), &format!("use one of {} (axienet_probe accepts every RGMII variant)", drivers::AXIENET_PHY_MODES.join(", ")));
+                self.err(
+                    mp,
+                    format!("phy-mode `{mode}` is not one axienet's 1G/2.5G MAC runs"),
+                    &format!(
+                        "use one of {} (axienet_probe accepts every RGMII variant)",
+                        drivers::AXIENET_PHY_MODES.join(", ")
+                    ),
+                );
             }
         } else if full && ifc.driver.is_xxv() {
             self.err(format!("{dp}/label"), "an XXV node needs `phy_mode`: linux-xlnx's axienet_probe fails silently without phy-mode or xlnx,phy-type (of_get_phy_mode, cleanup_clk)".into(), "add `phy_mode: 10gbase-r` (or 25gbase-r)");
         } else if full {
-            self.err(format!("{dp}/label"), "a generated AXI Ethernet node needs `phy_mode` (axienet_probe: of_get_phy_mode)".into(), "add phy_mode, e.g. sgmii, 1000base-x or rgmii-rxid");
+            self.err(
+                format!("{dp}/label"),
+                "a generated AXI Ethernet node needs `phy_mode` (axienet_probe: of_get_phy_mode)".into(),
+                "add phy_mode, e.g. sgmii, 1000base-x or rgmii-rxid",
+            );
         }
         if let Some(sp) = dt.max_speed {
             if ![10, 100, 1000, 2500, 10000, 25000].contains(&sp) {
-                self.err(format!("{dp}/max_speed"), format!("max-speed {sp} is not an Ethernet speed"), "use 10, 100, 1000, 2500, 10000 or 25000 (Mbit/s)");
+                self.err(
+                    format!("{dp}/max_speed"),
+                    format!("max-speed {sp} is not an Ethernet speed"),
+                    "use 10, 100, 1000, 2500, 10000 or 25000 (Mbit/s)",
+                );
             }
         } else if full && ifc.driver == Driver::Axienet && flavour == KernelFlavour::LinuxXlnx {
             self.err(format!("{dp}/label"), "a linux-xlnx 1G/2.5G AXI Ethernet node needs `max_speed`: axienet_probe fails with \"couldn't find MAC Rate\" (-EINVAL)".into(), "add `max_speed: 1000` (or 2500)");
         }
         if axi && !ifc.driver.is_xxv() && full && dt.phy_handle.is_none() && dt.pcs_handle.is_none() {
-            let needs = flavour == KernelFlavour::LinuxXlnx || matches!(dt.phy_mode.as_deref(), Some("sgmii" | "1000base-x"));
+            let needs =
+                flavour == KernelFlavour::LinuxXlnx || matches!(dt.phy_mode.as_deref(), Some("sgmii" | "1000base-x"));
             if needs {
                 self.err(
                     format!("{dp}/label"),
@@ -398,37 +562,63 @@ impl V<'_> {
                 );
             }
         }
-        if ifc.driver.is_xxv() && dt.phy_handle.is_none() && dt.fixed_link.is_none() && dt.managed.is_none() && dt.sfp.is_none() {
+        if ifc.driver.is_xxv()
+            && dt.phy_handle.is_none()
+            && dt.fixed_link.is_none()
+            && dt.managed.is_none()
+            && dt.sfp.is_none()
+        {
             self.warn(format!("{dp}/label"), "an XXV port without phy-handle, fixed-link or `managed`: phylink_of_phy_connect at open fails on linux-xlnx trees that drive XXV through phylink".into(), "add `managed: in-band-status` (or a fixed_link) when the base tree has none");
         }
         let need_axi = [("pcs_handle", dt.pcs_handle.is_some()), ("checksum", dt.checksum.is_some())];
         for (key, set) in need_axi {
             if set && !axi {
-                self.err(format!("{dp}/{key}"), format!("`{key}` is an AXI Ethernet property; {} does not read it", ifc.driver), "remove it");
+                self.err(
+                    format!("{dp}/{key}"),
+                    format!("`{key}` is an AXI Ethernet property; {} does not read it", ifc.driver),
+                    "remove it",
+                );
             }
         }
         if dt.tbi_handle.is_some() && ifc.driver != Driver::Gianfar {
-            self.err(format!("{dp}/tbi_handle"), format!("`tbi_handle` is read by gianfar only, not {}", ifc.driver), "use pcs_handle on AXI Ethernet");
+            self.err(
+                format!("{dp}/tbi_handle"),
+                format!("`tbi_handle` is read by gianfar only, not {}", ifc.driver),
+                "use pcs_handle on AXI Ethernet",
+            );
         }
         if ifc.driver == Driver::Gianfar && dt.phy_mode.as_deref() == Some("sgmii") && dt.tbi_handle.is_none() {
             self.warn(format!("{dp}/phy_mode"), "SGMII on gianfar without `tbi_handle`: gfar_configure_serdes warns and the SerDes stays unconfigured (unless the base tree has it)".into(), "set tbi_handle to the TBI PHY label (P1020RDB: tbi1)");
         }
         if let Some(f) = &dt.fixed_link {
             if ![10, 100, 1000, 2500, 10000].contains(&f.speed) {
-                self.err(format!("{dp}/fixed_link/speed"), format!("fixed-link speed {} is not one the fixed PHY emulates", f.speed), "use 10, 100, 1000, 2500 or 10000");
+                self.err(
+                    format!("{dp}/fixed_link/speed"),
+                    format!("fixed-link speed {} is not one the fixed PHY emulates", f.speed),
+                    "use 10, 100, 1000, 2500 or 10000",
+                );
             }
             if dt.phy_handle.is_some() {
                 self.err(format!("{dp}/fixed_link"), "both `fixed_link` and `phy_handle`: a fixed link has no PHY (phylink/of_phy_is_fixed_link take one or the other)".into(), "keep one");
             }
             if dt.managed == Some(Managed::InBandStatus) {
-                self.err(format!("{dp}/managed"), "phylink refuses fixed-link with in-band-status (\"can't use both fixed-link and in-band-status\")".into(), "drop `managed` or the fixed link");
+                self.err(
+                    format!("{dp}/managed"),
+                    "phylink refuses fixed-link with in-band-status (\"can't use both fixed-link and in-band-status\")"
+                        .into(),
+                    "drop `managed` or the fixed link",
+                );
             }
         }
         if let Some(m) = &dt.mdio {
             let mut seen_addr = BTreeMap::new();
             for (j, d) in m.devices.iter().enumerate() {
                 if let Some(k) = seen_addr.insert(d.address, j) {
-                    self.err(format!("{dp}/mdio/devices/{j}/address"), format!("MDIO address {} is already used by devices/{k}", d.address), "each device on a bus has its own address");
+                    self.err(
+                        format!("{dp}/mdio/devices/{j}/address"),
+                        format!("MDIO address {} is already used by devices/{k}", d.address),
+                        "each device on a bus has its own address",
+                    );
                 }
             }
         }
@@ -440,7 +630,11 @@ impl V<'_> {
     fn pl_node(&mut self, p: &str, ifc: &Interface, n: &PlEthernet) {
         let np = format!("{p}/dt/node");
         if !ifc.driver.is_axi() {
-            self.err(np.clone(), format!("a PL node is only generated for axienet, xxv and xxv-mcdma ports, not {}", ifc.driver), "patch the existing node by `label` instead");
+            self.err(
+                np.clone(),
+                format!("a PL node is only generated for axienet, xxv and xxv-mcdma ports, not {}", ifc.driver),
+                "patch the existing node by `label` instead",
+            );
             return;
         }
         let flavour = self.b.board.kernel;
@@ -462,56 +656,106 @@ impl V<'_> {
             self.err(format!("{np}/dma/addrwidth"), format!("DMA address width {} outside 32..64 bits", n.dma.addrwidth), "the AXI DMA/MCDMA IP has 32 to 64 address bits (axienet reads it as u8 and falls back to 32 outside that)");
         }
         if !(n.dma.datawidth.is_power_of_two() && (8..=1024).contains(&n.dma.datawidth)) {
-            self.err(format!("{np}/dma/datawidth"), format!("stream data width {} is not a power of two in 8..1024 bits", n.dma.datawidth), "use the AXI DMA's stream width, e.g. 32 or 64");
+            self.err(
+                format!("{np}/dma/datawidth"),
+                format!("stream data width {} is not a power of two in 8..1024 bits", n.dma.datawidth),
+                "use the AXI DMA's stream width, e.g. 32 or 64",
+            );
         }
         if n.rxmem == 0 {
-            self.err(format!("{np}/rxmem"), "xlnx,rxmem 0: axienet_change_mtu refuses every MTU change".into(), "give the MAC's RX memory in bytes, e.g. 0x8000");
+            self.err(
+                format!("{np}/rxmem"),
+                "xlnx,rxmem 0: axienet_change_mtu refuses every MTU change".into(),
+                "give the MAC's RX memory in bytes, e.g. 0x8000",
+            );
         }
         if n.reg < n.dma.reg.saturating_add(n.dma.size) && n.dma.reg < n.reg.saturating_add(n.size) {
-            self.err(format!("{np}/dma/reg"), "the DMA register window overlaps the MAC's".into(), "give the MAC and the DMA engine their own address ranges");
+            self.err(
+                format!("{np}/dma/reg"),
+                "the DMA register window overlaps the MAC's".into(),
+                "give the MAC and the DMA engine their own address ranges",
+            );
         }
         let mac_names = if ifc.driver.is_xxv() { drivers::MAC_CLOCKS_XXV } else { drivers::MAC_CLOCKS_1G };
         let dma_names = if dmas { drivers::DMA_CLOCKS_DMAENGINE } else { drivers::DMA_CLOCKS_ETH };
         for (key, map, names) in [("clocks", &n.clocks, mac_names), ("dma/clocks", &n.dma.clocks, dma_names)] {
             for k in map.keys() {
                 if !names.contains(&k.as_str()) {
-                    self.err(format!("{np}/{key}/{}", crate::yaml::escape_segment(k)), format!("`{k}` is not a clock name the driver asks for"), &format!("use {}", names.join(", ")));
+                    self.err(
+                        format!("{np}/{key}/{}", crate::yaml::escape_segment(k)),
+                        format!("`{k}` is not a clock name the driver asks for"),
+                        &format!("use {}", names.join(", ")),
+                    );
                 }
             }
             if n.clock.is_none() {
                 let missing: Vec<&str> = names.iter().copied().filter(|c| !map.contains_key(*c)).collect();
                 if !missing.is_empty() {
-                    self.err(np.clone(), format!("no clock for {} (and no `clock` for all)", missing.join(", ")), &format!("set `clock`, or `{key}` for each of {}", names.join(", ")));
+                    self.err(
+                        np.clone(),
+                        format!("no clock for {} (and no `clock` for all)", missing.join(", ")),
+                        &format!("set `clock`, or `{key}` for each of {}", names.join(", ")),
+                    );
                 }
             }
         }
         let mcdma = ifc.driver == Driver::XxvMcdma;
         if !mcdma && !dmas && n.dma.interrupts.len() != 2 {
-            self.err(format!("{np}/dma/interrupts"), format!("{} DMA interrupts for an AXI DMA: the driver reads index 0 (MM2S, TX) and 1 (S2MM, RX)", n.dma.interrupts.len()), "list two: the MM2S and the S2MM interrupt");
+            self.err(
+                format!("{np}/dma/interrupts"),
+                format!(
+                    "{} DMA interrupts for an AXI DMA: the driver reads index 0 (MM2S, TX) and 1 (S2MM, RX)",
+                    n.dma.interrupts.len()
+                ),
+                "list two: the MM2S and the S2MM interrupt",
+            );
         }
         if let Some(q) = n.num_queues {
             if n.dma.interrupts.len() != 2 * usize::from(q) {
-                self.err(format!("{np}/dma/interrupts"), format!("{} DMA interrupts for {q} MCDMA queues", n.dma.interrupts.len()), &format!("list {} interrupts: one MM2S and one S2MM per channel (shared lines may repeat)", 2 * q));
+                self.err(
+                    format!("{np}/dma/interrupts"),
+                    format!("{} DMA interrupts for {q} MCDMA queues", n.dma.interrupts.len()),
+                    &format!("list {} interrupts: one MM2S and one S2MM per channel (shared lines may repeat)", 2 * q),
+                );
             }
         }
         if ifc.driver.is_xxv() && flavour != KernelFlavour::LinuxXlnx {
-            self.err(format!("{p}/driver"), "the XXV Ethernet driver exists only in linux-xlnx".into(), "set board.kernel: linux-xlnx");
+            self.err(
+                format!("{p}/driver"),
+                "the XXV Ethernet driver exists only in linux-xlnx".into(),
+                "set board.kernel: linux-xlnx",
+            );
         }
         if mcdma {
             match n.num_queues {
-                None => self.err(np.to_string(), "xxv-mcdma needs `num_queues` (xlnx,num-queues; linux-xlnx assumes 16 without it)".into(), "set num_queues to the MCDMA channel count"),
+                None => self.err(
+                    np.to_string(),
+                    "xxv-mcdma needs `num_queues` (xlnx,num-queues; linux-xlnx assumes 16 without it)".into(),
+                    "set num_queues to the MCDMA channel count",
+                ),
                 Some(q) => {
                     if u32::from(q) != ifc.queues.rx {
-                        self.warn(format!("{np}/num_queues"), format!("num_queues {q} differs from queues.rx {}", ifc.queues.rx), "one MCDMA channel per queue");
+                        self.warn(
+                            format!("{np}/num_queues"),
+                            format!("num_queues {q} differs from queues.rx {}", ifc.queues.rx),
+                            "one MCDMA channel per queue",
+                        );
                     }
                     if n.channel_ids.len() != usize::from(q) {
-                        self.err(format!("{np}/channel_ids"), format!("{} channel ids for {q} queues", n.channel_ids.len()), "give one id per queue, e.g. [\"0x1\", \"0x2\"]");
+                        self.err(
+                            format!("{np}/channel_ids"),
+                            format!("{} channel ids for {q} queues", n.channel_ids.len()),
+                            "give one id per queue, e.g. [\"0x1\", \"0x2\"]",
+                        );
                     }
                 }
             }
             let mut ids = BTreeSet::new();
             for (j, id) in n.channel_ids.iter().enumerate() {
-                let v = id.strip_prefix("0x").filter(|h| !h.is_empty() && h.len() <= 2).and_then(|h| u8::from_str_radix(h, 16).ok());
+                let v = id
+                    .strip_prefix("0x")
+                    .filter(|h| !h.is_empty() && h.len() <= 2)
+                    .and_then(|h| u8::from_str_radix(h, 16).ok());
                 match v {
                     None => self.err(format!("{np}/channel_ids/{j}"), format!("channel id `{id}` is not a hex string like \"0x1\""), "linux-xlnx parses xlnx,channel-ids as hex strings"),
                     Some(v) if !(1..=16).contains(&v) => self.err(format!("{np}/channel_ids/{j}"), format!("channel id {id} outside 1..16: MCDMA channel ids are 1-based (register 0x40 + (id-1) * 0x40)"), "use 0x1 .. 0x10"),
@@ -520,17 +764,40 @@ impl V<'_> {
                 }
             }
         } else if n.num_queues.is_some() || !n.channel_ids.is_empty() {
-            self.err(np.clone(), "num_queues/channel_ids are MCDMA properties (xxv-mcdma only)".into(), "remove them for an AXI DMA port");
+            self.err(
+                np.clone(),
+                "num_queues/channel_ids are MCDMA properties (xxv-mcdma only)".into(),
+                "remove them for an AXI DMA port",
+            );
         }
         if ifc.driver == Driver::Axienet && dmas && n.interrupts.is_empty() {
-            self.err(format!("{np}/interrupts"), "xlnx,axi-ethernet.yaml requires the MAC's `interrupts`".into(), "list the MAC interrupt's GIC SPI number");
+            self.err(
+                format!("{np}/interrupts"),
+                "xlnx,axi-ethernet.yaml requires the MAC's `interrupts`".into(),
+                "list the MAC interrupt's GIC SPI number",
+            );
         }
         if let Some(ranges) = self.b.board.soc.pl_irq_spis() {
-            let all = n.interrupts.iter().enumerate().map(|(j, i)| (format!("{np}/interrupts/{j}"), i)).chain(n.dma.interrupts.iter().enumerate().map(|(j, i)| (format!("{np}/dma/interrupts/{j}"), i)));
+            let all = n
+                .interrupts
+                .iter()
+                .enumerate()
+                .map(|(j, i)| (format!("{np}/interrupts/{j}"), i))
+                .chain(n.dma.interrupts.iter().enumerate().map(|(j, i)| (format!("{np}/dma/interrupts/{j}"), i)));
             for (ptr, irq) in all {
                 if !ranges.iter().any(|r| r.contains(&irq.spi())) {
                     let [a, b] = &ranges;
-                    self.err(ptr, format!("GIC SPI {} is not a PL-to-PS interrupt line on {}", irq.spi(), self.b.board.soc), &format!("PL interrupts are SPI {}-{} and {}-{} (IRQ ID - 32)", a.start(), a.end(), b.start(), b.end()));
+                    self.err(
+                        ptr,
+                        format!("GIC SPI {} is not a PL-to-PS interrupt line on {}", irq.spi(), self.b.board.soc),
+                        &format!(
+                            "PL interrupts are SPI {}-{} and {}-{} (IRQ ID - 32)",
+                            a.start(),
+                            a.end(),
+                            b.start(),
+                            b.end()
+                        ),
+                    );
                 }
             }
         }
@@ -597,7 +864,11 @@ impl V<'_> {
             Soc::Generic => None,
         };
         if let Some(a) = want.filter(|a| *a != bi.arch) {
-            self.err("/board/arch".into(), format!("soc {} is {a}, not {}", bi.soc, bi.arch), &format!("set arch: {a}"));
+            self.err(
+                "/board/arch".into(),
+                format!("soc {} is {a}, not {}", bi.soc, bi.arch),
+                &format!("set arch: {a}"),
+            );
         }
         let max = match bi.soc {
             Soc::Zynqmp => Some(4),
@@ -606,11 +877,18 @@ impl V<'_> {
             Soc::Generic => None,
         };
         if let Some(m) = max.filter(|m| bi.cpus > *m) {
-            self.err("/board/cpus".into(), format!("soc {} has at most {m} CPUs", bi.soc), &format!("set cpus: {m} (or fewer)"));
+            self.err(
+                "/board/cpus".into(),
+                format!("soc {} has at most {m} CPUs", bi.soc),
+                &format!("set cpus: {m} (or fewer)"),
+            );
         }
         for (j, i) in self.b.interfaces.iter().enumerate() {
             let pl = i.driver.is_axi();
-            if pl && bi.soc.is_qoriq() || i.driver == Driver::Gianfar && matches!(bi.soc, Soc::Zynqmp | Soc::Zynq7000) || i.driver == Driver::Macb && bi.soc.is_qoriq() {
+            if pl && bi.soc.is_qoriq()
+                || i.driver == Driver::Gianfar && matches!(bi.soc, Soc::Zynqmp | Soc::Zynq7000)
+                || i.driver == Driver::Macb && bi.soc.is_qoriq()
+            {
                 self.err(format!("/interfaces/{j}/driver"), format!("{} does not exist on soc {}", i.driver, bi.soc), "use the SoC's Ethernet driver (ZynqMP/Zynq: macb, PL: axienet/xxv/xxv-mcdma; QorIQ P1010/P1020/P2020: gianfar)");
             }
         }
@@ -620,18 +898,39 @@ impl V<'_> {
         let s = &self.b.system;
         for (k, v) in &s.sysctl {
             let ptr = format!("/system/sysctl/{}", crate::yaml::escape_segment(k));
-            let key_ok = k.split('.').count() >= 2 && k.split('.').all(|seg| !seg.is_empty() && seg.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-'));
+            let key_ok = k.split('.').count() >= 2
+                && k.split('.').all(|seg| {
+                    !seg.is_empty() && seg.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+                });
             if !key_ok {
-                self.err(ptr.clone(), format!("`{k}` is not a sysctl key"), "write dotted keys as in sysctl.conf: net.core.rmem_max");
+                self.err(
+                    ptr.clone(),
+                    format!("`{k}` is not a sysctl key"),
+                    "write dotted keys as in sysctl.conf: net.core.rmem_max",
+                );
             }
             if let SysctlValue::Text(t) = v {
-                if t.is_empty() || !t.bytes().all(|b| b.is_ascii_graphic() && !b"'\"`$\\;&|<>(){}".contains(&b) || b == b' ') {
-                    self.err(ptr.clone(), format!("sysctl value `{t}` has characters that are not allowed"), "use numbers or words separated by spaces");
+                if t.is_empty()
+                    || !t.bytes().all(|b| b.is_ascii_graphic() && !b"'\"`$\\;&|<>(){}".contains(&b) || b == b' ')
+                {
+                    self.err(
+                        ptr.clone(),
+                        format!("sysctl value `{t}` has characters that are not allowed"),
+                        "use numbers or words separated by spaces",
+                    );
                 }
             }
-            for (key, set) in [("net.ipv4.ip_forward", s.ip_forward.is_some()), ("net.core.rps_sock_flow_entries", s.rfs_sock_flow_entries.is_some()), ("net.netfilter.nf_conntrack_max", s.conntrack_max.is_some())] {
+            for (key, set) in [
+                ("net.ipv4.ip_forward", s.ip_forward.is_some()),
+                ("net.core.rps_sock_flow_entries", s.rfs_sock_flow_entries.is_some()),
+                ("net.netfilter.nf_conntrack_max", s.conntrack_max.is_some()),
+            ] {
                 if k == key && set {
-                    self.err(ptr.clone(), format!("`{k}` is also set by a dedicated key of `system`"), "keep only the dedicated key");
+                    self.err(
+                        ptr.clone(),
+                        format!("`{k}` is also set by a dedicated key of `system`"),
+                        "keep only the dedicated key",
+                    );
                 }
             }
         }
@@ -643,27 +942,46 @@ impl V<'_> {
             if b.board.kernel != KernelFlavour::QoriqSdk {
                 self.err(
                     "/fastpath/asf".into(),
-                    format!("Freescale ASF needs the QorIQ SDK kernel (CONFIG_AS_FASTPATH); board.kernel is {}", b.board.kernel),
+                    format!(
+                        "Freescale ASF needs the QorIQ SDK kernel (CONFIG_AS_FASTPATH); board.kernel is {}",
+                        b.board.kernel
+                    ),
                     "set board.kernel: qoriq-sdk (legacy), or use fastpath.flowtable on current kernels",
                 );
             }
             for (j, m) in asf.modules.iter().enumerate() {
                 if m.is_empty() || !m.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_' || c == b'-') {
-                    self.err(format!("/fastpath/asf/modules/{j}"), format!("`{m}` is not a module name"), "letters, digits, `_`, `-`");
+                    self.err(
+                        format!("/fastpath/asf/modules/{j}"),
+                        format!("`{m}` is not a module name"),
+                        "letters, digits, `_`, `-`",
+                    );
                 }
             }
         }
         if let Some(ft) = &b.fastpath.flowtable {
             if b.board.kernel == KernelFlavour::QoriqSdk {
-                self.warn("/fastpath/flowtable".into(), "the QorIQ SDK kernel predates nftables flowtables".into(), "use fastpath.asf with qoriq-sdk");
+                self.warn(
+                    "/fastpath/flowtable".into(),
+                    "the QorIQ SDK kernel predates nftables flowtables".into(),
+                    "use fastpath.asf with qoriq-sdk",
+                );
             }
             for (j, n) in ft.interfaces.iter().enumerate() {
                 if !b.interfaces.iter().any(|i| &i.name == n) {
-                    self.err(format!("/fastpath/flowtable/interfaces/{j}"), format!("no interface `{n}` in `interfaces`"), "list interfaces described in this board");
+                    self.err(
+                        format!("/fastpath/flowtable/interfaces/{j}"),
+                        format!("no interface `{n}` in `interfaces`"),
+                        "list interfaces described in this board",
+                    );
                 }
             }
             if b.system.ip_forward != Some(true) {
-                self.warn("/fastpath/flowtable".into(), "a flowtable only speeds up forwarded traffic, but system.ip_forward is not true".into(), "set system.ip_forward: true");
+                self.warn(
+                    "/fastpath/flowtable".into(),
+                    "a flowtable only speeds up forwarded traffic, but system.ip_forward is not true".into(),
+                    "set system.ip_forward: true",
+                );
             }
         }
     }
@@ -671,14 +989,22 @@ impl V<'_> {
     fn bench(&mut self) {
         let Some(bench) = &self.b.bench else { return };
         if !self.b.interfaces.iter().any(|i| i.name == bench.dut.iface) {
-            self.err("/bench/dut/iface".into(), format!("no interface `{}` in `interfaces`", bench.dut.iface), "name the interface under test");
+            self.err(
+                "/bench/dut/iface".into(),
+                format!("no interface `{}` in `interfaces`", bench.dut.iface),
+                "name the interface under test",
+            );
         }
         let irq = bench.dut.irq_cpus.as_ref().and_then(|c| self.cpus("/bench/dut/irq_cpus".into(), c));
         if let Some(m) = &bench.matrix {
             let pin = m.pin_cpus.as_ref().and_then(|c| self.cpus("/bench/matrix/pin_cpus".into(), c));
             if let (Some(irq), Some(pin)) = (irq, pin) {
                 if !irq.is_disjoint(&pin) {
-                    self.warn("/bench/matrix/pin_cpus".into(), "iperf3 would share a CPU with the NIC's IRQ (case C8)".into(), "pin iperf3 to CPUs that do not take the IRQ");
+                    self.warn(
+                        "/bench/matrix/pin_cpus".into(),
+                        "iperf3 would share a CPU with the NIC's IRQ (case C8)".into(),
+                        "pin iperf3 to CPUs that do not take the IRQ",
+                    );
                 }
             }
             for (j, mtu) in m.mtus.iter().enumerate() {
@@ -690,7 +1016,11 @@ impl V<'_> {
         if let Some(r) = &self.b.bench.as_ref().and_then(|b| b.rfc2544.clone()) {
             for (j, f) in r.frame_sizes.iter().enumerate() {
                 if !(64..=9018).contains(f) {
-                    self.err(format!("/bench/rfc2544/frame_sizes/{j}"), format!("frame size {f} outside 64..9018"), "RFC 2544 sizes: 64, 128, 256, 512, 1024, 1280, 1518 (+ 9018 jumbo)");
+                    self.err(
+                        format!("/bench/rfc2544/frame_sizes/{j}"),
+                        format!("frame size {f} outside 64..9018"),
+                        "RFC 2544 sizes: 64, 128, 256, 512, 1024, 1280, 1518 (+ 9018 jumbo)",
+                    );
                 }
             }
         }

@@ -101,25 +101,35 @@ pub fn check_limits(text: &str) -> Result<(), Vec<Diagnostic>> {
                 depth += 1;
                 nodes += 1;
                 if depth > MAX_DEPTH {
-                    errors.push(at(format!("nesting deeper than {MAX_DEPTH} levels"), "a board file nests a few levels; check the indentation or the `- `/`[` here"));
+                    errors.push(at(
+                        format!("nesting deeper than {MAX_DEPTH} levels"),
+                        "a board file nests a few levels; check the indentation or the `- `/`[` here",
+                    ));
                     break;
                 }
             }
             Event::SequenceEnd | Event::MappingEnd => depth = depth.saturating_sub(1),
             Event::Alias(_) => {
                 nodes += 1;
-                errors.push(at("YAML aliases (`*name`) are not supported in board files".into(), "write the value out"));
+                errors
+                    .push(at("YAML aliases (`*name`) are not supported in board files".into(), "write the value out"));
             }
             Event::Scalar(s, ..) => {
                 nodes += 1;
                 if s.len() > MAX_SCALAR_BYTES {
-                    errors.push(at(format!("value of {} bytes (limit {MAX_SCALAR_BYTES})", s.len()), "board values are short; is this the right file?"));
+                    errors.push(at(
+                        format!("value of {} bytes (limit {MAX_SCALAR_BYTES})", s.len()),
+                        "board values are short; is this the right file?",
+                    ));
                 }
             }
             _ => {}
         }
         if nodes > MAX_NODES {
-            errors.push(at(format!("more than {MAX_NODES} YAML nodes"), "a board file has a few hundred; is this the right file?"));
+            errors.push(at(
+                format!("more than {MAX_NODES} YAML nodes"),
+                "a board file has a few hundred; is this the right file?",
+            ));
             break;
         }
         if errors.len() >= MAX_LIMIT_ERRORS {
@@ -157,7 +167,11 @@ pub fn load(text: &str) -> Result<(Value, SourceMap), Vec<Diagnostic>> {
         }
         [doc] => convert(doc, String::new(), &mut map, &mut errors),
         [_, second, ..] => {
-            errors.push(Diagnostic { pos: pos_of(second), ..Diagnostic::error("", "more than one YAML document").hint("a board file holds exactly one document; remove the `---` separator") });
+            errors.push(Diagnostic {
+                pos: pos_of(second),
+                ..Diagnostic::error("", "more than one YAML document")
+                    .hint("a board file holds exactly one document; remove the `---` separator")
+            });
             Value::Null
         }
     };
@@ -178,9 +192,9 @@ fn convert(node: &MarkedYaml<'_>, ptr: String, map: &mut SourceMap, errors: &mut
             scalar(s)
         }
         YamlData::Representation(s, _, _) => Value::String(s.to_string()),
-        YamlData::Sequence(items) => Value::Array(
-            items.iter().enumerate().map(|(i, n)| convert(n, format!("{ptr}/{i}"), map, errors)).collect(),
-        ),
+        YamlData::Sequence(items) => {
+            Value::Array(items.iter().enumerate().map(|(i, n)| convert(n, format!("{ptr}/{i}"), map, errors)).collect())
+        }
         YamlData::Mapping(m) => {
             let mut out = Map::new();
             for (k, v) in m {
@@ -189,7 +203,10 @@ fn convert(node: &MarkedYaml<'_>, ptr: String, map: &mut SourceMap, errors: &mut
                     YamlData::Value(Scalar::Integer(i)) => i.to_string(),
                     YamlData::Representation(s, _, _) => s.to_string(),
                     _ => {
-                        errors.push(Diagnostic { pos: pos_of(k), ..Diagnostic::error(ptr.clone(), "mapping keys must be plain strings").hint("quote the key") });
+                        errors.push(Diagnostic {
+                            pos: pos_of(k),
+                            ..Diagnostic::error(ptr.clone(), "mapping keys must be plain strings").hint("quote the key")
+                        });
                         continue;
                     }
                 };
@@ -202,7 +219,10 @@ fn convert(node: &MarkedYaml<'_>, ptr: String, map: &mut SourceMap, errors: &mut
         }
         YamlData::Tagged(_, inner) => convert(inner, ptr, map, errors),
         YamlData::Alias(_) => {
-            errors.push(Diagnostic { pos: pos_of(node), ..Diagnostic::error(ptr, "YAML aliases are not supported in board files").hint("write the value out") });
+            errors.push(Diagnostic {
+                pos: pos_of(node),
+                ..Diagnostic::error(ptr, "YAML aliases are not supported in board files").hint("write the value out")
+            });
             Value::Null
         }
         YamlData::BadValue => {
@@ -252,8 +272,14 @@ fn duplicate_keys(text: &str) -> Vec<Diagnostic> {
                     if let Some(first) = keys.get(value.as_ref()) {
                         out.push(Diagnostic {
                             pos,
-                            ..Diagnostic::error("", format!("YAML syntax error: duplicate key `{value}` (first at line {}, column {})", first.line, first.col))
-                                .hint("a key appears once per mapping: remove or merge the repeated one")
+                            ..Diagnostic::error(
+                                "",
+                                format!(
+                                    "YAML syntax error: duplicate key `{value}` (first at line {}, column {})",
+                                    first.line, first.col
+                                ),
+                            )
+                            .hint("a key appears once per mapping: remove or merge the repeated one")
                         });
                     } else {
                         keys.insert(value.to_string(), pos);

@@ -14,7 +14,9 @@
 //! `xlnx,channel-ids` as hex strings. What each driver's probe reads is in
 //! [`crate::probe`].
 
-use zynq_net_model::model::{Arch, Board, ClockRef, Driver, Gpio, IfaceDt, Interface, Irq, KernelFlavour, Mdio, PcsPmaMode, PlEthernet, Sfp, Soc};
+use zynq_net_model::model::{
+    Arch, Board, ClockRef, Driver, Gpio, IfaceDt, Interface, Irq, KernelFlavour, Mdio, PcsPmaMode, PlEthernet, Sfp, Soc,
+};
 use zynq_net_model::validate::parse_mac;
 
 use crate::dtval::{Cell, Prop};
@@ -80,7 +82,11 @@ fn num(n: impl Into<u64>) -> Cell {
 }
 
 fn reg(cells: u32, addr: u64, size: u64) -> Prop {
-    let g = if cells == 2 { vec![num(addr >> 32), num(addr & 0xffff_ffff), num(size >> 32), num(size & 0xffff_ffff)] } else { vec![num(addr), num(size)] };
+    let g = if cells == 2 {
+        vec![num(addr >> 32), num(addr & 0xffff_ffff), num(size >> 32), num(size & 0xffff_ffff)]
+    } else {
+        vec![num(addr), num(size)]
+    };
     Prop::cells("reg", 32, vec![g])
 }
 
@@ -109,7 +115,11 @@ fn gpio_cells(g: &Gpio) -> Vec<Cell> {
 /// `clocks` + `clock-names` for the clock names a driver asks for: each name
 /// takes its own entry of `by_name`, else `fallback`. Validation guarantees
 /// one of them exists.
-fn clock_props(names: &[&str], by_name: &std::collections::BTreeMap<String, ClockRef>, fallback: Option<&ClockRef>) -> Vec<Prop> {
+fn clock_props(
+    names: &[&str],
+    by_name: &std::collections::BTreeMap<String, ClockRef>,
+    fallback: Option<&ClockRef>,
+) -> Vec<Prop> {
     let refs: Vec<Vec<Cell>> = names.iter().filter_map(|n| by_name.get(*n).or(fallback).map(clock_cells)).collect();
     if refs.len() != names.len() {
         return Vec::new();
@@ -132,7 +142,9 @@ fn link_props(i: &Interface, dt: &IfaceDt, props: &mut Vec<Prop>) {
     if let Some(s) = dt.max_speed {
         props.push(Prop::u32("max-speed", s));
     }
-    for (name, label) in [("phy-handle", &dt.phy_handle), ("pcs-handle", &dt.pcs_handle), ("tbi-handle", &dt.tbi_handle)] {
+    for (name, label) in
+        [("phy-handle", &dt.phy_handle), ("pcs-handle", &dt.pcs_handle), ("tbi-handle", &dt.tbi_handle)]
+    {
         if let Some(l) = label {
             props.push(Prop::phandle(name, l));
         }
@@ -166,7 +178,13 @@ fn link_children(dt: &IfaceDt) -> Vec<Node> {
         if f.pause {
             props.push(Prop::flag("pause"));
         }
-        out.push(Node { label: String::new(), name: "fixed-link".into(), props, children: Vec::new(), notes: Vec::new() });
+        out.push(Node {
+            label: String::new(),
+            name: "fixed-link".into(),
+            props,
+            children: Vec::new(),
+            notes: Vec::new(),
+        });
     }
     out
 }
@@ -198,7 +216,13 @@ fn mdio_node(m: &Mdio) -> Node {
                 let mode = if m == PcsPmaMode::Sgmii { "sgmii" } else { "1000base-x" };
                 props.push(Prop::u32("xlnx,phy-type", probe::phy_type_for_mode(mode).unwrap_or_default()));
             }
-            Node { label: d.label.clone(), name: format!("ethernet-phy@{:x}", d.address), props, children: Vec::new(), notes: Vec::new() }
+            Node {
+                label: d.label.clone(),
+                name: format!("ethernet-phy@{:x}", d.address),
+                props,
+                children: Vec::new(),
+                notes: Vec::new(),
+            }
         })
         .collect();
     Node {
@@ -214,7 +238,12 @@ fn mdio_node(m: &Mdio) -> Node {
 fn sfp_node(iface: &str, s: &Sfp) -> Option<Node> {
     let bus = s.i2c_bus.as_ref()?;
     let mut props = vec![Prop::str("compatible", "sff,sfp"), Prop::phandle("i2c-bus", bus)];
-    for (name, g) in [("mod-def0-gpios", &s.mod_def0_gpio), ("los-gpios", &s.los_gpio), ("tx-fault-gpios", &s.tx_fault_gpio), ("tx-disable-gpios", &s.tx_disable_gpio)] {
+    for (name, g) in [
+        ("mod-def0-gpios", &s.mod_def0_gpio),
+        ("los-gpios", &s.los_gpio),
+        ("tx-fault-gpios", &s.tx_fault_gpio),
+        ("tx-disable-gpios", &s.tx_disable_gpio),
+    ] {
         if let Some(g) = g {
             props.push(Prop::cells(name, 32, vec![gpio_cells(g)]));
         }
@@ -296,7 +325,9 @@ fn pl_nodes(b: &Board, i: &Interface, dt: &IfaceDt, n: &PlEthernet, cells: u32) 
         // `reg` (xilinx_dma.txt's example uses dma-channel@ADDR, which dtc
         // flags with unit_address_vs_reg); xilinx_dma matches them by compatible.
         let half = d.interrupts.len() / 2;
-        for (k, (compat, chan)) in [("xlnx,axi-dma-mm2s-channel", "mm2s"), ("xlnx,axi-dma-s2mm-channel", "s2mm")].iter().enumerate() {
+        for (k, (compat, chan)) in
+            [("xlnx,axi-dma-mm2s-channel", "mm2s"), ("xlnx,axi-dma-s2mm-channel", "s2mm")].iter().enumerate()
+        {
             let mut props = vec![Prop::str("compatible", compat)];
             let irq_slice = if k == 0 { &d.interrupts[..half.max(1)] } else { &d.interrupts[half.max(1)..] };
             props.push(irqs(irq_slice));
@@ -304,18 +335,40 @@ fn pl_nodes(b: &Board, i: &Interface, dt: &IfaceDt, n: &PlEthernet, cells: u32) 
             if d.include_dre {
                 props.push(Prop::flag("xlnx,include-dre"));
             }
-            children.push(Node { label: String::new(), name: format!("dma-channel-{chan}"), props, children: Vec::new(), notes: Vec::new() });
+            children.push(Node {
+                label: String::new(),
+                name: format!("dma-channel-{chan}"),
+                props,
+                children: Vec::new(),
+                notes: Vec::new(),
+            });
         }
         mac_head(&mut eth, "xlnx,axi-ethernet-1.00.a", i.driver, n, gic, cells);
         push_irqs(&mut eth, &layout.eth);
-        eth.push(Prop::cells("dmas", 32, vec![vec![Cell::Ref(d.label.clone()), num(0u32)], vec![Cell::Ref(d.label.clone()), num(1u32)]]));
+        eth.push(Prop::cells(
+            "dmas",
+            32,
+            vec![vec![Cell::Ref(d.label.clone()), num(0u32)], vec![Cell::Ref(d.label.clone()), num(1u32)]],
+        ));
         eth.push(Prop::strs("dma-names", &["tx_chan0", "rx_chan0"]));
     }
     eth.push(Prop::u32("xlnx,rxmem", n.rxmem));
     link_props(i, dt, &mut eth);
     vec![
-        Node { label: d.label.clone(), name: format!("dma@{:x}", d.reg), props: dma_props, children, notes: Vec::new() },
-        Node { label: dt.label.clone(), name: format!("ethernet@{:x}", n.reg), props: eth, children: link_children(dt), notes: Vec::new() },
+        Node {
+            label: d.label.clone(),
+            name: format!("dma@{:x}", d.reg),
+            props: dma_props,
+            children,
+            notes: Vec::new(),
+        },
+        Node {
+            label: dt.label.clone(),
+            name: format!("ethernet@{:x}", n.reg),
+            props: eth,
+            children: link_children(dt),
+            notes: Vec::new(),
+        },
     ]
 }
 
@@ -355,7 +408,14 @@ pub fn view(b: &Board) -> DtView {
         match &dt.node {
             Some(n) => pl.extend(pl_nodes(b, i, dt, n, cells)),
             None => {
-                let mut p = Patch { label: dt.label.clone(), props: vec![Prop::str("status", "okay")], delete: Vec::new(), overlay_props: Vec::new(), children: link_children(dt), notes: Vec::new() };
+                let mut p = Patch {
+                    label: dt.label.clone(),
+                    props: vec![Prop::str("status", "okay")],
+                    delete: Vec::new(),
+                    overlay_props: Vec::new(),
+                    children: link_children(dt),
+                    notes: Vec::new(),
+                };
                 link_props(i, dt, &mut p.props);
                 phy_type_fix(i, dt, &mut p);
                 if dt.fixed_link.is_some() {

@@ -75,12 +75,26 @@ impl<'b, 'a> Tree<'b, 'a> {
         p.value.try_into().ok().map(u32::from_be_bytes)
     }
     fn by_phandle(&self, ph: u32) -> Option<At<'_, 'a>> {
-        self.nodes.iter().find(|(_, n)| n.property("phandle").or_else(|| n.property("linux,phandle")).is_some_and(|p| p.value == ph.to_be_bytes())).map(|(p, n)| At { path: p.as_str(), node: *n })
+        self.nodes
+            .iter()
+            .find(|(_, n)| {
+                n.property("phandle")
+                    .or_else(|| n.property("linux,phandle"))
+                    .is_some_and(|p| p.value == ph.to_be_bytes())
+            })
+            .map(|(p, n)| At { path: p.as_str(), node: *n })
     }
     /// `#interrupt-cells` of a node's interrupt parent (GIC 3, MPIC 4).
     fn irq_cells(&self, n: &fdt::node::FdtNode<'_, '_>) -> usize {
-        let parent = n.property("interrupt-parent").and_then(|p| p.value.try_into().ok()).map(u32::from_be_bytes).and_then(|ph| self.by_phandle(ph));
-        parent.and_then(|p| p.node.property("#interrupt-cells")).and_then(|p| p.value.try_into().ok()).map_or(3, |b| u32::from_be_bytes(b) as usize)
+        let parent = n
+            .property("interrupt-parent")
+            .and_then(|p| p.value.try_into().ok())
+            .map(u32::from_be_bytes)
+            .and_then(|ph| self.by_phandle(ph));
+        parent
+            .and_then(|p| p.node.property("#interrupt-cells"))
+            .and_then(|p| p.value.try_into().ok())
+            .map_or(3, |b| u32::from_be_bytes(b) as usize)
     }
 }
 
@@ -89,7 +103,12 @@ fn compatibles(d: Driver) -> &'static [&'static str] {
     match d {
         Driver::Macb => &["cdns,zynqmp-gem", "cdns,zynq-gem", "cdns,gem", "cdns,macb"],
         Driver::Gianfar => &["fsl,etsec2", "gianfar"],
-        Driver::Axienet => &["xlnx,axi-ethernet-1.00.a", "xlnx,axi-ethernet-1.01.a", "xlnx,axi-ethernet-2.01.a", "xlnx,axi-2_5-gig-ethernet-1.0"],
+        Driver::Axienet => &[
+            "xlnx,axi-ethernet-1.00.a",
+            "xlnx,axi-ethernet-1.01.a",
+            "xlnx,axi-ethernet-2.01.a",
+            "xlnx,axi-2_5-gig-ethernet-1.0",
+        ],
         Driver::Xxv | Driver::XxvMcdma => &["xlnx,xxv-ethernet-1.0"],
         _ => &[],
     }
@@ -116,9 +135,17 @@ fn has_compat(n: &fdt::node::FdtNode<'_, '_>, list: &[&str]) -> bool {
 }
 
 /// Finds a port's node: `(path, how)` or the reason it cannot be found.
-fn locate<'t>(t: &'t Tree<'_, '_>, b: &Board, driver: Driver, dt: &IfaceDt) -> Result<(At<'t, 't>, &'static str), String> {
+fn locate<'t>(
+    t: &'t Tree<'_, '_>,
+    b: &Board,
+    driver: Driver,
+    dt: &IfaceDt,
+) -> Result<(At<'t, 't>, &'static str), String> {
     if let Some(p) = t.symbol(&dt.label) {
-        return t.get(p).map(|a| (a, "label")).ok_or_else(|| format!("&{} points at {p}, which is not in the tree", dt.label));
+        return t
+            .get(p)
+            .map(|a| (a, "label"))
+            .ok_or_else(|| format!("&{} points at {p}, which is not in the tree", dt.label));
     }
     if let Some(p) = &dt.path {
         return t.get(p).map(|a| (a, "path")).ok_or_else(|| format!("no node at dt.path {p}"));
@@ -126,12 +153,17 @@ fn locate<'t>(t: &'t Tree<'_, '_>, b: &Board, driver: Driver, dt: &IfaceDt) -> R
     let addr = dt.node.as_ref().map(|n| n.reg).or_else(|| soc_unit_address(b.board.soc, &dt.label));
     let compat = compatibles(driver);
     if let Some(a) = addr {
-        let hits: Vec<_> = t.nodes.iter().filter(|(_, n)| unit_address(n.name) == Some(a) && has_compat(n, compat)).collect();
+        let hits: Vec<_> =
+            t.nodes.iter().filter(|(_, n)| unit_address(n.name) == Some(a) && has_compat(n, compat)).collect();
         if let [(p, n)] = hits.as_slice() {
             return Ok((At { path: p.as_str(), node: *n }, "compatible + unit address"));
         }
     }
-    let why = if t.fdt.find_node("/__symbols__").is_some() { "no such label in /__symbols__ (the board DTS or pl.dtsi lacks it)" } else { "the DTB has no /__symbols__ (compile with dtc -@, or give dt.path)" };
+    let why = if t.fdt.find_node("/__symbols__").is_some() {
+        "no such label in /__symbols__ (the board DTS or pl.dtsi lacks it)"
+    } else {
+        "the DTB has no /__symbols__ (compile with dtc -@, or give dt.path)"
+    };
     Err(format!("&{}: {why}", dt.label))
 }
 
@@ -142,8 +174,16 @@ fn check_props(t: &Tree<'_, '_>, at: At<'_, '_>, props: &[Prop], out: &mut Vec<S
             continue;
         };
         match p.encode(&|l| t.phandle_of(l)) {
-            Encoded::Bytes(want) if want != have.value => out.push(format!("different     {}: {} is {}, wanted {}", at.path, p.name, show(have.value), p.dts())),
-            Encoded::Len(n) if n != have.value.len() => out.push(format!("different     {}: {} has {} byte(s), wanted {n} ({})", at.path, p.name, have.value.len(), p.dts())),
+            Encoded::Bytes(want) if want != have.value => {
+                out.push(format!("different     {}: {} is {}, wanted {}", at.path, p.name, show(have.value), p.dts()))
+            }
+            Encoded::Len(n) if n != have.value.len() => out.push(format!(
+                "different     {}: {} has {} byte(s), wanted {n} ({})",
+                at.path,
+                p.name,
+                have.value.len(),
+                p.dts()
+            )),
             _ => {}
         }
     }
@@ -201,7 +241,11 @@ pub fn verify(board: &Board, fdt: &fdt::Fdt<'_>) -> Report {
                 let ok_value = p.overlay_props.iter().find(|o| &o.name == del).map(|o| o.encode(&|_| None));
                 if let Some(v) = at.node.property(del) {
                     if ok_value != Some(Encoded::Bytes(v.value.to_vec())) {
-                        rep.problems.push(format!("not deleted   {}: {del} is {} (the fragment deletes it)", at.path, show(v.value)));
+                        rep.problems.push(format!(
+                            "not deleted   {}: {del} is {} (the fragment deletes it)",
+                            at.path,
+                            show(v.value)
+                        ));
                     }
                 }
             }
@@ -232,17 +276,31 @@ pub fn verify(board: &Board, fdt: &fdt::Fdt<'_>) -> Report {
 }
 
 /// The driver's probe table on the node and the DMA node it names.
-fn probe_checks(t: &Tree<'_, '_>, i: &Interface, flavour: KernelFlavour, d: &IfaceDt, at: At<'_, '_>, out: &mut Vec<String>) {
+fn probe_checks(
+    t: &Tree<'_, '_>,
+    i: &Interface,
+    flavour: KernelFlavour,
+    d: &IfaceDt,
+    at: At<'_, '_>,
+    out: &mut Vec<String>,
+) {
     let driver = i.driver;
     let dmaengine = at.node.property("dmas").is_some();
     let (rows, name) = probe::table(driver, flavour, dmaengine);
     if rows.is_empty() {
         return;
     }
-    let dma = at.node.property("axistream-connected").and_then(|p| p.value.get(..4)).and_then(|v| v.try_into().ok()).map(u32::from_be_bytes).and_then(|ph| t.by_phandle(ph));
+    let dma = at
+        .node
+        .property("axistream-connected")
+        .and_then(|p| p.value.get(..4))
+        .and_then(|v| v.try_into().ok())
+        .map(u32::from_be_bytes)
+        .and_then(|ph| t.by_phandle(ph));
     let dma_cells = dma.map_or(3, |d| t.irq_cells(&d.node));
     let dma_props = dma.map(|d| d.node);
-    let mut ps: Vec<String> = probe::check(&rows, name, &at.node, dma_props.as_ref().map(|n| n as &dyn NodeProps), dma_cells);
+    let mut ps: Vec<String> =
+        probe::check(&rows, name, &at.node, dma_props.as_ref().map(|n| n as &dyn NodeProps), dma_cells);
     if driver == Driver::XxvMcdma {
         ps.extend(probe::mcdma_irq_names(&at.node, t.irq_cells(&at.node)));
     }
@@ -260,9 +318,18 @@ fn probe_checks(t: &Tree<'_, '_>, i: &Interface, flavour: KernelFlavour, d: &Ifa
 /// `queue-group` children (gfar_of_init).
 fn gianfar_queues(i: &Interface, at: At<'_, '_>) -> Option<String> {
     let etsec2 = has_compat(&at.node, &["fsl,etsec2"]);
-    let groups = if etsec2 { at.node.children().filter(|c| c.name == "queue-group" || c.name.starts_with("queue-group@")).count() as u32 } else { 1 };
+    let groups = if etsec2 {
+        at.node.children().filter(|c| c.name == "queue-group" || c.name.starts_with("queue-group@")).count() as u32
+    } else {
+        1
+    };
     (i.queues.rx > groups || i.queues.tx > groups).then(|| {
-        format!("gianfar (gfar_of_init): {} queue group(s) give {groups} RX/TX queue(s), the board says rx {} tx {}", if etsec2 { "fsl,etsec2 with" } else { "eTSEC1:" }, i.queues.rx, i.queues.tx)
+        format!(
+            "gianfar (gfar_of_init): {} queue group(s) give {groups} RX/TX queue(s), the board says rx {} tx {}",
+            if etsec2 { "fsl,etsec2 with" } else { "eTSEC1:" },
+            i.queues.rx,
+            i.queues.tx
+        )
     })
 }
 
@@ -276,8 +343,12 @@ fn duplicate_reg(t: &Tree<'_, '_>, at: At<'_, '_>, out: &mut Vec<String>) {
             continue;
         }
         // Same reg bytes under a bus with the same cells: the same window.
-        let same_kind = n.compatible().is_some_and(|c| c.all().any(|x| x.starts_with("xlnx,") || x.starts_with("cdns,") || x.contains("etsec") || x == "gianfar"));
-        if same_kind && parent(p) != parent(at.path) || same_kind && unit_address(n.name) == unit_address(at.node.name) && p != at.path {
+        let same_kind = n.compatible().is_some_and(|c| {
+            c.all().any(|x| x.starts_with("xlnx,") || x.starts_with("cdns,") || x.contains("etsec") || x == "gianfar")
+        });
+        if same_kind && parent(p) != parent(at.path)
+            || same_kind && unit_address(n.name) == unit_address(at.node.name) && p != at.path
+        {
             out.push(format!("duplicate reg {}: same registers as {p}: the port is described twice (a design pl.dtsi and the board's `node`); patch the design's node by label instead", at.path));
         }
     }

@@ -173,9 +173,13 @@ impl Serialize for Prop {
 
 /// Renders FDT bytes for a message: strings as `"a", "b"`, else hex bytes.
 pub fn show(v: &[u8]) -> String {
-    let printable = !v.is_empty() && v.last() == Some(&0) && v[..v.len() - 1].iter().all(|b| b.is_ascii_graphic() || *b == b' ' || *b == 0) && !v.starts_with(&[0]);
+    let printable = !v.is_empty()
+        && v.last() == Some(&0)
+        && v[..v.len() - 1].iter().all(|b| b.is_ascii_graphic() || *b == b' ' || *b == 0)
+        && !v.starts_with(&[0]);
     if printable {
-        let parts: Vec<String> = v[..v.len() - 1].split(|b| *b == 0).map(|s| format!("\"{}\"", String::from_utf8_lossy(s))).collect();
+        let parts: Vec<String> =
+            v[..v.len() - 1].split(|b| *b == 0).map(|s| format!("\"{}\"", String::from_utf8_lossy(s))).collect();
         parts.join(", ")
     } else {
         format!("{v:02x?}")
@@ -207,7 +211,11 @@ mod tests {
         let p = Prop::phandle("interrupt-parent", "gic");
         assert_eq!(p.dts(), "interrupt-parent = <&gic>");
         assert_eq!(p.encode(&ph), Encoded::Bytes(vec![0, 0, 0, 3]));
-        let p = Prop::cells("clocks", 32, vec![vec![Cell::Ref("nope".into()), Cell::Num(1)], vec![Cell::Ref("nope".into()), Cell::Num(2)]]);
+        let p = Prop::cells(
+            "clocks",
+            32,
+            vec![vec![Cell::Ref("nope".into()), Cell::Num(1)], vec![Cell::Ref("nope".into()), Cell::Num(2)]],
+        );
         assert_eq!(p.dts(), "clocks = <&nope 1>, <&nope 2>");
         assert_eq!(p.encode(&ph), Encoded::Len(16));
         let p = Prop::cells("reg", 32, vec![vec![Cell::Num(0), Cell::Num(0xa000_0000)]]);

@@ -112,7 +112,13 @@ pub fn features(b: &Board) -> Vec<Feature> {
             // generator writes it for AXI DMA and MCDMA alike (axi_mcdma.tcl), not
             // xilinx_dma's `xlnx,axi-mcdma-1.00.a`: xilinx_dma must not claim it.
             Driver::XxvMcdma => {
-                drv.extend(y(&["DMADEVICES", "XILINX_DMA", "NET_VENDOR_XILINX", "XILINX_AXI_EMAC", "AXIENET_HAS_MCDMA"]));
+                drv.extend(y(&[
+                    "DMADEVICES",
+                    "XILINX_DMA",
+                    "NET_VENDOR_XILINX",
+                    "XILINX_AXI_EMAC",
+                    "AXIENET_HAS_MCDMA",
+                ]));
             }
             // drivers/net/ethernet/freescale/Kconfig: GIANFAR depends on HAS_DMA and
             // selects FSL_PQ_MDIO (listed so the check sees the MDIO bus driver too).
@@ -125,7 +131,12 @@ pub fn features(b: &Board) -> Vec<Feature> {
         }
     }
     if !drv.is_empty() {
-        out.push(Feature { name: "drivers", description: "Ethernet drivers and DMA engines of the board", class: "hardware", symbols: drv });
+        out.push(Feature {
+            name: "drivers",
+            description: "Ethernet drivers and DMA engines of the board",
+            class: "hardware",
+            symbols: drv,
+        });
     }
     // e500v2 has no classic FPU; current GCC/Rust emit FPU code for ppce500v2.
     if b.board.soc.is_qoriq() && b.board.arch == Arch::Powerpc {
@@ -140,15 +151,23 @@ pub fn features(b: &Board) -> Vec<Feature> {
     }
     // net/Kconfig: RPS (default y) depends on SMP && SYSFS; XPS (no prompt,
     // default y) on SMP; RFS is part of RPS (rps_sock_flow_entries).
-    if ifs.iter().any(|i| !i.rps.is_empty() || !i.xps.is_empty() || i.rfs_flow_cnt.is_some()) || b.system.rfs_sock_flow_entries.is_some() {
-        out.push(Feature { name: "rps", description: "RPS/RFS/XPS (Documentation/networking/scaling.rst)", class: "non-hardware", symbols: y(&["SMP", "SYSFS", "RPS", "XPS"]) });
+    if ifs.iter().any(|i| !i.rps.is_empty() || !i.xps.is_empty() || i.rfs_flow_cnt.is_some())
+        || b.system.rfs_sock_flow_entries.is_some()
+    {
+        out.push(Feature {
+            name: "rps",
+            description: "RPS/RFS/XPS (Documentation/networking/scaling.rst)",
+            class: "non-hardware",
+            symbols: y(&["SMP", "SYSFS", "RPS", "XPS"]),
+        });
     }
     // net/sched/Kconfig: NET_SCH_MULTIQ needs NET_SCHED; NET_CLS_U32 needs NET_CLS;
     // NET_ACT_SKBEDIT needs NET_CLS_ACT.
     if ifs.iter().any(|i| i.qdisc.is_some()) {
         out.push(Feature {
             name: "multiq",
-            description: "multiq qdisc, u32 classifier and skbedit queue mapping (Documentation/networking/multiqueue.rst)",
+            description:
+                "multiq qdisc, u32 classifier and skbedit queue mapping (Documentation/networking/multiqueue.rst)",
             class: "non-hardware",
             symbols: y(&["NET_SCHED", "NET_SCH_MULTIQ", "NET_CLS", "NET_CLS_U32", "NET_CLS_ACT", "NET_ACT_SKBEDIT"]),
         });
@@ -161,12 +180,27 @@ pub fn features(b: &Board) -> Vec<Feature> {
             description: "nftables flowtable fast path for forwarding",
             class: "non-hardware",
             symbols: y(&[
-                "NET_INGRESS", "NETFILTER", "NETFILTER_INGRESS", "NETFILTER_ADVANCED", "NF_CONNTRACK", "NF_TABLES",
-                "NF_TABLES_INET", "NF_TABLES_IPV4", "NF_FLOW_TABLE_INET", "NF_FLOW_TABLE", "NFT_CT", "NFT_FLOW_OFFLOAD",
+                "NET_INGRESS",
+                "NETFILTER",
+                "NETFILTER_INGRESS",
+                "NETFILTER_ADVANCED",
+                "NF_CONNTRACK",
+                "NF_TABLES",
+                "NF_TABLES_INET",
+                "NF_TABLES_IPV4",
+                "NF_FLOW_TABLE_INET",
+                "NF_FLOW_TABLE",
+                "NFT_CT",
+                "NFT_FLOW_OFFLOAD",
             ]),
         });
     } else if b.system.conntrack_max.is_some() {
-        out.push(Feature { name: "conntrack", description: "connection tracking (nf_conntrack_max)", class: "non-hardware", symbols: y(&["NETFILTER", "NF_CONNTRACK"]) });
+        out.push(Feature {
+            name: "conntrack",
+            description: "connection tracking (nf_conntrack_max)",
+            class: "non-hardware",
+            symbols: y(&["NETFILTER", "NF_CONNTRACK"]),
+        });
     }
     // io_uring/Kconfig (6.15+): IO_URING_ZCRX depends on IO_URING, NET_RX_BUSY_POLL, PAGE_POOL.
     if ifs.iter().any(|i| i.zero_copy_rx.is_some()) {

@@ -147,7 +147,8 @@ pub fn render_all(board: &Board, input: &str) -> Result<Vec<Artifact>, RenderErr
 
     // Kernel: features only.
     let feats = kconfig::features(board);
-    let flavour = serde_json::to_value(board.board.kernel).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
+    let flavour =
+        serde_json::to_value(board.board.kernel).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
     let views: Vec<FeatureView> = feats
         .iter()
         .map(|f| FeatureView {
@@ -157,16 +158,22 @@ pub fn render_all(board: &Board, input: &str) -> Result<Vec<Artifact>, RenderErr
             symbols: f
                 .symbols
                 .iter()
-                .map(|(s, v)| SymbolView { name: s, value: if *v == kconfig::Value::Y { "y" } else { "m" }, vendor: kconfig::vendor_only(s) })
+                .map(|(s, v)| SymbolView {
+                    name: s,
+                    value: if *v == kconfig::Value::Y { "y" } else { "m" },
+                    vendor: kconfig::vendor_only(s),
+                })
                 .collect(),
         })
         .collect();
     for f in &views {
-        let ctx = context! { tool_version => TOOL_VERSION, input, board => name, flavour => flavour.clone(), feature => f };
+        let ctx =
+            context! { tool_version => TOOL_VERSION, input, board => name, flavour => flavour.clone(), feature => f };
         add(&format!("kernel/zynq-net-{}.cfg", f.name), Kind::Kconfig, render(&env, "kconfig.cfg.j2", ctx)?, false);
     }
     let names: Vec<&str> = views.iter().map(|f| f.name).collect();
-    let ctx = context! { tool_version => TOOL_VERSION, input, board => name, features => views, names => names.join(", ") };
+    let ctx =
+        context! { tool_version => TOOL_VERSION, input, board => name, features => views, names => names.join(", ") };
     add("kernel/zynq-net.scc", Kind::Scc, render(&env, "kconfig.scc.j2", ctx)?, false);
 
     // Runtime tuning.
@@ -189,7 +196,12 @@ pub fn render_all(board: &Board, input: &str) -> Result<Vec<Artifact>, RenderErr
     add("tuning/zynq-net.service", Kind::Systemd, render(&env, "init.systemd.j2", init_ctx.clone())?, false);
     add("tuning/90-zynq-net.rules", Kind::Udev, render(&env, "udev.rules.j2", init_ctx.clone())?, false);
     if board.system.irqbalance == zynq_net_model::model::Irqbalance::BanPinned {
-        add("tuning/zynq-net-irqbalance-policy", Kind::Irqbalance, render(&env, "irqbalance-policy.j2", init_ctx)?, true);
+        add(
+            "tuning/zynq-net-irqbalance-policy",
+            Kind::Irqbalance,
+            render(&env, "irqbalance-policy.j2", init_ctx)?,
+            true,
+        );
     }
     let ctx = context! { tool_version => TOOL_VERSION, input, board => name, sysctls => plan::sysctls(board) };
     add("tuning/99-zynq-net.conf", Kind::Sysctl, render(&env, "sysctl.conf.j2", ctx)?, false);

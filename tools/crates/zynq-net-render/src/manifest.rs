@@ -33,7 +33,10 @@ pub fn manifest_json(artifacts: &[Artifact], input: &str, board: &str) -> String
         version: TOOL_VERSION,
         input,
         board,
-        artifacts: artifacts.iter().map(|a| Entry { path: &a.path, kind: a.kind, sha256: sha256_hex(&a.contents) }).collect(),
+        artifacts: artifacts
+            .iter()
+            .map(|a| Entry { path: &a.path, kind: a.kind, sha256: sha256_hex(&a.contents) })
+            .collect(),
     };
     let mut s = serde_json::to_string_pretty(&m).unwrap_or_default();
     s.push('\n');

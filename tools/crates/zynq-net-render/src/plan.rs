@@ -46,7 +46,12 @@ pub fn seal(body: &str) -> String {
     }
     // blank = only spaces and tabs (what the applier's `set --` splits away)
     let blank = |l: &str| l.bytes().all(|b| b == b' ' || b == b'\t');
-    let steps = body.split('\n').skip_while(|l| blank(l) || l.starts_with('#')).skip(1).filter(|l| !blank(l) && !l.starts_with('#')).count();
+    let steps = body
+        .split('\n')
+        .skip_while(|l| blank(l) || l.starts_with('#'))
+        .skip(1)
+        .filter(|l| !blank(l) && !l.starts_with('#'))
+        .count();
     let line = format!("end {steps} {} {}\n", posix_cksum(body.as_bytes()), body.len());
     body + &line
 }
@@ -125,7 +130,8 @@ fn iface_steps(i: &Interface, nr_cpus: u32, out: &mut Vec<Step>) {
     }
     for (k, v) in &i.coalesce {
         // ethtool -C takes adaptive-rx/adaptive-tx as on/off (board: 1/0).
-        let v = if k.starts_with("adaptive-") { (if *v == 0 { "off" } else { "on" }).to_string() } else { v.to_string() };
+        let v =
+            if k.starts_with("adaptive-") { (if *v == 0 { "off" } else { "on" }).to_string() } else { v.to_string() };
         push(6, format!("coalesce {n} {k} {v}"));
     }
     if let Some(p) = i.ptp {
@@ -151,7 +157,15 @@ fn iface_steps(i: &Interface, nr_cpus: u32, out: &mut Vec<Step>) {
         if z.queue > 0 {
             push(11, format!("rss {n} equal {}", z.queue));
         }
-        push(11, format!("ntuple {n} flow-type {} dst-port {} action {}", z.flow.flow_type.as_str(), z.flow.dst_port, z.queue));
+        push(
+            11,
+            format!(
+                "ntuple {n} flow-type {} dst-port {} action {}",
+                z.flow.flow_type.as_str(),
+                z.flow.dst_port,
+                z.queue
+            ),
+        );
     }
     for ia in &i.irq_affinity {
         if let Ok(cpus) = ia.cpus.cpus() {
@@ -177,7 +191,15 @@ pub fn sysctls(b: &Board) -> Vec<(String, String)> {
         .system
         .sysctl
         .iter()
-        .map(|(k, v)| (k.clone(), match v { SysctlValue::Int(i) => i.to_string(), SysctlValue::Text(t) => t.clone() }))
+        .map(|(k, v)| {
+            (
+                k.clone(),
+                match v {
+                    SysctlValue::Int(i) => i.to_string(),
+                    SysctlValue::Text(t) => t.clone(),
+                },
+            )
+        })
         .collect();
     if let Some(n) = b.system.rfs_sock_flow_entries {
         // the value the kernel keeps (rounded, warned at validation): the

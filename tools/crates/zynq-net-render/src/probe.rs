@@ -40,7 +40,8 @@ pub fn csum_value(m: CsumMode) -> u32 {
 /// XAE_PHY_TYPE_*): 0 mii, 1 gmii, 3 rgmii-id (RGMII 2.0), 4 sgmii,
 /// 5 1000base-x; linux-xlnx also 7 usxgmii. Any other value: mainline fails
 /// probe (-EINVAL), linux-xlnx silently leaves the mode unset.
-pub const PHY_TYPES: &[(u32, &str)] = &[(0, "mii"), (1, "gmii"), (3, "rgmii-id"), (4, "sgmii"), (5, "1000base-x"), (7, "usxgmii")];
+pub const PHY_TYPES: &[(u32, &str)] =
+    &[(0, "mii"), (1, "gmii"), (3, "rgmii-id"), (4, "sgmii"), (5, "1000base-x"), (7, "usxgmii")];
 
 /// The `xlnx,phy-type` value meaning `mode`, if one exists.
 pub fn phy_type_for_mode(mode: &str) -> Option<u32> {
@@ -183,34 +184,132 @@ const PCS_OR_PHY: Need = Need::AnyOf(&["pcs-handle", "phy-handle"]);
 
 /// Rows common to every axienet MAC: reg, MAC, checksum, rxmem, phy-type.
 const AXI_COMMON: &[Row] = &[
-    row("reg", On::Mac, Kind::Reg, Need::Required, "devm_platform_get_and_ioremap_resource(pdev, 0)", "probe fails (no registers)"),
+    row(
+        "reg",
+        On::Mac,
+        Kind::Reg,
+        Need::Required,
+        "devm_platform_get_and_ioremap_resource(pdev, 0)",
+        "probe fails (no registers)",
+    ),
     row("local-mac-address", On::Mac, Kind::Mac, Need::Optional, "of_get_mac_address", "random MAC at every boot"),
     row("xlnx,txcsum", On::Mac, Kind::U32, Need::Optional, "axienet_probe", "no TX checksum offload"),
     row("xlnx,rxcsum", On::Mac, Kind::U32, Need::Optional, "axienet_probe", "no RX checksum offload"),
-    row("xlnx,rxmem", On::Mac, Kind::U32, Need::Optional, "axienet_probe; axienet_change_mtu", "0: every MTU change fails (-EINVAL)"),
-    row("xlnx,phy-type", On::Mac, Kind::U32, Need::Optional, "axienet_probe", "read first: when present phy-mode is ignored"),
+    row(
+        "xlnx,rxmem",
+        On::Mac,
+        Kind::U32,
+        Need::Optional,
+        "axienet_probe; axienet_change_mtu",
+        "0: every MTU change fails (-EINVAL)",
+    ),
+    row(
+        "xlnx,phy-type",
+        On::Mac,
+        Kind::U32,
+        Need::Optional,
+        "axienet_probe",
+        "read first: when present phy-mode is ignored",
+    ),
 ];
 
 /// linux-xlnx, AXI 1G/2.5G MAC over AXI DMA.
 pub const XLNX_1G: &[Row] = &[
-    row("phy-mode", On::Mac, Kind::Str, PHY_MODE_ANY, XLNX_MAIN, "of_get_phy_mode fails: probe returns silently (cleanup_clk)"),
+    row(
+        "phy-mode",
+        On::Mac,
+        Kind::Str,
+        PHY_MODE_ANY,
+        XLNX_MAIN,
+        "of_get_phy_mode fails: probe returns silently (cleanup_clk)",
+    ),
     row("max-speed", On::Mac, Kind::U32, Need::Required, XLNX_MAIN, "\"couldn't find MAC Rate\", -EINVAL"),
-    row("pcs-handle", On::Mac, Kind::Phandle, PCS_OR_PHY, XLNX_MAIN, "\"pcs-handle ... or phy-handle required for external PHY\", -EINVAL"),
-    row("phy-handle", On::Mac, Kind::Phandle, PCS_OR_PHY, XLNX_MAIN, "as pcs-handle; also phylink_of_phy_connect at open"),
-    row("axistream-connected", On::Mac, Kind::Phandle, Need::Required, XLNX_DMA, "DMA regs and IRQs taken from the MAC's reg 1 / interrupts 0-1 instead"),
+    row(
+        "pcs-handle",
+        On::Mac,
+        Kind::Phandle,
+        PCS_OR_PHY,
+        XLNX_MAIN,
+        "\"pcs-handle ... or phy-handle required for external PHY\", -EINVAL",
+    ),
+    row(
+        "phy-handle",
+        On::Mac,
+        Kind::Phandle,
+        PCS_OR_PHY,
+        XLNX_MAIN,
+        "as pcs-handle; also phylink_of_phy_connect at open",
+    ),
+    row(
+        "axistream-connected",
+        On::Mac,
+        Kind::Phandle,
+        Need::Required,
+        XLNX_DMA,
+        "DMA regs and IRQs taken from the MAC's reg 1 / interrupts 0-1 instead",
+    ),
     row("reg", On::Dma, Kind::Reg, Need::Required, XLNX_DMA, "\"unable to get DMA resource\", -ENODEV"),
-    row("interrupts", On::Dma, Kind::Irqs(2), Need::Required, "axienet_dma_probe: irq_of_parse_and_map(dma, 0) TX, (dma, 1) RX", "request_irq fails at open"),
-    row("xlnx,addrwidth", On::Dma, Kind::U8, Need::Optional, "axienet_dma_probe: of_property_read_u8", "32-bit DMA mask"),
-    row("xlnx,include-dre", On::Dma, Kind::Bool, Need::Optional, "axienet_dma_probe", "bounce buffers for unaligned data"),
+    row(
+        "interrupts",
+        On::Dma,
+        Kind::Irqs(2),
+        Need::Required,
+        "axienet_dma_probe: irq_of_parse_and_map(dma, 0) TX, (dma, 1) RX",
+        "request_irq fails at open",
+    ),
+    row(
+        "xlnx,addrwidth",
+        On::Dma,
+        Kind::U8,
+        Need::Optional,
+        "axienet_dma_probe: of_property_read_u8",
+        "32-bit DMA mask",
+    ),
+    row(
+        "xlnx,include-dre",
+        On::Dma,
+        Kind::Bool,
+        Need::Optional,
+        "axienet_dma_probe",
+        "bounce buffers for unaligned data",
+    ),
 ];
 
 /// linux-xlnx, XXV MAC over AXI DMA (`CONFIG_AXIENET_HAS_MCDMA` off).
 pub const XLNX_XXV: &[Row] = &[
-    row("phy-mode", On::Mac, Kind::Str, PHY_MODE_ANY, XLNX_MAIN, "of_get_phy_mode fails: probe returns silently (cleanup_clk)"),
-    row("axistream-connected", On::Mac, Kind::Phandle, Need::Required, XLNX_DMA, "DMA regs and IRQs taken from the MAC's reg 1 / interrupts 0-1 instead"),
+    row(
+        "phy-mode",
+        On::Mac,
+        Kind::Str,
+        PHY_MODE_ANY,
+        XLNX_MAIN,
+        "of_get_phy_mode fails: probe returns silently (cleanup_clk)",
+    ),
+    row(
+        "axistream-connected",
+        On::Mac,
+        Kind::Phandle,
+        Need::Required,
+        XLNX_DMA,
+        "DMA regs and IRQs taken from the MAC's reg 1 / interrupts 0-1 instead",
+    ),
     row("reg", On::Dma, Kind::Reg, Need::Required, XLNX_DMA, "\"unable to get DMA resource\", -ENODEV"),
-    row("interrupts", On::Dma, Kind::Irqs(2), Need::Required, "axienet_dma_probe: irq_of_parse_and_map(dma, 0) TX, (dma, 1) RX", "request_irq fails at open"),
-    row("xlnx,addrwidth", On::Dma, Kind::U8, Need::Optional, "axienet_dma_probe: of_property_read_u8", "32-bit DMA mask"),
+    row(
+        "interrupts",
+        On::Dma,
+        Kind::Irqs(2),
+        Need::Required,
+        "axienet_dma_probe: irq_of_parse_and_map(dma, 0) TX, (dma, 1) RX",
+        "request_irq fails at open",
+    ),
+    row(
+        "xlnx,addrwidth",
+        On::Dma,
+        Kind::U8,
+        Need::Optional,
+        "axienet_dma_probe: of_property_read_u8",
+        "32-bit DMA mask",
+    ),
 ];
 
 /// linux-xlnx, XXV MAC over AXI MCDMA (`CONFIG_AXIENET_HAS_MCDMA=y`). The
@@ -228,39 +327,86 @@ pub const XLNX_XXV_MCDMA: &[Row] = &[
 /// Mainline 6.12 axienet (1G/2.5G), either DMA style.
 pub const MAINLINE_AXI: &[Row] = &[
     row("phy-mode", On::Mac, Kind::Str, PHY_MODE_ANY, MAIN_6_12, "of_get_phy_mode fails: probe returns (cleanup_clk)"),
-    row("interrupts", On::Mac, Kind::Irqs(1), Need::Optional, "axienet_probe: platform_get_irq_optional(pdev, 0)", "\"Ethernet core IRQ not defined\""),
+    row(
+        "interrupts",
+        On::Mac,
+        Kind::Irqs(1),
+        Need::Optional,
+        "axienet_probe: platform_get_irq_optional(pdev, 0)",
+        "\"Ethernet core IRQ not defined\"",
+    ),
 ];
 
 /// Rows read only in mainline's `axistream-connected` branch (no `dmas`).
 pub const MAINLINE_AXIS: &[Row] = &[
     row("reg", On::Dma, Kind::Reg, Need::Required, MAIN_6_12, "\"unable to get DMA resource\""),
-    row("interrupts", On::Dma, Kind::Irqs(2), Need::Required, "axienet_probe: irq_of_parse_and_map(np, 1) RX, (np, 0) TX", "\"could not determine irqs\", -ENOMEM"),
+    row(
+        "interrupts",
+        On::Dma,
+        Kind::Irqs(2),
+        Need::Required,
+        "axienet_probe: irq_of_parse_and_map(np, 1) RX, (np, 0) TX",
+        "\"could not determine irqs\", -ENOMEM",
+    ),
 ];
 
 /// Rows read only in mainline's dmaengine branch (`dmas` present).
-pub const MAINLINE_DMAENGINE: &[Row] = &[row("dma-names", On::Mac, Kind::StrList, Need::Required, "axienet_probe: dma_request_chan(dev, \"tx_chan0\"); axienet_init_dmaengine: \"rx_chan0\"", "\"No Ethernet DMA (TX) channel found\"")];
+pub const MAINLINE_DMAENGINE: &[Row] = &[row(
+    "dma-names",
+    On::Mac,
+    Kind::StrList,
+    Need::Required,
+    "axienet_probe: dma_request_chan(dev, \"tx_chan0\"); axienet_init_dmaengine: \"rx_chan0\"",
+    "\"No Ethernet DMA (TX) channel found\"",
+)];
 
 /// gianfar (mainline 6.12, linux-qoriq alike).
 pub const GIANFAR: &[Row] = &[
-    row("phy-connection-type", On::Mac, Kind::Str, Need::Optional, "gfar_of_init: of_get_phy_mode (phy-mode first)", "interface guessed from the ECNTRL register"),
+    row(
+        "phy-connection-type",
+        On::Mac,
+        Kind::Str,
+        Need::Optional,
+        "gfar_of_init: of_get_phy_mode (phy-mode first)",
+        "interface guessed from the ECNTRL register",
+    ),
     row("phy-handle", On::Mac, Kind::Phandle, Need::Optional, "gfar_of_init", "no PHY unless fixed-link"),
-    row("tbi-handle", On::Mac, Kind::Phandle, Need::Optional, "gfar_of_init; gfar_configure_serdes", "SGMII: \"SGMII mode requires that the device tree specify a tbi-handle\""),
+    row(
+        "tbi-handle",
+        On::Mac,
+        Kind::Phandle,
+        Need::Optional,
+        "gfar_of_init; gfar_configure_serdes",
+        "SGMII: \"SGMII mode requires that the device tree specify a tbi-handle\"",
+    ),
     row("local-mac-address", On::Mac, Kind::Mac, Need::Optional, "gfar_of_init: of_get_mac_address", "random MAC"),
 ];
 
 /// macb (mainline 6.12).
 pub const MACB: &[Row] = &[
     row("phy-mode", On::Mac, Kind::Str, Need::Optional, "macb_probe: of_get_phy_mode", "MII (10/100)"),
-    row("local-mac-address", On::Mac, Kind::Mac, Need::Optional, "macb_get_hwaddr: of_get_ethdev_address", "address from the GEM registers, else random"),
+    row(
+        "local-mac-address",
+        On::Mac,
+        Kind::Mac,
+        Need::Optional,
+        "macb_get_hwaddr: of_get_ethdev_address",
+        "address from the GEM registers, else random",
+    ),
 ];
 
 /// The probe table of a port: `(rows, name of the table)`.
 pub fn table(driver: Driver, flavour: KernelFlavour, dmaengine: bool) -> (Vec<Row>, &'static str) {
     match (driver, flavour) {
-        (Driver::Axienet, KernelFlavour::LinuxXlnx) => ([AXI_COMMON, XLNX_1G].concat(), "linux-xlnx axienet (1G, AXI DMA)"),
+        (Driver::Axienet, KernelFlavour::LinuxXlnx) => {
+            ([AXI_COMMON, XLNX_1G].concat(), "linux-xlnx axienet (1G, AXI DMA)")
+        }
         (Driver::Xxv, _) => ([AXI_COMMON, XLNX_XXV].concat(), "linux-xlnx axienet (XXV, AXI DMA)"),
         (Driver::XxvMcdma, _) => ([AXI_COMMON, XLNX_XXV_MCDMA].concat(), "linux-xlnx axienet (XXV, MCDMA)"),
-        (Driver::Axienet, _) => ([AXI_COMMON, MAINLINE_AXI, if dmaengine { MAINLINE_DMAENGINE } else { MAINLINE_AXIS }].concat(), "mainline 6.12 axienet"),
+        (Driver::Axienet, _) => (
+            [AXI_COMMON, MAINLINE_AXI, if dmaengine { MAINLINE_DMAENGINE } else { MAINLINE_AXIS }].concat(),
+            "mainline 6.12 axienet",
+        ),
         (Driver::Gianfar, _) => (GIANFAR.to_vec(), "gianfar"),
         (Driver::Macb, _) => (MACB.to_vec(), "macb"),
         _ => (Vec::new(), "none"),
@@ -313,7 +459,13 @@ fn shape_problem(kind: Kind, v: &[u8], irq_cells: usize) -> Option<String> {
 
 /// Checks one node (and its DMA node) against a table; returns problems,
 /// each naming the row's source.
-pub fn check(rows: &[Row], table_name: &str, mac: &dyn NodeProps, dma: Option<&dyn NodeProps>, irq_cells: usize) -> Vec<String> {
+pub fn check(
+    rows: &[Row],
+    table_name: &str,
+    mac: &dyn NodeProps,
+    dma: Option<&dyn NodeProps>,
+    irq_cells: usize,
+) -> Vec<String> {
     let mut out = Vec::new();
     for r in rows {
         let node = match r.on {
@@ -333,10 +485,17 @@ pub fn check(rows: &[Row], table_name: &str, mac: &dyn NodeProps, dma: Option<&d
                     out.push(format!("{table_name}: {whose} `{}` {p} ({}): {}", r.prop, r.source, r.effect));
                 }
             }
-            (None, Need::Required) => out.push(format!("{table_name}: {whose} lacks `{}` ({}): {}", r.prop, r.source, r.effect)),
+            (None, Need::Required) => {
+                out.push(format!("{table_name}: {whose} lacks `{}` ({}): {}", r.prop, r.source, r.effect))
+            }
             (None, Need::AnyOf(alts)) => {
                 if alts.iter().all(|a| node.prop(a).is_none()) && alts.first() == Some(&r.prop) {
-                    out.push(format!("{table_name}: {whose} has none of {} ({}): {}", alts.join(", "), r.source, r.effect));
+                    out.push(format!(
+                        "{table_name}: {whose} has none of {} ({}): {}",
+                        alts.join(", "),
+                        r.source,
+                        r.effect
+                    ));
                 }
             }
             (None, Need::Optional) => {}
@@ -353,7 +512,9 @@ pub fn mcdma_irq_names(mac: &dyn NodeProps, irq_cells: usize) -> Vec<String> {
     let ids: Vec<String> = mac.prop("xlnx,channel-ids").map(strings).unwrap_or_default();
     // of_property_read_u16 reads the first two bytes of any longer value;
     // absent, the MCDMA probe assumes 16 (XAE_MAX_QUEUES).
-    let nq = mac.prop("xlnx,num-queues").map_or(16, |v| v.get(..2).and_then(|b| b.try_into().ok()).map_or(0, |b: [u8; 2]| usize::from(u16::from_be_bytes(b))));
+    let nq = mac.prop("xlnx,num-queues").map_or(16, |v| {
+        v.get(..2).and_then(|b| b.try_into().ok()).map_or(0, |b: [u8; 2]| usize::from(u16::from_be_bytes(b)))
+    });
     let mut out = Vec::new();
     if ids.len() < nq {
         out.push(format!("linux-xlnx MCDMA: xlnx,num-queues {nq} but {} channel id(s) (axienet_mcdma_probe reads one id per queue, no bounds check)", ids.len()));
@@ -361,7 +522,10 @@ pub fn mcdma_irq_names(mac: &dyn NodeProps, irq_cells: usize) -> Vec<String> {
     let names: Vec<String> = mac.prop("interrupt-names").map(strings).unwrap_or_default();
     let n_irqs = mac.prop("interrupts").map_or(0, |v| v.len() / (4 * irq_cells.max(1)));
     if n_irqs < names.len() {
-        out.push(format!("linux-xlnx MCDMA: {} interrupt-names but {n_irqs} interrupts on the Ethernet node", names.len()));
+        out.push(format!(
+            "linux-xlnx MCDMA: {} interrupt-names but {n_irqs} interrupts on the Ethernet node",
+            names.len()
+        ));
     }
     for id in ids.iter().take(nq) {
         let n = u16::from_str_radix(id.trim_start_matches("0x"), 16).unwrap_or(0);
@@ -412,13 +576,18 @@ mod tests {
         assert_eq!(mode_for_phy_type(7, KernelFlavour::Mainline), None);
         assert_eq!(mode_for_phy_type(2, KernelFlavour::LinuxXlnx), None);
         let n = N([("xlnx,phy-type", 4u32.to_be_bytes().to_vec())].into_iter().collect());
-        assert!(phy_type_problem(&n, KernelFlavour::LinuxXlnx, Some("rgmii-rxid")).is_some_and(|p| p.contains("overrides")));
+        assert!(
+            phy_type_problem(&n, KernelFlavour::LinuxXlnx, Some("rgmii-rxid")).is_some_and(|p| p.contains("overrides"))
+        );
         assert_eq!(phy_type_problem(&n, KernelFlavour::LinuxXlnx, Some("sgmii")), None);
     }
 
     #[test]
     fn linux_xlnx_1g_needs_max_speed_and_a_pcs_or_phy() {
-        let mac = N([("reg", vec![0; 16]), ("phy-mode", b"sgmii\0".to_vec()), ("axistream-connected", vec![0, 0, 0, 5])].into_iter().collect());
+        let mac =
+            N([("reg", vec![0; 16]), ("phy-mode", b"sgmii\0".to_vec()), ("axistream-connected", vec![0, 0, 0, 5])]
+                .into_iter()
+                .collect());
         let dma = N([("reg", vec![0; 16]), ("interrupts", vec![0; 24])].into_iter().collect());
         let (rows, name) = table(Driver::Axienet, KernelFlavour::LinuxXlnx, false);
         let p = check(&rows, name, &mac, Some(&dma), 3);

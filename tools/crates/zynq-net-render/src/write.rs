@@ -8,7 +8,6 @@ use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-
 /// Writing the output failed; the destination is unchanged.
 #[derive(Debug, thiserror::Error)]
 #[error("cannot write {}: {source}", path.display())]
@@ -27,9 +26,41 @@ fn io<T>(path: &Path, r: std::io::Result<T>) -> Result<T, WriteError> {
 /// Directories `gen -o` never replaces (refused before anything is read):
 /// the root and the FHS top-level and `/usr`, `/var` system directories.
 const SYSTEM_DIRS: &[&str] = &[
-    "/", "/bin", "/boot", "/dev", "/etc", "/home", "/lib", "/lib32", "/lib64", "/libx32", "/media", "/mnt", "/opt", "/proc",
-    "/root", "/run", "/sbin", "/srv", "/sys", "/tmp", "/usr", "/var", "/usr/bin", "/usr/include", "/usr/lib", "/usr/lib64",
-    "/usr/libexec", "/usr/local", "/usr/sbin", "/usr/share", "/usr/src", "/var/cache", "/var/lib", "/var/log", "/var/tmp",
+    "/",
+    "/bin",
+    "/boot",
+    "/dev",
+    "/etc",
+    "/home",
+    "/lib",
+    "/lib32",
+    "/lib64",
+    "/libx32",
+    "/media",
+    "/mnt",
+    "/opt",
+    "/proc",
+    "/root",
+    "/run",
+    "/sbin",
+    "/srv",
+    "/sys",
+    "/tmp",
+    "/usr",
+    "/var",
+    "/usr/bin",
+    "/usr/include",
+    "/usr/lib",
+    "/usr/lib64",
+    "/usr/libexec",
+    "/usr/local",
+    "/usr/sbin",
+    "/usr/share",
+    "/usr/src",
+    "/var/cache",
+    "/var/lib",
+    "/var/log",
+    "/var/tmp",
 ];
 
 /// Most directory entries `gen` looks at in an existing output directory
@@ -65,7 +96,10 @@ pub fn resolve_output(dest: &Path) -> Result<Resolved, WriteError> {
     let lexical: PathBuf = abs.components().filter(|c| !matches!(c, std::path::Component::CurDir)).collect();
     let last_is_name = matches!(lexical.components().next_back(), Some(std::path::Component::Normal(_)));
     let (base, name) = if last_is_name {
-        (lexical.parent().map(Path::to_path_buf).unwrap_or_else(|| PathBuf::from("/")), lexical.file_name().map(|n| n.to_os_string()))
+        (
+            lexical.parent().map(Path::to_path_buf).unwrap_or_else(|| PathBuf::from("/")),
+            lexical.file_name().map(|n| n.to_os_string()),
+        )
     } else {
         (lexical.clone(), None)
     };
@@ -117,7 +151,8 @@ fn refuse_reason(dest: &Path) -> Result<Option<String>, WriteError> {
     if !meta.is_dir() {
         return Ok(Some("exists and is not a directory".into()));
     }
-    let manifest: Option<serde_json::Value> = fs::read(dest.join("manifest.json")).ok().and_then(|b| serde_json::from_slice(&b).ok());
+    let manifest: Option<serde_json::Value> =
+        fs::read(dest.join("manifest.json")).ok().and_then(|b| serde_json::from_slice(&b).ok());
     let manifest = manifest.filter(|m| m["tool"] == "zynq-net");
     let listed: Vec<String> = manifest
         .as_ref()
@@ -158,7 +193,10 @@ fn refuse_reason(dest: &Path) -> Result<Option<String>, WriteError> {
         return Ok(None);
     }
     foreign.sort();
-    Ok(Some(format!("holds files zynq-net did not write ({}); move them away or choose another directory", foreign.join(", "))))
+    Ok(Some(format!(
+        "holds files zynq-net did not write ({}); move them away or choose another directory",
+        foreign.join(", ")
+    )))
 }
 
 const STAGING_PREFIX: &str = ".zynq-net-gen.";
@@ -170,9 +208,16 @@ fn clean_stale(parent: &Path) {
     let Ok(rd) = fs::read_dir(parent) else { return };
     for e in rd.flatten() {
         let name = e.file_name().to_string_lossy().into_owned();
-        let pid = name.strip_prefix(STAGING_PREFIX).or_else(|| name.strip_prefix(".zynq-net-old.")).and_then(|r| r.split('.').next()).and_then(|p| p.parse::<u32>().ok());
+        let pid = name
+            .strip_prefix(STAGING_PREFIX)
+            .or_else(|| name.strip_prefix(".zynq-net-old."))
+            .and_then(|r| r.split('.').next())
+            .and_then(|p| p.parse::<u32>().ok());
         if let Some(pid) = pid {
-            if pid != std::process::id() && !Path::new(&format!("/proc/{pid}")).exists() && Path::new("/proc/self").exists() {
+            if pid != std::process::id()
+                && !Path::new(&format!("/proc/{pid}")).exists()
+                && Path::new("/proc/self").exists()
+            {
                 let _ = fs::remove_dir_all(e.path());
             }
         }
@@ -200,7 +245,11 @@ pub fn write_atomic(dest: &Path, files: &[(String, Vec<u8>, bool)]) -> Result<()
 /// # Errors
 /// [`WriteError`] naming the path (kind `Interrupted` when cancelled);
 /// `dest` is then left as it was.
-pub fn write_atomic_cancellable(dest: &Path, files: &[(String, Vec<u8>, bool)], cancelled: &dyn Fn() -> bool) -> Result<(), WriteError> {
+pub fn write_atomic_cancellable(
+    dest: &Path,
+    files: &[(String, Vec<u8>, bool)],
+    cancelled: &dyn Fn() -> bool,
+) -> Result<(), WriteError> {
     let dest = resolve_output(dest)?.path;
     let dest = dest.as_path();
     if let Some(why) = refuse_reason(dest)? {
@@ -209,8 +258,17 @@ pub fn write_atomic_cancellable(dest: &Path, files: &[(String, Vec<u8>, bool)], 
     let parent = dest.parent().map_or_else(|| PathBuf::from("/"), Path::to_path_buf);
     io(&parent, fs::create_dir_all(&parent))?;
     clean_stale(&parent);
-    let stop = |p: &Path| if cancelled() { Err(WriteError { path: p.to_path_buf(), source: std::io::Error::from(std::io::ErrorKind::Interrupted) }) } else { Ok(()) };
-    let tmp = io(&parent, tempfile::Builder::new().prefix(&format!("{STAGING_PREFIX}{}.", std::process::id())).tempdir_in(&parent))?;
+    let stop = |p: &Path| {
+        if cancelled() {
+            Err(WriteError { path: p.to_path_buf(), source: std::io::Error::from(std::io::ErrorKind::Interrupted) })
+        } else {
+            Ok(())
+        }
+    };
+    let tmp = io(
+        &parent,
+        tempfile::Builder::new().prefix(&format!("{STAGING_PREFIX}{}.", std::process::id())).tempdir_in(&parent),
+    )?;
     for (rel, data, exec) in files {
         stop(dest)?;
         let p = tmp.path().join(rel);

@@ -20,9 +20,7 @@ pub fn pointer_of(doc: &Value, step: &PlanStep) -> Option<String> {
     let f = step.fields();
     let iface = |name: &str| -> Option<String> {
         let list = doc.get("interfaces")?.as_array()?;
-        let i = list
-            .iter()
-            .position(|x| x.get("name").and_then(Value::as_str) == Some(name))?;
+        let i = list.iter().position(|x| x.get("name").and_then(Value::as_str) == Some(name))?;
         Some(format!("/interfaces/{i}"))
     };
     Some(match f[0] {
@@ -156,8 +154,7 @@ fn delete(text: &str, map: &SourceMap, pointers: &BTreeSet<String>) -> String {
 pub fn board_diff(board_file: &Path, plan: &PlanText, removed: &[usize]) -> Result<String, BenchError> {
     let text = std::fs::read_to_string(board_file).map_err(|e| BenchError::io(board_file, e))?;
     let name = board_file.display().to_string();
-    let (doc, map) = yaml::load(&text)
-        .map_err(|_| BenchError::Invalid(format!("{name}: does not parse any more")))?;
+    let (doc, map) = yaml::load(&text).map_err(|_| BenchError::Invalid(format!("{name}: does not parse any more")))?;
     let mut problems = Vec::new();
     let mut pointers = BTreeSet::new();
     for s in plan.steps.iter().filter(|s| removed.contains(&s.line_no)) {
@@ -170,7 +167,10 @@ pub fn board_diff(board_file: &Path, plan: &PlanText, removed: &[usize]) -> Resu
                     .filter(|o| !removed.contains(&o.line_no))
                     .any(|o| pointer_of(&doc, o).as_deref() == Some(p.as_str()));
                 if partial {
-                    problems.push(format!("`{}` comes from {p}, which also makes steps that stay: edit it by hand", s.line));
+                    problems.push(format!(
+                        "`{}` comes from {p}, which also makes steps that stay: edit it by hand",
+                        s.line
+                    ));
                 } else {
                     pointers.insert(p);
                 }
@@ -214,12 +214,8 @@ pub fn board_diff(board_file: &Path, plan: &PlanText, removed: &[usize]) -> Resu
         .find(|a| a.path == "tuning/zynq-net.plan")
         .ok_or_else(|| BenchError::Invalid("no tuning plan rendered".into()))?;
     let regenerated = PlanText::parse("edited board", &String::from_utf8_lossy(&plan_art.contents))?;
-    let want: Vec<&str> = plan
-        .steps
-        .iter()
-        .filter(|s| !removed.contains(&s.line_no))
-        .map(|s| s.line.as_str())
-        .collect();
+    let want: Vec<&str> =
+        plan.steps.iter().filter(|s| !removed.contains(&s.line_no)).map(|s| s.line.as_str()).collect();
     let got: Vec<&str> = regenerated.steps.iter().map(|s| s.line.as_str()).collect();
     if want != got {
         return Err(BenchError::Invalid(format!(
@@ -229,11 +225,7 @@ pub fn board_diff(board_file: &Path, plan: &PlanText, removed: &[usize]) -> Resu
         )));
     }
     let diff = similar::TextDiff::from_lines(&text, &edited);
-    Ok(diff
-        .unified_diff()
-        .context_radius(3)
-        .header(&format!("a/{input}"), &format!("b/{input}"))
-        .to_string())
+    Ok(diff.unified_diff().context_radius(3).header(&format!("a/{input}"), &format!("b/{input}")).to_string())
 }
 
 #[cfg(test)]
@@ -256,11 +248,7 @@ mod tests {
     fn removing_groups_from_the_zcu102_board() {
         let plan = plan_of(&zcu102());
         let lines = |verb: &str, extra: &str| -> Vec<usize> {
-            plan.steps
-                .iter()
-                .filter(|s| s.verb() == verb && s.line.contains(extra))
-                .map(|s| s.line_no)
-                .collect()
+            plan.steps.iter().filter(|s| s.verb() == verb && s.line.contains(extra)).map(|s| s.line_no).collect()
         };
         // RPS (a block list with comments above) and one flow item (tso).
         let mut removed = lines("rps", "");
@@ -280,12 +268,8 @@ mod tests {
     #[test]
     fn partial_list_settings_are_refused() {
         let plan = plan_of(&zcu102());
-        let one_xps: Vec<usize> = plan
-            .steps
-            .iter()
-            .filter(|s| s.line.starts_with("xps eth0 tx-0"))
-            .map(|s| s.line_no)
-            .collect();
+        let one_xps: Vec<usize> =
+            plan.steps.iter().filter(|s| s.line.starts_with("xps eth0 tx-0")).map(|s| s.line_no).collect();
         let e = board_diff(&zcu102(), &plan, &one_xps).unwrap_err().to_string();
         assert!(e.contains("edit it by hand"), "{e}");
     }

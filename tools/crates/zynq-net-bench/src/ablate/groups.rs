@@ -77,15 +77,10 @@ impl PlanText {
                 board = Some(name.to_string());
                 continue;
             }
-            steps.push(PlanStep {
-                line_no: i + 1,
-                line: line.to_string(),
-            });
+            steps.push(PlanStep { line_no: i + 1, line: line.to_string() });
         }
         if !header {
-            return Err(BenchError::Invalid(format!(
-                "{file}: empty plan (no `{PLAN_HEADER}` line)"
-            )));
+            return Err(BenchError::Invalid(format!("{file}: empty plan (no `{PLAN_HEADER}` line)")));
         }
         Ok(PlanText { board, steps })
     }
@@ -213,9 +208,7 @@ pub struct Group {
 }
 
 fn valid_group_name(n: &str) -> bool {
-    !n.is_empty()
-        && n.len() <= 32
-        && n.chars().all(|c| c.is_ascii_alphanumeric() || "_-".contains(c))
+    !n.is_empty() && n.len() <= 32 && n.chars().all(|c| c.is_ascii_alphanumeric() || "_-".contains(c))
 }
 
 fn selector_matches(sel: &str, step: &PlanStep) -> bool {
@@ -235,12 +228,7 @@ fn selector_matches(sel: &str, step: &PlanStep) -> bool {
 /// selectors, duplicates.
 pub fn resolve(plan: &PlanText, items: &[String]) -> Result<Vec<Group>, BenchError> {
     let builtin = |name: &str| -> Vec<usize> {
-        plan.steps
-            .iter()
-            .enumerate()
-            .filter(|(_, s)| builtin_group(s) == Some(name))
-            .map(|(i, _)| i)
-            .collect()
+        plan.steps.iter().enumerate().filter(|(_, s)| builtin_group(s) == Some(name)).map(|(i, _)| i).collect()
     };
     if items.is_empty() {
         return Ok(BUILTIN_GROUPS
@@ -249,9 +237,7 @@ pub fn resolve(plan: &PlanText, items: &[String]) -> Result<Vec<Group>, BenchErr
                 let steps = builtin(name);
                 (!steps.is_empty()).then(|| Group {
                     name: (*name).to_string(),
-                    selection: Selection::Builtin {
-                        name: (*name).to_string(),
-                    },
+                    selection: Selection::Builtin { name: (*name).to_string() },
                     steps,
                 })
             })
@@ -264,9 +250,7 @@ pub fn resolve(plan: &PlanText, items: &[String]) -> Result<Vec<Group>, BenchErr
         let group = if let Some((name, sels)) = item.split_once('=') {
             let selectors: Vec<String> = sels.split('+').map(str::to_string).collect();
             if !valid_group_name(name) {
-                errors.push(format!(
-                    "--groups `{item}`: group name `{name}`: 1-32 characters of [A-Za-z0-9_-]"
-                ));
+                errors.push(format!("--groups `{item}`: group name `{name}`: 1-32 characters of [A-Za-z0-9_-]"));
                 continue;
             }
             if selectors.iter().any(|s| s.is_empty() || s.split(':').any(str::is_empty)) {
@@ -282,17 +266,9 @@ pub fn resolve(plan: &PlanText, items: &[String]) -> Result<Vec<Group>, BenchErr
                 .filter(|(_, s)| selectors.iter().any(|sel| selector_matches(sel, s)))
                 .map(|(i, _)| i)
                 .collect();
-            Group {
-                name: name.to_string(),
-                selection: Selection::Selectors { selectors },
-                steps,
-            }
+            Group { name: name.to_string(), selection: Selection::Selectors { selectors }, steps }
         } else if names.contains(&item.as_str()) {
-            Group {
-                name: item.clone(),
-                selection: Selection::Builtin { name: item.clone() },
-                steps: builtin(item),
-            }
+            Group { name: item.clone(), selection: Selection::Builtin { name: item.clone() }, steps: builtin(item) }
         } else {
             errors.push(format!(
                 "--groups: unknown group `{item}`; built-in groups: {}; or define one as NAME=VERB[:FIELD...]",
@@ -301,9 +277,7 @@ pub fn resolve(plan: &PlanText, items: &[String]) -> Result<Vec<Group>, BenchErr
             continue;
         };
         if group.steps.is_empty() {
-            errors.push(format!(
-                "--groups `{item}`: no step of the plan is in this group (nothing to leave out)"
-            ));
+            errors.push(format!("--groups `{item}`: no step of the plan is in this group (nothing to leave out)"));
             continue;
         }
         if out.iter().any(|g| g.name == group.name) {
@@ -350,12 +324,8 @@ sysctl net.ipv4.tcp_notsent_lowat 16384\n";
         let p = PlanText::parse("x.plan", PLAN).unwrap();
         let g = resolve(&p, &["seg=offload:eth0:?so".into(), "xps".into()]).unwrap();
         assert_eq!(g[0].steps.len(), 2);
-        let e = resolve(
-            &p,
-            &["bogus".into(), "rings".into(), "a b=offload".into(), "x=".into()],
-        )
-        .unwrap_err()
-        .to_string();
+        let e =
+            resolve(&p, &["bogus".into(), "rings".into(), "a b=offload".into(), "x=".into()]).unwrap_err().to_string();
         assert!(e.contains("unknown group `bogus`"), "{e}");
         assert!(e.contains("`rings`: no step"), "{e}");
         assert!(e.contains("group name `a b`"), "{e}");

@@ -29,9 +29,7 @@ use serde_json::Value;
 use crate::error::BenchError;
 use crate::exec::{argv, Host};
 use crate::plan::{Cell, Plan};
-use crate::run::{
-    append_jsonl, cell_opts, progress, read_jsonl, say, set_mtu, trial, Context, TrialRecord,
-};
+use crate::run::{append_jsonl, cell_opts, progress, read_jsonl, say, set_mtu, trial, Context, TrialRecord};
 use crate::stats::SplitMix64;
 use crate::targets::{Endpoint, Targets};
 use groups::{write_plan, Group, PlanStep, PlanText};
@@ -128,18 +126,8 @@ impl Design {
     pub fn new_variants(plan: &PlanText, groups: &[Group]) -> Vec<Variant> {
         let all: Vec<usize> = (0..plan.steps.len()).collect();
         let mut v = vec![
-            Variant {
-                id: "full".into(),
-                kind: VariantKind::Full,
-                without: None,
-                steps: all.clone(),
-            },
-            Variant {
-                id: "untuned".into(),
-                kind: VariantKind::Untuned,
-                without: None,
-                steps: Vec::new(),
-            },
+            Variant { id: "full".into(), kind: VariantKind::Full, without: None, steps: all.clone() },
+            Variant { id: "untuned".into(), kind: VariantKind::Untuned, without: None, steps: Vec::new() },
         ];
         for g in groups {
             v.push(Variant {
@@ -164,19 +152,14 @@ impl Design {
             self.plan_source,
             steps.len(),
             self.plan.steps.len(),
-            v.without
-                .as_ref()
-                .map(|g| format!("; without group {g}"))
-                .unwrap_or_default()
+            v.without.as_ref().map(|g| format!("; without group {g}")).unwrap_or_default()
         );
         Some(write_plan(&comment, self.plan.board.as_deref(), &steps))
     }
 
     /// Run order of one round: variant indices, each with its cell indices.
     pub fn round_order(&self, round: u32) -> Vec<(usize, Vec<usize>)> {
-        let mut rng = SplitMix64::new(
-            self.seed ^ u64::from(round).wrapping_mul(0x9e37_79b9_7f4a_7c15),
-        );
+        let mut rng = SplitMix64::new(self.seed ^ u64::from(round).wrapping_mul(0x9e37_79b9_7f4a_7c15));
         let mut vs: Vec<usize> = (0..self.variants.len()).collect();
         rng.shuffle(&mut vs);
         vs.into_iter()
@@ -190,12 +173,8 @@ impl Design {
 
     /// Nominal trial seconds of the whole run.
     pub fn nominal_seconds(&self) -> f64 {
-        let per_round: f64 = self
-            .cells
-            .iter()
-            .map(|c| c.seconds + f64::from(c.omit))
-            .sum::<f64>()
-            * self.variants.len() as f64;
+        let per_round: f64 =
+            self.cells.iter().map(|c| c.seconds + f64::from(c.omit)).sum::<f64>() * self.variants.len() as f64;
         per_round * f64::from(self.rounds)
     }
 
@@ -208,8 +187,8 @@ impl Design {
     /// Loads `ablate.json`.
     pub fn load(path: &Path) -> Result<Design, BenchError> {
         let t = std::fs::read_to_string(path).map_err(|e| BenchError::io(path, e))?;
-        let d: Design = serde_json::from_str(&t)
-            .map_err(|e| BenchError::Invalid(format!("{}: {e}", path.display())))?;
+        let d: Design =
+            serde_json::from_str(&t).map_err(|e| BenchError::Invalid(format!("{}: {e}", path.display())))?;
         if d.format != ABLATE_FORMAT {
             return Err(BenchError::Invalid(format!(
                 "{}: format `{}`, this tool reads `{ABLATE_FORMAT}`",
@@ -328,12 +307,7 @@ impl Dut {
             }
             _ => Err(BenchError::Command {
                 cmd: cmd.join(" "),
-                detail: format!(
-                    "{}: {}{}",
-                    o.status,
-                    text.trim(),
-                    String::from_utf8_lossy(&o.stderr).trim()
-                ),
+                detail: format!("{}: {}{}", o.status, text.trim(), String::from_utf8_lossy(&o.stderr).trim()),
             }),
         }
     }
@@ -349,15 +323,11 @@ impl Dut {
 pub fn dut_endpoint<'a>(targets: &'a Targets, role: &str) -> Result<&'a Endpoint, BenchError> {
     match role {
         "dut" => targets.dut.as_ref().ok_or_else(|| {
-            BenchError::Invalid(
-                "--dut dut: the targets have no `dut` (use --dut client or --dut server)".into(),
-            )
+            BenchError::Invalid("--dut dut: the targets have no `dut` (use --dut client or --dut server)".into())
         }),
         "client" => Ok(&targets.client),
         "server" => Ok(&targets.server),
-        other => Err(BenchError::Invalid(format!(
-            "--dut `{other}`: expected dut, client or server"
-        ))),
+        other => Err(BenchError::Invalid(format!("--dut `{other}`: expected dut, client or server"))),
     }
 }
 
@@ -371,9 +341,7 @@ pub struct RunOptions {
 }
 
 fn done(trials: &[AblateTrial], round: u32, variant: &str, cell: &str) -> bool {
-    trials.iter().any(|t| {
-        t.round == round && t.variant == variant && t.cell == cell && t.record.error.is_none()
-    })
+    trials.iter().any(|t| t.round == round && t.variant == variant && t.cell == cell && t.record.error.is_none())
 }
 
 /// Runs (or resumes) an ablation into `out`; returns every trial.
@@ -434,11 +402,8 @@ pub fn run(
         for round in 0..design.rounds {
             for (vi, cells) in design.round_order(round) {
                 let v = &design.variants[vi];
-                let todo: Vec<&Cell> = cells
-                    .iter()
-                    .map(|&c| &design.cells[c])
-                    .filter(|c| !done(&trials, round, &v.id, &c.id))
-                    .collect();
+                let todo: Vec<&Cell> =
+                    cells.iter().map(|&c| &design.cells[c]).filter(|c| !done(&trials, round, &v.id, &c.id)).collect();
                 for c in cells.iter().map(|&c| &design.cells[c]) {
                     if !todo.iter().any(|t| t.id == c.id) {
                         pb.inc(((c.seconds + f64::from(c.omit)) * 10.0).ceil() as u64);
@@ -457,11 +422,7 @@ pub fn run(
                     Ok((c, s)) => (c, s, None),
                     Err(e) => (Some(-1), Vec::new(), Some(e.to_string())),
                 };
-                let apply = ApplyOutcome {
-                    revert_exit,
-                    apply_exit,
-                    steps,
-                };
+                let apply = ApplyOutcome { revert_exit, apply_exit, steps };
                 for cell in todo {
                     let nominal = ((cell.seconds + f64::from(cell.omit)) * 10.0).ceil() as u64;
                     let mut record = if let Some(e) = &apply_error {
@@ -473,16 +434,9 @@ pub fn run(
                             set_mtu(targets, cell.mtu)?;
                             current_mtu = Some(cell.mtu);
                         }
-                        let t = trial(
-                            &ctx,
-                            &cell_opts(&ctx, cell, !links, bench.spec.zerocopy),
-                            &cell.id,
-                            round,
-                        );
+                        let t = trial(&ctx, &cell_opts(&ctx, cell, !links, bench.spec.zerocopy), &cell.id, round);
                         if let Some(raw) = &t.raw {
-                            let p = out
-                                .join(files::RAW_DIR)
-                                .join(format!("{}-{}-r{round}.json", v.id, cell.id));
+                            let p = out.join(files::RAW_DIR).join(format!("{}-{}-r{round}.json", v.id, cell.id));
                             std::fs::write(&p, serde_json::to_string_pretty(raw).unwrap_or_default())
                                 .map_err(|e| BenchError::io(&p, e))?;
                         }
@@ -503,15 +457,7 @@ pub fn run(
                             Some(e) => format!("FAILED: {e}"),
                             None => format!("{:.1} Mbit/s", line.record.throughput_bps / 1e6),
                         };
-                        say(
-                            &pb,
-                            format!(
-                                "[{count}/{total}] round {} {:<22} {}: {what}",
-                                round + 1,
-                                v.id,
-                                cell.id
-                            ),
-                        );
+                        say(&pb, format!("[{count}/{total}] round {} {:<22} {}: {what}", round + 1, v.id, cell.id));
                     }
                     trials.retain(|t| !(t.round == round && t.variant == v.id && t.cell == cell.id));
                     trials.push(line);
@@ -523,23 +469,14 @@ pub fn run(
     })();
     pb.finish_and_clear();
     // Put the DUT back even when the run failed half-way.
-    let restore = dut.revert().and_then(|_| {
-        if was_tuned {
-            dut.apply(&full_path).map(|_| ())
-        } else {
-            Ok(())
-        }
-    });
+    let restore = dut.revert().and_then(|_| if was_tuned { dut.apply(&full_path).map(|_| ()) } else { Ok(()) });
     result?;
     restore?;
     Ok(trials)
 }
 
 fn has_ifaces(t: &Targets) -> bool {
-    [&t.client, &t.server]
-        .into_iter()
-        .chain(t.dut.as_ref())
-        .any(|e| !e.ifaces.is_empty())
+    [&t.client, &t.server].into_iter().chain(t.dut.as_ref()).any(|e| !e.ifaces.is_empty())
 }
 
 fn failed_record(cell: &str, round: u32, error: String) -> TrialRecord {
@@ -608,9 +545,8 @@ mod tests {
     #[test]
     fn order_is_random_per_round_and_reproducible() {
         let d = design();
-        let orders: Vec<Vec<usize>> = (0..d.rounds)
-            .map(|r| d.round_order(r).into_iter().map(|(v, _)| v).collect())
-            .collect();
+        let orders: Vec<Vec<usize>> =
+            (0..d.rounds).map(|r| d.round_order(r).into_iter().map(|(v, _)| v).collect()).collect();
         assert_eq!(orders[0], d.round_order(0).into_iter().map(|(v, _)| v).collect::<Vec<_>>());
         assert!(orders.iter().any(|o| *o != orders[0]), "same order every round: {orders:?}");
         for o in &orders {

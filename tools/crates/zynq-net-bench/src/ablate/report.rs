@@ -125,11 +125,7 @@ fn step_matches(j: &Value, s: &PlanStep) -> bool {
 /// Analyses the trials of a design.
 pub fn analyse(design: &Design, trials: &[AblateTrial], setup: &str) -> AblationReport {
     let m = (design.groups.len() + 1) * design.cells.len();
-    let a = Analysis {
-        confidence: design.confidence,
-        comparisons: m,
-        min_effect_percent: design.min_effect_percent,
-    };
+    let a = Analysis { confidence: design.confidence, comparisons: m, min_effect_percent: design.min_effect_percent };
     let full_apply: Vec<Value> = trials
         .iter()
         .find(|t| t.variant == "full" && t.apply.apply_exit.is_some_and(|c| c >= 0))
@@ -152,7 +148,8 @@ pub fn analyse(design: &Design, trials: &[AblateTrial], setup: &str) -> Ablation
             .iter()
             .map(|v| {
                 let all: Vec<&AblateTrial> = trials.iter().filter(|t| t.variant == v.id && t.cell == c.id).collect();
-                let ok: Vec<f64> = all.iter().filter(|t| t.record.error.is_none()).map(|t| t.record.throughput_bps).collect();
+                let ok: Vec<f64> =
+                    all.iter().filter(|t| t.record.error.is_none()).map(|t| t.record.throughput_bps).collect();
                 VariantStats {
                     variant: v.id.clone(),
                     throughput: Stats::of(&ok),
@@ -202,9 +199,7 @@ pub fn analyse(design: &Design, trials: &[AblateTrial], setup: &str) -> Ablation
         let helps = verdicts.contains(&Verdict::Helps);
         if hurts && !helps {
             suggestion.remove.push(g.name.clone());
-            suggestion
-                .removed_lines
-                .extend(g.steps.iter().map(|&i| design.plan.steps[i].line_no));
+            suggestion.removed_lines.extend(g.steps.iter().map(|&i| design.plan.steps[i].line_no));
         } else if hurts {
             suggestion.mixed.push(g.name.clone());
         }
@@ -230,12 +225,8 @@ pub fn suggested_plan(design: &Design, r: &AblationReport) -> Option<String> {
     if r.suggestion.remove.is_empty() {
         return None;
     }
-    let kept: Vec<&PlanStep> = design
-        .plan
-        .steps
-        .iter()
-        .filter(|s| !r.suggestion.removed_lines.contains(&s.line_no))
-        .collect();
+    let kept: Vec<&PlanStep> =
+        design.plan.steps.iter().filter(|s| !r.suggestion.removed_lines.contains(&s.line_no)).collect();
     Some(write_plan(
         &format!(
             "zynq-net ablation suggestion: {} without {} (groups that hurt, see ablate.md).\nReview before use; zynq-net never applies it by itself.",
@@ -277,11 +268,15 @@ fn repeats(e: &Effect) -> String {
 
 /// Markdown report.
 pub fn to_markdown(design: &Design, r: &AblationReport) -> String {
-    let mut s = format!(
-        "# zynq-net ablation: {}\n\n",
-        r.board.as_deref().unwrap_or(&r.plan_source)
+    let mut s = format!("# zynq-net ablation: {}\n\n", r.board.as_deref().unwrap_or(&r.plan_source));
+    let _ = writeln!(
+        s,
+        "Plan: `{}`, {} steps in {} groups. Setup: {}.\n",
+        r.plan_source,
+        design.plan.steps.len(),
+        design.groups.len(),
+        r.setup
     );
-    let _ = writeln!(s, "Plan: `{}`, {} steps in {} groups. Setup: {}.\n", r.plan_source, design.plan.steps.len(), design.groups.len(), r.setup);
     let _ = writeln!(
         s,
         "Design: {} rounds × {} variants (full, untuned, and the plan without each group) × {} cells; the order of the variants (and of the cells within a variant) is drawn afresh every round (seed {}); the applier reverts to untuned and applies the variant's plan before each. {} trials, {} failed.\n",
@@ -426,10 +421,7 @@ pub fn write_all(
     let mut put = |name: &str, text: String| crate::report::put_file(out, name, text, &mut written);
     put(files::REPORT_MD, to_markdown(design, r))?;
     put(files::REPORT_HTML, to_html(design, r))?;
-    put(
-        files::REPORT_JSON,
-        serde_json::to_string_pretty(r).map_err(|e| BenchError::Invalid(e.to_string()))? + "\n",
-    )?;
+    put(files::REPORT_JSON, serde_json::to_string_pretty(r).map_err(|e| BenchError::Invalid(e.to_string()))? + "\n")?;
     for name in [files::SUGGESTED_PLAN, files::SUGGESTED_DIFF] {
         let p = out.join(name);
         if p.exists() {
@@ -461,8 +453,10 @@ mod tests {
             apply: ApplyOutcome {
                 revert_exit: 0,
                 apply_exit: Some(0),
-                steps: vec![serde_json::json!({"result": "applied", "verb": "offload", "iface": "eth0", "target": "tso"}),
-                            serde_json::json!({"result": "skipped", "verb": "xps", "iface": "eth0", "target": "tx-0"})],
+                steps: vec![
+                    serde_json::json!({"result": "applied", "verb": "offload", "iface": "eth0", "target": "tso"}),
+                    serde_json::json!({"result": "skipped", "verb": "xps", "iface": "eth0", "target": "tx-0"}),
+                ],
             },
             record: TrialRecord {
                 cell: cell.into(),

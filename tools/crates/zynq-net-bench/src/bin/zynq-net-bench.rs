@@ -5,11 +5,7 @@ use clap::{Parser, Subcommand};
 use zynq_net_bench::cli::{run_bench, run_lab, BenchCommand, LabCommand};
 
 #[derive(Parser)]
-#[command(
-    name = "zynq-net-bench",
-    version,
-    about = "zynq-net benchmark runner and namespace lab"
-)]
+#[command(name = "zynq-net-bench", version, about = "zynq-net benchmark runner and namespace lab")]
 struct Cli {
     #[command(subcommand)]
     command: Command,

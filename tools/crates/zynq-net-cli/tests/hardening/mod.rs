@@ -41,7 +41,10 @@ fn alias_bomb_is_refused_at_its_positions() {
 #[test]
 fn deep_nesting_is_an_error_at_its_position_not_a_crash() {
     let tmp = tempfile::tempdir().expect("tmp");
-    for (name, text) in [("block", format!("{}1\n", "- ".repeat(10_000))), ("flow", format!("x: {}1{}\n", "[".repeat(10_000), "]".repeat(10_000)))] {
+    for (name, text) in [
+        ("block", format!("{}1\n", "- ".repeat(10_000))),
+        ("flow", format!("x: {}1{}\n", "[".repeat(10_000), "]".repeat(10_000))),
+    ] {
         let f = write(tmp.path(), &format!("{name}.yml"), text);
         let o = run(&["check", s(&f)]);
         let err = stderr(&o);
@@ -52,7 +55,11 @@ fn deep_nesting_is_an_error_at_its_position_not_a_crash() {
         if name == "block" {
             assert!(err.contains(&format!("{name}.yml:1:65: nesting deeper than 32 levels")), "{name}: {err}");
         } else {
-            assert!(err.contains(&format!("{name}.yml:1:")) && (err.contains("nesting deeper than 32 levels") || err.contains("recursion limit exceeded")), "{name}: {err}");
+            assert!(
+                err.contains(&format!("{name}.yml:1:"))
+                    && (err.contains("nesting deeper than 32 levels") || err.contains("recursion limit exceeded")),
+                "{name}: {err}"
+            );
         }
         assert!(err.lines().all(|l| l.chars().count() < 400), "{name}: long line echoed");
     }
@@ -127,12 +134,25 @@ fn pos_of(f: &Path, needle: &str) -> String {
 #[test]
 fn rfs_tables_are_rounded_like_the_kernel() {
     let tmp = tempfile::tempdir().expect("tmp");
-    let f = zcu102_with(tmp.path(), &[("rfs_sock_flow_entries: 32768", "rfs_sock_flow_entries: 30000"), ("rfs_flow_cnt: 2048", "rfs_flow_cnt: 2000")]);
+    let f = zcu102_with(
+        tmp.path(),
+        &[
+            ("rfs_sock_flow_entries: 32768", "rfs_sock_flow_entries: 30000"),
+            ("rfs_flow_cnt: 2048", "rfs_flow_cnt: 2000"),
+        ],
+    );
     let out = tmp.path().join("out");
     let o = gen(&f, &out);
     let err = stderr(&o);
     assert_eq!(o.status.code(), Some(0), "{err}");
-    assert!(err.contains(&format!("warning: {}:{}: the kernel rounds rps_sock_flow_entries 30000 up to 32768", f.display(), pos_of(&f, "30000"))), "{err}");
+    assert!(
+        err.contains(&format!(
+            "warning: {}:{}: the kernel rounds rps_sock_flow_entries 30000 up to 32768",
+            f.display(),
+            pos_of(&f, "30000")
+        )),
+        "{err}"
+    );
     assert!(err.contains("rounds rps_flow_cnt 2000 up to 2048"), "{err}");
     let plan = fs::read_to_string(out.join("tuning/zynq-net.plan")).expect("plan");
     assert!(plan.contains("\nsysctl net.core.rps_sock_flow_entries 32768\n"), "{plan}");
@@ -149,7 +169,12 @@ fn out_of_range_numbers_are_errors_at_their_position() {
     let cases: &[(&str, &str, &str, &str)] = &[
         ("mtu: 1500", "mtu: 4294967296", "4294967296", "4294967296 is greater than the maximum of 4294967295"),
         ("rfs_flow_cnt: 2048", "rfs_flow_cnt: 2147483649", "2147483649", "rps_flow_cnt 2147483649 is above 536870912"),
-        ("rfs_sock_flow_entries: 32768", "rfs_sock_flow_entries: 1073741824", "1073741824", "rps_sock_flow_entries 1073741824 is above the kernel's limit"),
+        (
+            "rfs_sock_flow_entries: 32768",
+            "rfs_sock_flow_entries: 1073741824",
+            "1073741824",
+            "rps_sock_flow_entries 1073741824 is above the kernel's limit",
+        ),
         ("mtu: 1500", "mtu: 1500.0", "1500.0", "1500.0 is a decimal number; an integer is expected here"),
         ("size: 0x10000", "size: 0", "size: 0", "MAC register window of size 0"),
     ];
@@ -160,7 +185,10 @@ fn out_of_range_numbers_are_errors_at_their_position() {
         assert_eq!(o.status.code(), Some(1), "{new}: {err}");
         let mut p = pos_of(&f, at);
         if at.starts_with("size: ") {
-            p = pos_of(&f, at).replace(&format!(":{}", p.split(':').nth(1).unwrap_or("1")), &format!(":{}", p.split(':').nth(1).and_then(|c| c.parse::<usize>().ok()).map_or(1, |c| c + 6)));
+            p = pos_of(&f, at).replace(
+                &format!(":{}", p.split(':').nth(1).unwrap_or("1")),
+                &format!(":{}", p.split(':').nth(1).and_then(|c| c.parse::<usize>().ok()).map_or(1, |c| c + 6)),
+            );
         }
         assert!(err.contains(&format!("{}:{p}: {msg}", f.display())), "{new}: want {p}: {msg}\n{err}");
         assert!(!err.contains("internal error") && !err.contains("up to 0"), "{new}: {err}");
@@ -189,7 +217,10 @@ fn xps_on_a_single_tx_queue_port_warns() {
     let tmp = tempfile::tempdir().expect("tmp");
     let f = zcu102_with(
         tmp.path(),
-        &[("queues: { rx: 2, tx: 2 }\n    mtu: 1500", "queues: { rx: 2, tx: 1 }\n    mtu: 1500"), ("      - { queue: 0, cpus: 0 }\n      - { queue: 1, cpus: 1 }\n", "      - { queue: 0, cpus: 0 }\n")],
+        &[
+            ("queues: { rx: 2, tx: 2 }\n    mtu: 1500", "queues: { rx: 2, tx: 1 }\n    mtu: 1500"),
+            ("      - { queue: 0, cpus: 0 }\n      - { queue: 1, cpus: 1 }\n", "      - { queue: 0, cpus: 0 }\n"),
+        ],
     );
     let o = run(&["check", s(&f)]);
     let err = stderr(&o);
@@ -203,12 +234,21 @@ fn gen_cleans_staging_on_every_error_path() {
     let tmp = tempfile::tempdir().expect("tmp");
     let b = board("zcu102");
     let staging = |d: &Path| -> Vec<String> {
-        fs::read_dir(d).expect("dir").filter_map(|e| e.ok()).map(|e| e.file_name().to_string_lossy().into_owned()).filter(|n| n.starts_with(".zynq-net-")).collect()
+        fs::read_dir(d)
+            .expect("dir")
+            .filter_map(|e| e.ok())
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n.starts_with(".zynq-net-"))
+            .collect()
     };
     // `-o .` in an empty directory: written there (resolved to its real path)
     let empty = tmp.path().join("empty");
     fs::create_dir(&empty).expect("mkdir");
-    let o = std::process::Command::new(super::bin()).current_dir(&empty).args(["gen", s(&b), "-o", "."]).output().expect("run");
+    let o = std::process::Command::new(super::bin())
+        .current_dir(&empty)
+        .args(["gen", s(&b), "-o", "."])
+        .output()
+        .expect("run");
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert!(empty.join("manifest.json").exists());
     assert!(staging(tmp.path()).is_empty() && staging(&empty).is_empty(), "{:?}", staging(tmp.path()));
@@ -230,7 +270,8 @@ fn gen_cleans_staging_on_every_error_path() {
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(staging(tmp.path()).is_empty(), "{:?}", staging(tmp.path()));
     // a mount point: the final rename fails (EBUSY); needs root to mount
-    let is_root = std::process::Command::new("id").arg("-u").output().map(|o| o.stdout.starts_with(b"0\n")).unwrap_or(false);
+    let is_root =
+        std::process::Command::new("id").arg("-u").output().map(|o| o.stdout.starts_with(b"0\n")).unwrap_or(false);
     if is_root {
         let mnt = tmp.path().join("mnt");
         fs::create_dir(&mnt).expect("mkdir");
@@ -275,13 +316,17 @@ fn gen_cleans_staging_on_signals() {
             .spawn()
             .expect("spawn");
         std::thread::sleep(std::time::Duration::from_millis(500));
-        let k = std::process::Command::new("kill").args([&format!("-{sig}"), &child.id().to_string()]).status().expect("kill");
+        let k = std::process::Command::new("kill")
+            .args([&format!("-{sig}"), &child.id().to_string()])
+            .status()
+            .expect("kill");
         assert!(k.success());
         let o = child.wait_with_output().expect("wait");
         assert_eq!(o.status.code(), Some(130), "{sig}: {}", stderr(&o));
         assert!(stderr(&o).contains("interrupted"), "{sig}: {}", stderr(&o));
         assert!(!out.exists());
-        let left: Vec<_> = fs::read_dir(tmp.path()).expect("dir").filter_map(|e| e.ok()).map(|e| e.file_name()).collect();
+        let left: Vec<_> =
+            fs::read_dir(tmp.path()).expect("dir").filter_map(|e| e.ok()).map(|e| e.file_name()).collect();
         assert!(left.is_empty(), "{sig}: left {left:?}");
     }
 }
