@@ -59,12 +59,63 @@ pub fn seal(body: &str) -> String {
 /// Seconds the applier waits for each interface to appear.
 pub const WAIT_SECONDS: u32 = 10;
 
+/// When a step runs: the plan is sorted by phase (stably: within a phase,
+/// interface order, then board order). The one place the step order is
+/// decided; docs/plan-format.md describes the same order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Phase {
+    /// `module` (Freescale ASF, loaded before anything uses it) and `wait`
+    /// (the interface must exist before any step touches it).
+    Prepare,
+    /// `mac`, `mtu`: change the link itself; axienet/XXV accept a MAC or MTU
+    /// change only while down, so they come before anything that needs it up.
+    Link,
+    /// `channels`: changes the queue count, which creates or removes the
+    /// `queues/rx-N`/`tx-N` directories RPS, RFS and XPS write to.
+    Channels,
+    /// `rings`: macb (`macb_set_ringparam`: close, open) and gianfar
+    /// (`gfar_sringparam`: `stop_gfar`, `startup_gfar`) restart a running
+    /// device to resize its rings: after channels, before the steps whose
+    /// values a restart could disturb.
+    Rings,
+    /// `offload`: features (`ethtool -K`).
+    Offloads,
+    /// `rings tcp-data-split` / `rx-buf-len`: header split needs the
+    /// hardware GRO offload on first (mlx5 SHAMPO), so after the offloads.
+    HeaderSplit,
+    /// `coalesce`: after rings (a ring change may reset it).
+    Coalesce,
+    /// `ptp off`: hardware timestamping off.
+    Ptp,
+    /// `rps`: per-queue RPS masks (`queues/rx-N/rps_cpus`), after channels.
+    Rps,
+    /// `rfs`: per-queue `rps_flow_cnt`, after channels.
+    Rfs,
+    /// `xps`: per-queue XPS masks (`queues/tx-N/xps_cpus`), after channels.
+    Xps,
+    /// `rss`, `ntuple`: the RSS indirection table and flow rules, after
+    /// channels (they name queues).
+    FlowSteering,
+    /// `irq`: IRQ affinity by name, after every step that may create,
+    /// remove or re-request queue IRQs (a channel change does on mlx5).
+    IrqAffinity,
+    /// `qdisc`: the multiq root qdisc, after channels (one band per TX queue).
+    Qdisc,
+    /// `filter`: u32 + skbedit filters, which need the qdisc.
+    Filter,
+    /// `sysctl`: global, after the interfaces.
+    Sysctl,
+    /// `asf udp-timeout`: ASF's timeout, last (its modules are loaded and
+    /// the interfaces are up by then).
+    AsfTimeout,
+}
+
 /// One plan line.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Step {
-    /// Phase (sort key): order of execution.
+    /// When it runs (the plan's sort key).
     #[serde(skip)]
-    pub phase: u8,
+    pub phase: Phase,
     /// The line, fields separated by single spaces.
     pub line: String,
 }
@@ -89,76 +140,76 @@ fn queue_masks(list: &[QueueCpus], count: u32, prefix: &str, nr_cpus: u32) -> Ve
 
 fn iface_steps(i: &Interface, nr_cpus: u32, out: &mut Vec<Step>) {
     let n = &i.name;
-    let mut push = |phase: u8, line: String| out.push(Step { phase, line });
-    push(0, format!("wait {n} {WAIT_SECONDS}"));
+    let mut push = |phase: Phase, line: String| out.push(Step { phase, line });
+    push(Phase::Prepare, format!("wait {n} {WAIT_SECONDS}"));
     // AXI/XXV Ethernet: the DT fragment writes local-mac-address (probe
     // reads it); the board's MAC is also set at boot, before the MTU and the
     // link coming up, for images whose DTB does not carry the fragment.
     if i.driver.is_axi() {
         if let Some(mac) = i.dt.as_ref().and_then(|d| d.mac.as_deref()) {
-            push(1, format!("mac {n} {}", mac.to_ascii_lowercase()));
+            push(Phase::Link, format!("mac {n} {}", mac.to_ascii_lowercase()));
         }
     }
     if let Some(mtu) = i.mtu {
-        push(1, format!("mtu {n} {mtu}"));
+        push(Phase::Link, format!("mtu {n} {mtu}"));
     }
     if let Some(ch) = &i.channels {
         for (k, v) in [("combined", ch.combined), ("rx", ch.rx), ("tx", ch.tx)] {
             if let Some(v) = v {
-                push(2, format!("channels {n} {k} {v}"));
+                push(Phase::Channels, format!("channels {n} {k} {v}"));
             }
         }
     }
     if let Some(r) = &i.rings {
         for (k, v) in [("rx", r.rx), ("tx", r.tx)] {
             if let Some(v) = v {
-                push(3, format!("rings {n} {k} {v}"));
+                push(Phase::Rings, format!("rings {n} {k} {v}"));
             }
         }
     }
     for (k, v) in &i.offloads {
-        push(4, format!("offload {n} {k} {}", v.as_str()));
+        push(Phase::Offloads, format!("offload {n} {k} {}", v.as_str()));
     }
     // Header split needs rx-gro-hw on first (mlx5 SHAMPO): after the offloads.
     if let Some(z) = &i.zero_copy_rx {
         if z.tcp_data_split {
-            push(5, format!("rings {n} tcp-data-split on"));
+            push(Phase::HeaderSplit, format!("rings {n} tcp-data-split on"));
         }
         if let Some(len) = z.rx_buf_len {
-            push(5, format!("rings {n} rx-buf-len {len}"));
+            push(Phase::HeaderSplit, format!("rings {n} rx-buf-len {len}"));
         }
     }
     for (k, v) in &i.coalesce {
         // ethtool -C takes adaptive-rx/adaptive-tx as on/off (board: 1/0).
         let v =
             if k.starts_with("adaptive-") { (if *v == 0 { "off" } else { "on" }).to_string() } else { v.to_string() };
-        push(6, format!("coalesce {n} {k} {v}"));
+        push(Phase::Coalesce, format!("coalesce {n} {k} {v}"));
     }
     if let Some(p) = i.ptp {
         if p.as_str() == "off" {
-            push(7, format!("ptp {n} off"));
+            push(Phase::Ptp, format!("ptp {n} off"));
         }
     }
     for (q, m) in queue_masks(&i.rps, i.queues.rx, "rx", nr_cpus) {
-        push(8, format!("rps {n} {q} {m}"));
+        push(Phase::Rps, format!("rps {n} {q} {m}"));
     }
     if let Some(cnt) = i.rfs_flow_cnt {
         // what the kernel keeps (rounded up to a power of two, warned at validation)
         let cnt = zynq_net_model::limits::kernel_flow_entries(cnt).unwrap_or(cnt);
         for q in 0..i.queues.rx {
-            push(9, format!("rfs {n} rx-{q} {cnt}"));
+            push(Phase::Rfs, format!("rfs {n} rx-{q} {cnt}"));
         }
     }
     for (q, m) in queue_masks(&i.xps, i.queues.tx, "tx", nr_cpus) {
-        push(10, format!("xps {n} {q} {m}"));
+        push(Phase::Xps, format!("xps {n} {q} {m}"));
     }
     if let Some(z) = &i.zero_copy_rx {
         // RSS over the queues below the zero-copy queue only (iou-zcrx.rst).
         if z.queue > 0 {
-            push(11, format!("rss {n} equal {}", z.queue));
+            push(Phase::FlowSteering, format!("rss {n} equal {}", z.queue));
         }
         push(
-            11,
+            Phase::FlowSteering,
             format!(
                 "ntuple {n} flow-type {} dst-port {} action {}",
                 z.flow.flow_type.as_str(),
@@ -169,17 +220,17 @@ fn iface_steps(i: &Interface, nr_cpus: u32, out: &mut Vec<Step>) {
     }
     for ia in &i.irq_affinity {
         if let Ok(cpus) = ia.cpus.cpus() {
-            push(12, format!("irq {n} {} {}", ia.irq, kernel_bitmap(&cpus, nr_cpus)));
+            push(Phase::IrqAffinity, format!("irq {n} {} {}", ia.irq, kernel_bitmap(&cpus, nr_cpus)));
         }
     }
     if let Some(q) = &i.qdisc {
-        push(13, format!("qdisc {n} multiq"));
+        push(Phase::Qdisc, format!("qdisc {n} multiq"));
         for (j, f) in q.filters.iter().enumerate() {
             let m = match f.match_ {
                 zynq_net_model::model::MatchField::Src => "src",
                 zynq_net_model::model::MatchField::Dst => "dst",
             };
-            push(14, format!("filter {n} {} {m} {} {}", j + 1, f.address, f.queue));
+            push(Phase::Filter, format!("filter {n} {} {m} {} {}", j + 1, f.address, f.queue));
         }
     }
 }
@@ -225,19 +276,19 @@ pub fn steps(b: &Board) -> Vec<Step> {
     let asf = b.fastpath.asf.as_ref().filter(|_| b.board.kernel == KernelFlavour::QoriqSdk);
     if let Some(a) = asf {
         for m in &a.modules {
-            out.push(Step { phase: 0, line: format!("module {m}") });
+            out.push(Step { phase: Phase::Prepare, line: format!("module {m}") });
         }
     }
     for i in &b.interfaces {
         iface_steps(i, b.board.cpus, &mut out);
     }
     if let Some(t) = asf.and_then(|a| a.udp_timeout_s) {
-        out.push(Step { phase: 16, line: format!("asf udp-timeout {t}") });
+        out.push(Step { phase: Phase::AsfTimeout, line: format!("asf udp-timeout {t}") });
     }
     for (k, v) in sysctls(b) {
         // Multi-word values (tcp_rmem) become several fields, one space apart.
         let v = v.split_whitespace().collect::<Vec<_>>().join(" ");
-        out.push(Step { phase: 15, line: format!("sysctl {k} {v}") });
+        out.push(Step { phase: Phase::Sysctl, line: format!("sysctl {k} {v}") });
     }
     // Stable sort: within a phase, interface order then board order.
     out.sort_by_key(|s| s.phase);
