@@ -324,11 +324,10 @@ fn gianfar_queues(i: &Interface, at: At<'_, '_>) -> Option<String> {
         1
     };
     (i.queues.rx > groups || i.queues.tx > groups).then(|| {
+        let what = if etsec2 { format!("fsl,etsec2 with {groups} queue group(s)") } else { "eTSEC1".to_string() };
         format!(
-            "gianfar (gfar_of_init): {} queue group(s) give {groups} RX/TX queue(s), the board says rx {} tx {}",
-            if etsec2 { "fsl,etsec2 with" } else { "eTSEC1:" },
-            i.queues.rx,
-            i.queues.tx
+            "gianfar (gfar_of_init): {what} gives {groups} RX/TX queue(s), the board says rx {} tx {}",
+            i.queues.rx, i.queues.tx
         )
     })
 }

@@ -181,8 +181,14 @@ pub fn show(v: &[u8]) -> String {
         let parts: Vec<String> =
             v[..v.len() - 1].split(|b| *b == 0).map(|s| format!("\"{}\"", String::from_utf8_lossy(s))).collect();
         parts.join(", ")
+    } else if !v.is_empty() && v.len() % 4 == 0 {
+        // 32-bit cells, as dtc -O dts prints them
+        let cells: Vec<String> =
+            v.chunks(4).map(|c| format!("{:#x}", u32::from_be_bytes([c[0], c[1], c[2], c[3]]))).collect();
+        format!("<{}>", cells.join(" "))
     } else {
-        format!("{v:02x?}")
+        let bytes: Vec<String> = v.iter().map(|b| format!("{b:02x}")).collect();
+        format!("[{}]", bytes.join(" "))
     }
 }
 
@@ -228,6 +234,11 @@ mod tests {
     #[test]
     fn show_strings_and_bytes() {
         assert_eq!(show(b"a\0b\0"), "\"a\", \"b\"");
-        assert_eq!(show(&[0, 0, 0, 4]), "[00, 00, 00, 04]");
+        assert_eq!(show(&[0, 0, 0, 4, 0, 0, 1, 0]), "<0x4 0x100>");
+        assert_eq!(show(&[0, 0x0a, 0x35]), "[00 0a 35]");
+        assert_eq!(show(&[]), "[]");
+        // not strings: a leading NUL, a byte outside printable ASCII
+        assert_eq!(show(b"\0a\0"), "[00 61 00]");
+        assert_eq!(show(b"a\x01\0"), "[61 01 00]");
     }
 }

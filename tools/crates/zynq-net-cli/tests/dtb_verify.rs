@@ -1,0 +1,337 @@
+//! `zynq-net dtb verify` and `zynq-net kconfig verify` on artifacts built
+//! the way a kernel build makes them, each with faults planted one at a time.
+//!
+//! DTBs: the board DTS of Debian's linux-source-6.12 (unpacked by
+//! scripts/kernel-tree; scripts/install-deps installs the package), run
+//! through cpp and `dtc -@` as the kernel's dtbs rule does, with the
+//! generated `dt/zynq-net.dtsi` #included after it (and, for a design, the
+//! tests/kernel/fixtures pl.dtsi it patches). The unmodified build must pass;
+//! each planted fault (a DTS snippet #included after the fragment: a property
+//! deleted or changed, a node duplicated, queue groups removed) must fail
+//! with the problem it plants, and nothing else may be reported. The same
+//! DTBs are checked against the kernel's bindings by tests/kernel (pytest);
+//! this suite is here so that cargo's tests — the ones cargo-mutants runs —
+//! see a broken `dtb verify` (issue 13).
+//!
+//! Needs `cpp`, `dtc` and the kernel tree: missing, the tests fail (they
+//! are installed by scripts/install-deps, which CI runs first).
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn bin() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_zynq-net"))
+}
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../..").canonicalize().expect("repo root")
+}
+
+fn run(cmd: &mut Command) -> Output {
+    cmd.output().unwrap_or_else(|e| panic!("{cmd:?}: {e} (run scripts/install-deps)"))
+}
+
+fn ok(cmd: &mut Command) -> Output {
+    let o = run(cmd);
+    assert!(o.status.success(), "{cmd:?} failed:\n{}", String::from_utf8_lossy(&o.stderr));
+    o
+}
+
+fn kernel_tree() -> PathBuf {
+    let o = ok(&mut Command::new(root().join("scripts/kernel-tree")));
+    PathBuf::from(String::from_utf8(o.stdout).expect("utf-8").trim())
+}
+
+/// cpp + `dtc` (`-@` when `symbols`): `dts` (relative to the arch's dts
+/// directory) followed by `includes`, as tests/kernel/conftest.py's build_dtb.
+fn build_dtb(tree: &Path, arch: &str, dts: &str, includes: &[PathBuf], out: &Path, symbols: bool) {
+    let dts_root = tree.join("arch").join(arch).join("boot/dts");
+    let board = dts_root.join(dts);
+    let wrapper = out.with_extension("wrap.dts");
+    let text: String =
+        std::iter::once(&board).chain(includes).map(|p| format!("#include \"{}\"\n", p.display())).collect();
+    fs::write(&wrapper, text).expect("write wrapper");
+    let pre = out.with_extension("pp.dts");
+    ok(Command::new("cpp")
+        .args(["-nostdinc", "-undef", "-D__DTS__", "-x", "assembler-with-cpp", "-I"])
+        .arg(&dts_root)
+        .arg("-I")
+        .arg(board.parent().expect("dir"))
+        .arg("-I")
+        .arg(tree.join("include"))
+        .arg("-I")
+        .arg(tree.join("scripts/dtc/include-prefixes"))
+        .arg("-o")
+        .arg(&pre)
+        .arg(&wrapper));
+    let mut dtc = Command::new("dtc");
+    if symbols {
+        dtc.arg("-@");
+    }
+    ok(dtc
+        .args(["-q", "-I", "dts", "-O", "dtb", "-i"])
+        .arg(board.parent().expect("dir"))
+        .arg("-i")
+        .arg(&dts_root)
+        .arg("-o")
+        .arg(out)
+        .arg(&pre));
+}
+
+struct Case {
+    board: PathBuf,
+    arch: &'static str,
+    dts: &'static str,
+    /// A design pl.dtsi the board patches by label (#included before the fragment).
+    design: Option<PathBuf>,
+    /// (DTS snippet appended after the fragment, text the report must contain)
+    faults: &'static [(&'static str, &'static str)],
+}
+
+fn verify(board: &Path, dtb: &Path) -> (Option<i32>, String) {
+    let o = run(Command::new(bin()).arg("dtb").arg("verify").arg(board).arg(dtb));
+    (o.status.code(), format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr)))
+}
+
+fn problems(report: &str) -> Vec<&str> {
+    report.lines().filter(|l| !l.starts_with("found ") && !l.contains(" node(s) checked, ")).collect()
+}
+
+fn check_case(name: &str, c: &Case) {
+    let tree = kernel_tree();
+    let tmp = tempfile::tempdir().expect("tmp");
+    let out = tmp.path().join("out");
+    let g = run(Command::new(bin()).arg("gen").arg(&c.board).arg("-o").arg(&out));
+    assert_eq!(g.status.code(), Some(0), "{name}: gen: {}", String::from_utf8_lossy(&g.stderr));
+    let fragment = out.join("dt/zynq-net.dtsi");
+    let mut base_inc: Vec<PathBuf> = c.design.iter().cloned().collect();
+    // The board DTS (and design) alone: what the fragment adds is missing.
+    let base = tmp.path().join("base.dtb");
+    build_dtb(&tree, c.arch, c.dts, &base_inc, &base, true);
+    let (code, rep) = verify(&c.board, &base);
+    assert_eq!(code, Some(1), "{name}: verify passed on the DTB without the fragment:\n{rep}");
+    assert!(rep.contains("missing ") || rep.contains("different "), "{name}: {rep}");
+    // With the fragment: clean.
+    base_inc.push(fragment);
+    let good = tmp.path().join("good.dtb");
+    build_dtb(&tree, c.arch, c.dts, &base_inc, &good, true);
+    let (code, rep) = verify(&c.board, &good);
+    assert_eq!(code, Some(0), "{name}: verify fails on the DTB with the fragment:\n{rep}");
+    assert!(problems(&rep).is_empty(), "{name}: {rep}");
+    assert!(rep.contains(", 0 problem(s)") && rep.contains("found "), "{name}: {rep}");
+    // One fault at a time.
+    for (k, (snippet, want)) in c.faults.iter().enumerate() {
+        let f = tmp.path().join(format!("fault{k}.dtsi"));
+        fs::write(&f, snippet).expect("write fault");
+        let mut inc = base_inc.clone();
+        inc.push(f);
+        let dtb = tmp.path().join(format!("fault{k}.dtb"));
+        build_dtb(&tree, c.arch, c.dts, &inc, &dtb, true);
+        let (code, rep) = verify(&c.board, &dtb);
+        assert_eq!(code, Some(1), "{name}: fault {snippet:?} not seen:\n{rep}");
+        let ps = problems(&rep);
+        assert!(
+            ps.iter().any(|p| p.contains(want)),
+            "{name}: fault {snippet:?}: no problem containing {want:?}:\n{rep}"
+        );
+        let summary = format!(", {} problem(s)", ps.len());
+        assert!(rep.contains(&summary), "{name}: problem count in the summary:\n{rep}");
+    }
+}
+
+fn boards() -> PathBuf {
+    root().join("meta-zynq-net/boards")
+}
+
+fn fixtures() -> PathBuf {
+    root().join("tests/kernel/fixtures")
+}
+
+#[test]
+fn zcu102_reference_board() {
+    check_case(
+        "zcu102",
+        &Case {
+            board: boards().join("zcu102.yml"),
+            arch: "arm64",
+            dts: "xilinx/zynqmp-zcu102-rev1.0.dts",
+            design: None,
+            faults: &[
+                ("&gem3 { /delete-property/ phy-mode; };", "missing prop  /axi/ethernet@ff0e0000: phy-mode"),
+                ("&gem3 { local-mac-address = [00 0a 35 00 22 02]; };", "local-mac-address is [00 0a 35 00 22 02]"),
+                ("&gem3 { status = \"disabled\"; };", "status is \"disabled\", wanted status = \"okay\""),
+                // The generated XXV + MCDMA node (full-node mode).
+                ("&xxv_ethernet_0 { /delete-property/ xlnx,rxmem; };", "xlnx,rxmem"),
+                ("&xxv_ethernet_0 { xlnx,num-queues = /bits/ 16 <3>; };", "xlnx,num-queues"),
+                ("&xxv_ethernet_0 { /delete-property/ axistream-connected; };", "axistream-connected"),
+                (
+                    "&xxv_ethernet_0 { interrupt-names = \"mm2s_ch1_introut\", \"mm2s_ch2_introut\", \"s2mm_ch1_introut\", \"s2mm_ch9_introut\"; };",
+                    "interrupt-names",
+                ),
+                ("&axi_mcdma_0 { /delete-property/ xlnx,addrwidth; };", "xlnx,addrwidth"),
+                ("&axi_mcdma_0 { interrupts = <0 89 4>; };", "interrupts"),
+                ("&xxv_ethernet_0 { phy-mode = \"sgmii\"; };", "phy-mode is \"sgmii\""),
+                (
+                    "/ { amba_pl: amba_pl@0 { #address-cells = <2>; #size-cells = <2>; compatible = \"simple-bus\"; ranges; \
+                     other: ethernet@a0000000 { compatible = \"xlnx,xxv-ethernet-1.0\"; reg = <0 0xa0000000 0 0x10000>; }; }; };",
+                    "duplicate reg",
+                ),
+                ("&axi_mcdma_0 { compatible = \"xlnx,axi-dma-1.00.a\"; };", "compatible is \"xlnx,axi-dma-1.00.a\""),
+            ],
+        },
+    );
+}
+
+#[test]
+fn p1020rdb_reference_board() {
+    check_case(
+        "p1020rdb",
+        &Case {
+            board: boards().join("p1020rdb.yml"),
+            arch: "powerpc",
+            dts: "fsl/p1020rdb-pd.dts",
+            design: None,
+            faults: &[
+                ("&enet1 { /delete-property/ local-mac-address; };", "local-mac-address"),
+                ("&enet0 { /delete-node/ queue-group@b4000; };", "gianfar (gfar_of_init): fsl,etsec2 with 1 queue group(s) gives 1 RX/TX queue(s), the board says rx 2 tx 2"),
+                ("&enet1 { tbi-handle = \"x\"; };", "tbi-handle"),
+            ],
+        },
+    );
+}
+
+#[test]
+fn xxv_mcdma_design_patched_by_label() {
+    check_case(
+        "zcu102-sdt",
+        &Case {
+            board: fixtures().join("zcu102-sdt.yml"),
+            arch: "arm64",
+            dts: "xilinx/zynqmp-zcu102-rev1.0.dts",
+            design: Some(fixtures().join("pl-xxv.dtsi")),
+            faults: &[
+                ("&xxv_ethernet_1 { phy-mode = \"base-r\"; };", "phy-mode is \"base-r\""),
+                ("&xxv_ethernet_1 { /delete-property/ managed; };", "managed"),
+                ("&xxv_ethernet_1 { xlnx,channel-ids = \"0x1\"; };", "xlnx,num-queues 16 but 1 channel id(s)"),
+            ],
+        },
+    );
+}
+
+#[test]
+fn axienet_sfp_design_patched_by_label() {
+    check_case(
+        "zcu102-1g-sfp",
+        &Case {
+            board: fixtures().join("zcu102-1g-sfp.yml"),
+            arch: "arm64",
+            dts: "xilinx/zynqmp-zcu102-rev1.0.dts",
+            design: Some(fixtures().join("pl-1g-sfp.dtsi")),
+            faults: &[
+                ("&axi_ethernet_0 { /delete-property/ sfp; };", "sfp"),
+                ("&axi_ethernet_0 { xlnx,phy-type = <1>; };", "xlnx,phy-type"),
+                ("&axi_ethernet_0 { /delete-property/ max-speed; };", "max-speed"),
+            ],
+        },
+    );
+}
+
+#[test]
+fn axi_dma_full_node() {
+    check_case(
+        "zcu102-axidma",
+        &Case {
+            board: fixtures().join("zcu102-axidma.yml"),
+            arch: "arm64",
+            dts: "xilinx/zynqmp-zcu102-rev1.0.dts",
+            design: None,
+            faults: &[
+                (
+                    "&axi_dma_1 { dma-channel-s2mm { /delete-property/ interrupts; }; };",
+                    "missing prop  /zynq-net-bus/dma@a0080000/dma-channel-s2mm: interrupts",
+                ),
+                (
+                    "&axi_dma_1 { /delete-node/ dma-channel-mm2s; };",
+                    "missing node  /zynq-net-bus/dma@a0080000/dma-channel-mm2s",
+                ),
+                ("&axi_ethernet_1 { /delete-property/ clocks; };", "clocks"),
+            ],
+        },
+    );
+}
+
+/// Without `/__symbols__` nodes are found by compatible and unit address
+/// (vendor DTBs built without `dtc -@`), and a fault is still seen.
+#[test]
+fn dtb_without_symbols() {
+    let tree = kernel_tree();
+    let tmp = tempfile::tempdir().expect("tmp");
+    let board = boards().join("zcu102.yml");
+    let out = tmp.path().join("out");
+    assert_eq!(run(Command::new(bin()).arg("gen").arg(&board).arg("-o").arg(&out)).status.code(), Some(0));
+    let dtb = tmp.path().join("nosym.dtb");
+    build_dtb(&tree, "arm64", "xilinx/zynqmp-zcu102-rev1.0.dts", &[out.join("dt/zynq-net.dtsi")], &dtb, false);
+    let (code, rep) = verify(&board, &dtb);
+    assert_eq!(code, Some(0), "{rep}");
+    assert!(rep.contains("eth0: /axi/ethernet@ff0e0000 (compatible + unit address)"), "{rep}");
+    let base = tmp.path().join("base-nosym.dtb");
+    build_dtb(&tree, "arm64", "xilinx/zynqmp-zcu102-rev1.0.dts", &[], &base, false);
+    let (code, rep) = verify(&board, &base);
+    assert_eq!(code, Some(1), "{rep}");
+    assert!(rep.contains("the DTB has no /__symbols__"), "{rep}");
+}
+
+/// `kconfig verify` on a `.config`: every requested symbol with its value
+/// passes; one missing, one `m` for `y`, one `n` each fail and are named.
+#[test]
+fn kconfig_verify_on_a_config() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let board = boards().join("p1020rdb.yml");
+    let out = tmp.path().join("out");
+    assert_eq!(run(Command::new(bin()).arg("gen").arg(&board).arg("-o").arg(&out)).status.code(), Some(0));
+    // The union of the generated fragments is a .config that has every symbol.
+    let mut config = String::new();
+    let mut syms = Vec::new();
+    for e in fs::read_dir(out.join("kernel")).expect("kernel dir") {
+        let p = e.expect("entry").path();
+        if p.extension().is_some_and(|x| x == "cfg") {
+            for l in fs::read_to_string(&p).expect("cfg").lines().filter(|l| l.starts_with("CONFIG_")) {
+                config.push_str(l);
+                config.push('\n');
+                syms.push(l.split_once('=').expect("=").0.to_string());
+            }
+        }
+    }
+    assert!(syms.len() >= 10, "{syms:?}");
+    let cfg = tmp.path().join(".config");
+    let kv = |text: &str| {
+        fs::write(&cfg, text).expect("write");
+        let o = run(Command::new(bin()).arg("kconfig").arg("verify").arg("--config").arg(&cfg).arg(&board));
+        (o.status.code(), String::from_utf8_lossy(&o.stdout).into_owned() + &String::from_utf8_lossy(&o.stderr))
+    };
+    let (code, rep) = kv(&config);
+    assert_eq!(code, Some(0), "{rep}");
+    let (a, b, c) = (&syms[0], &syms[1], &syms[2]);
+    let broken = config
+        .lines()
+        .filter(|l| !l.starts_with(&format!("{a}=")))
+        .map(|l| {
+            if l.starts_with(&format!("{b}=")) {
+                format!("# {b} is not set")
+            } else if l.starts_with(&format!("{c}=y")) {
+                format!("{c}=m")
+            } else {
+                l.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    let (code, rep) = kv(&broken);
+    assert_eq!(code, Some(1), "{rep}");
+    for s in [a, b] {
+        assert!(rep.contains(s.trim_start_matches("CONFIG_")), "{s} not reported:\n{rep}");
+    }
+    let (code, _) = kv("# nothing here\n");
+    assert_eq!(code, Some(2), "a file without CONFIG_ lines is a usage error");
+}
