@@ -14,122 +14,28 @@
 //!   is taken at `1 − α/m` so that, over all `m` comparisons together, the
 //!   chance of any false verdict stays at most `α`.
 //!
-//! The Student t quantile is computed from the regularized incomplete beta
-//! function (continued fraction, as in Numerical Recipes §6.4) and checked
-//! against table values in the tests.
+//! The Student t distribution comes from statrs (a maintained statistics
+//! library) rather than our own special functions; the tests check it
+//! against table values.
 
 use serde::{Deserialize, Serialize};
+use statrs::distribution::{ContinuousCDF, StudentsT};
 
-/// `ln Γ(x)`, Lanczos approximation (g = 7, n = 9), x > 0.
-fn ln_gamma(x: f64) -> f64 {
-    const C: [f64; 9] = [
-        0.999_999_999_999_809_9,
-        676.520_368_121_885_1,
-        -1_259.139_216_722_402_8,
-        771.323_428_777_653_1,
-        -176.615_029_162_140_6,
-        12.507_343_278_686_905,
-        -0.138_571_095_265_720_12,
-        9.984_369_578_019_572e-6,
-        1.505_632_735_149_311_6e-7,
-    ];
-    if x < 0.5 {
-        // Reflection.
-        let pi = std::f64::consts::PI;
-        return (pi / (pi * x).sin()).ln() - ln_gamma(1.0 - x);
-    }
-    let x = x - 1.0;
-    let mut a = C[0];
-    let t = x + 7.5;
-    for (i, c) in C.iter().enumerate().skip(1) {
-        a += c / (x + i as f64);
-    }
-    0.5 * (2.0 * std::f64::consts::PI).ln() + (x + 0.5) * t.ln() - t + a.ln()
-}
-
-/// Continued fraction of the incomplete beta function (modified Lentz).
-fn beta_cf(a: f64, b: f64, x: f64) -> f64 {
-    const TINY: f64 = 1e-300;
-    let (qab, qap, qam) = (a + b, a + 1.0, a - 1.0);
-    let mut c = 1.0;
-    let mut d = 1.0 - qab * x / qap;
-    if d.abs() < TINY {
-        d = TINY;
-    }
-    d = 1.0 / d;
-    let mut h = d;
-    // One Lentz step: d and c updated for the coefficient aa; returns d * c.
-    let step = |aa: f64, d: &mut f64, c: &mut f64| -> f64 {
-        *d = 1.0 + aa * *d;
-        if d.abs() < TINY {
-            *d = TINY;
-        }
-        *c = 1.0 + aa / *c;
-        if c.abs() < TINY {
-            *c = TINY;
-        }
-        *d = 1.0 / *d;
-        *d * *c
-    };
-    for m in 1..300 {
-        let m = m as f64;
-        let m2 = 2.0 * m;
-        h *= step(m * (b - m) * x / ((qam + m2) * (a + m2)), &mut d, &mut c);
-        let del = step(-(a + m) * (qab + m) * x / ((a + m2) * (qap + m2)), &mut d, &mut c);
-        h *= del;
-        if (del - 1.0).abs() < 1e-15 {
-            break;
-        }
-    }
-    h
-}
-
-/// Regularized incomplete beta `I_x(a, b)`.
-fn inc_beta(a: f64, b: f64, x: f64) -> f64 {
-    if x <= 0.0 {
-        return 0.0;
-    }
-    if x >= 1.0 {
-        return 1.0;
-    }
-    let front = (ln_gamma(a + b) - ln_gamma(a) - ln_gamma(b) + a * x.ln() + b * (1.0 - x).ln()).exp();
-    if x < (a + 1.0) / (a + b + 2.0) {
-        front * beta_cf(a, b, x) / a
-    } else {
-        1.0 - front * beta_cf(b, a, 1.0 - x) / b
-    }
+fn student(df: f64) -> StudentsT {
+    // df > 0 always holds here (at least one degree of freedom); a bad df
+    // would be a bug in the caller, so fall back to the normal limit.
+    StudentsT::new(0.0, 1.0, df).unwrap_or_else(|_| StudentsT::new(0.0, 1.0, f64::INFINITY).expect("normal"))
 }
 
 /// Cumulative distribution of Student's t with `df` degrees of freedom.
 pub fn t_cdf(t: f64, df: f64) -> f64 {
-    let tail = 0.5 * inc_beta(df / 2.0, 0.5, df / (df + t * t));
-    if t >= 0.0 {
-        1.0 - tail
-    } else {
-        tail
-    }
+    student(df).cdf(t)
 }
 
 /// Quantile of Student's t: the `t` with `t_cdf(t, df) = p`, for
-/// 0.5 ≤ p < 1 (bisection to 1e-10).
+/// 0.5 ≤ p < 1 (`p` is clamped to that range).
 pub fn t_quantile(p: f64, df: f64) -> f64 {
-    let p = p.clamp(0.5, 1.0 - 1e-15);
-    let (mut lo, mut hi) = (0.0_f64, 1.0_f64);
-    while t_cdf(hi, df) < p && hi < 1e12 {
-        hi *= 2.0;
-    }
-    for _ in 0..200 {
-        let mid = 0.5 * (lo + hi);
-        if t_cdf(mid, df) < p {
-            lo = mid;
-        } else {
-            hi = mid;
-        }
-        if hi - lo < 1e-9 * hi.max(1.0) {
-            break;
-        }
-    }
-    0.5 * (lo + hi)
+    student(df).inverse_cdf(p.clamp(0.5, 1.0 - 1e-15))
 }
 
 /// What an interval supports.
