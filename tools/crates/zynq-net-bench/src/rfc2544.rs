@@ -472,7 +472,8 @@ mod tests {
         // A DUT that drops everything above cap but reports garbage receive
         // rates (0): plain bisection, bounded by max_trials.
         let cap = 30_000.0;
-        let r = search(&ctx(), &Rfc2544Spec::default(), 1e9, 256, |o, _| {
+        let spec = Rfc2544Spec { max_trials: 20, ..Rfc2544Spec::default() };
+        let r = search(&ctx(), &spec, 1e9, 256, |o, _| {
             let mut t = sim(o, cap, 1e9);
             if let Some(s) = t.record.summary.as_mut() {
                 if s.forward.lost_packets != Some(0) {
@@ -482,8 +483,124 @@ mod tests {
             }
             t
         });
-        assert!(r.search_trials <= 10);
-        assert!(r.fps <= cap && r.fps > cap * 0.9, "{}", r.fps);
+        assert!(r.search_trials < 20, "bisection from line rate to 1% takes about 10 trials");
+        assert!(r.fps <= cap && r.fps > cap * 0.98, "{}", r.fps);
+        // Bisection halves the bracket each trial and stops at the resolution.
+        let search: Vec<&Step> = r.steps.iter().filter(|s| !s.confirm).collect();
+        let lo = search.iter().filter(|s| s.pass).map(|s| s.offered_fps).fold(0.0, f64::max);
+        let hi = search.iter().filter(|s| !s.pass).map(|s| s.offered_fps).fold(f64::INFINITY, f64::min);
+        {
+            assert!((hi - lo) / hi * 100.0 <= 1.0, "stopped with the bracket {lo}..{hi}");
+            let prev_hi = search[..search.len() - 1]
+                .iter()
+                .filter(|s| !s.pass)
+                .map(|s| s.offered_fps)
+                .fold(f64::INFINITY, f64::min);
+            let prev_lo =
+                search[..search.len() - 1].iter().filter(|s| s.pass).map(|s| s.offered_fps).fold(0.0, f64::max);
+            assert!((prev_hi - prev_lo) / prev_hi * 100.0 > 1.0, "one trial too many: {search:?}");
+        }
+        for w in search.windows(2) {
+            assert!((w[1].offered_fps - w[0].offered_fps).abs() > 1.0, "a rate tried twice: {search:?}");
+        }
+    }
+
+    fn offered(o: &ClientOpts) -> f64 {
+        o.bitrate.unwrap_or(0) as f64 / (8.0 * o.length as f64)
+    }
+
+    /// A DUT whose buffer hides loss in short trials: it forwards `cap`
+    /// frames/s for trials of at most `short` seconds and only `long_cap`
+    /// over longer ones (the confirmation).
+    fn sim_buffered(o: &ClientOpts, cap: f64, long_cap: f64, short: f64) -> Trial {
+        sim(o, if o.seconds <= short { cap } else { long_cap }, 1e9)
+    }
+
+    #[test]
+    fn confirmation_steps_down_by_the_resolution_until_it_holds() {
+        let cap = 40_000.0;
+        // Over 5 s the DUT keeps 98.5% of what short trials show: the first
+        // step down (1%) still loses, the second (1.99%) holds.
+        let spec = Rfc2544Spec::default();
+        let r = search(&ctx(), &spec, 1e9, 512, |o, _| sim_buffered(o, cap, cap * 0.985, 1.0));
+        let confirms: Vec<&Step> = r.steps.iter().filter(|s| s.confirm).collect();
+        assert_eq!(confirms.len(), 3, "{:?}", r.steps);
+        assert!(!confirms[0].pass && !confirms[1].pass && confirms[2].pass, "{confirms:?}");
+        for w in confirms.windows(2) {
+            let ratio = w[1].offered_fps / w[0].offered_fps;
+            assert!((ratio - 0.99).abs() < 1e-9, "confirmation must step down by 1%: {ratio}");
+        }
+        assert!(confirms.iter().all(|s| s.n > r.search_trials), "confirm trials numbered after the search");
+        assert!(r.confirmed);
+        assert!((r.fps - confirms[2].offered_fps).abs() < 1e-6 && r.fps <= cap * 0.985, "{}", r.fps);
+        // Trial lengths: search trials short, confirmations long.
+        assert!(r.steps.iter().filter(|s| !s.confirm).count() as u32 == r.search_trials);
+    }
+
+    #[test]
+    fn confirmation_gives_up_after_three_trials() {
+        let r = search(&ctx(), &Rfc2544Spec::default(), 1e9, 512, |o, _| sim_buffered(o, 40_000.0, 10_000.0, 1.0));
+        assert!(!r.confirmed);
+        assert_eq!(r.steps.iter().filter(|s| s.confirm).count(), 3);
+        assert!(r.steps.iter().filter(|s| s.confirm).all(|s| !s.pass));
+    }
+
+    #[test]
+    fn the_search_brackets_to_the_resolution_within_max_trials() {
+        for (cap, res, max) in [(12_345.0, 1.0, 10), (77_000.0, 0.5, 12), (3_000.0, 2.0, 4)] {
+            let spec = Rfc2544Spec { resolution_percent: res, max_trials: max, ..Rfc2544Spec::default() };
+            let r = search(&ctx(), &spec, 1e9, 1024, |o, _| sim(o, cap, 1e9));
+            assert!(r.search_trials <= max, "{cap}: {} trials", r.search_trials);
+            let passes: Vec<f64> = r.steps.iter().filter(|s| !s.confirm && s.pass).map(|s| s.offered_fps).collect();
+            let fails: Vec<f64> = r.steps.iter().filter(|s| !s.confirm && !s.pass).map(|s| s.offered_fps).collect();
+            assert!(passes.iter().all(|&p| p <= cap * 1.0001), "{cap}: a pass above the cap: {passes:?}");
+            assert!(fails.iter().all(|&f| f > cap), "{cap}: a fail below the cap: {fails:?}");
+            if r.search_trials < max {
+                let lo = passes.iter().cloned().fold(0.0, f64::max);
+                let hi = fails.iter().cloned().fold(f64::INFINITY, f64::min);
+                assert!((hi - lo) / hi * 100.0 <= res, "{cap}: bracket {lo}..{hi} wider than {res}%");
+            }
+            assert!(r.fps <= cap && r.fps >= cap * (1.0 - 2.0 * res / 100.0), "{cap}: {}", r.fps);
+            assert!(r.confirmed);
+        }
+    }
+
+    #[test]
+    fn loss_tolerance_counts_small_loss_as_zero() {
+        // 0.5% loss at every rate: a pass at line rate with 1% tolerance, a
+        // search with 0%.
+        let lossy = |o: &ClientOpts| sim(o, offered(o) * 0.995, 1e9);
+        let tol = Rfc2544Spec { loss_tolerance_percent: 1.0, ..Rfc2544Spec::default() };
+        let r = search(&ctx(), &tol, 1e9, 1518, |o, _| lossy(o));
+        assert_eq!(r.search_trials, 1);
+        assert!(r.confirmed && (r.line_percent - 100.0).abs() < 0.01);
+        let step = &r.steps[0];
+        assert!((step.loss_percent - 0.5).abs() < 0.05 && step.pass && step.lost > 0, "{step:?}");
+        let strict = search(&ctx(), &Rfc2544Spec::default(), 1e9, 1518, |o, _| lossy(o));
+        assert!(!strict.steps[0].pass);
+        assert!(strict.search_trials > 1);
+        assert!(deviations(&tol, "3.12").iter().any(|d| d.contains("Loss tolerance 1%")));
+        assert!(!deviations(&Rfc2544Spec::default(), "3.12").iter().any(|d| d.contains("Loss tolerance")));
+        assert!(deviations(&Rfc2544Spec::default(), "3.12")[1].contains("1 s for the search and 5 s"));
+    }
+
+    #[test]
+    fn a_failed_trial_is_a_failure_with_its_error() {
+        let mut n = 0;
+        let r = search(&ctx(), &Rfc2544Spec::default(), 1e9, 256, |o, _| {
+            n += 1;
+            let mut t = sim(o, 20_000.0, 1e9);
+            if n == 1 {
+                t.record.summary = None;
+                t.record.error = Some("iperf3: connection refused".into());
+            }
+            t
+        });
+        let first = &r.steps[0];
+        assert!(!first.pass && first.sent == 0 && first.loss_percent == 100.0);
+        assert_eq!(first.error.as_deref(), Some("iperf3: connection refused"));
+        // No receive-rate estimate from a failed trial: the next probe is the middle.
+        assert!((r.steps[1].offered_fps - max_fps(1e9, 256) / 2.0).abs() < 1.0, "{:?}", r.steps[1]);
     }
 
     #[test]
