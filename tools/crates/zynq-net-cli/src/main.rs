@@ -45,6 +45,14 @@ enum Cmd {
     },
     /// Print the JSON Schema of the board format.
     Schema,
+    /// List the validation rules (id, severity, summary); `--markdown`
+    /// prints the rule table of docs/board-format.md.
+    #[command(hide = true)]
+    Rules {
+        /// The Markdown table generated into docs/board-format.md.
+        #[arg(long)]
+        markdown: bool,
+    },
     /// Kernel config checks.
     Kconfig {
         #[command(subcommand)]
@@ -210,6 +218,28 @@ fn main() -> ExitCode {
                 Ok(()) => ExitCode::from(EXIT_OK),
                 Err(e) => {
                     eprintln!("zynq-net: cannot write the schema: {e}");
+                    ExitCode::from(EXIT_USAGE)
+                }
+            }
+        }
+        Cmd::Rules { markdown } => {
+            use std::io::Write;
+            let text = if markdown {
+                zynq_net_model::Rule::markdown_table()
+            } else {
+                zynq_net_model::Rule::ALL
+                    .iter()
+                    .map(|r| {
+                        let sev = if r.severity() == zynq_net_model::Severity::Error { "error" } else { "warning" };
+                        format!("{:<28} {sev:<7} {}\n", r.id(), r.summary())
+                    })
+                    .collect()
+            };
+            let mut out = std::io::stdout().lock();
+            match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+                Ok(()) => ExitCode::from(EXIT_OK),
+                Err(e) => {
+                    eprintln!("zynq-net: cannot write the rules: {e}");
                     ExitCode::from(EXIT_USAGE)
                 }
             }
