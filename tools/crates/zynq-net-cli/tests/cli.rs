@@ -423,7 +423,7 @@ fn gen_is_atomic_and_never_clobbers_foreign_directories() {
     let out = tmp.path().join("out");
     assert_eq!(gen(&board("p1020rdb"), &out).status.code(), Some(0));
     let before = tree(&out);
-    let bad = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/bad/c9-skbedit-beyond-tx-queues.yml");
+    let bad = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/bad/skbedit-queue.yml");
     assert_eq!(gen(&bad, &out).status.code(), Some(1));
     assert_eq!(tree(&out), before, "failed gen changed the output");
     assert_eq!(gen(&board("zcu102"), &out).status.code(), Some(0));
