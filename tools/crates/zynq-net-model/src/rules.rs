@@ -278,7 +278,7 @@ rules! {
         hint: Some("name the NIC's IRQs: at least three literal characters, e.g. eth0 or eth0_g*");
     IrqMultiCpu = "irq-multi-cpu", Warning,
         summary: "a multi-CPU IRQ mask on a controller that delivers each IRQ to one CPU (GIC-400, GIC-390, MPIC)",
-        source: "drivers/irqchip/irq-gic.c: gic_set_affinity takes one CPU of the mask; arch/powerpc/sysdev/mpic.c likewise",
+        source: "drivers/irqchip/irq-gic.c: gic_set_affinity takes one CPU of the mask; arch/powerpc/sysdev/mpic.c: mpic_set_affinity with MPIC_SINGLE_DEST_CPU (platforms/85xx/mpc85xx_rdb.c)",
         hint: Some("pin to one CPU; the applier reports effective_affinity");
     IrqbalanceRunning = "irqbalance-running", Error,
         summary: "pinned IRQs with `system.irqbalance: running`",
@@ -302,7 +302,7 @@ rules! {
         hint: Some("remove the key to leave PTP as the driver sets it");
     ZcrxUnsupported = "zcrx-unsupported", Error,
         summary: "zero-copy receive only on a driver with the netdev queue API and header split",
-        source: "io_uring/zcrx.c (6.15): netdev_rx_queue_restart needs queue_mgmt_ops",
+        source: "io_uring zero-copy receive (Linux 6.15, io_uring/zcrx.c) needs the netdev queue API (include/linux/netdevice.h: queue_mgmt_ops) and header split",
         hint: Some("use an mlx5 (or other queue-API) NIC, or remove zero_copy_rx");
     ZcrxBufLen = "zcrx-buf-len", Error,
         summary: "zero-copy `rx_buf_len` is a power of two of at least 4096",
@@ -388,7 +388,7 @@ rules! {
         hint: Some("set tbi_handle to the TBI PHY label (P1020RDB: tbi1)");
     FixedLinkSpeed = "fixed-link-speed", Error,
         summary: "`fixed_link.speed` is one the fixed PHY emulates",
-        source: "drivers/net/phy/phylink.c: phylink_parse_fixedlink; drivers/net/phy/swphy.c",
+        source: "drivers/net/phy/phylink.c: phylink_parse_fixedlink; Documentation/devicetree/bindings/net/ethernet-controller.yaml: fixed-link speed",
         hint: Some("use 10, 100, 1000, 2500 or 10000");
     FixedLinkPhy = "fixed-link-phy", Error,
         summary: "not both `fixed_link` and `phy_handle`",
