@@ -245,7 +245,8 @@ fn expectations(f: &Path, text: &str) -> (Vec<Expect>, String) {
 
 /// Runs `gen` on a failing input and checks every expectation: the
 /// diagnostic `error[ID]: FILE:LINE:COL: ...message...` (or `warning[ID]`),
-/// exit code 1 and nothing written when an error is expected, else exit 0.
+/// no error that is not expected, exit code 1 and nothing written when an
+/// error is expected, else exit 0 and the output written.
 fn check_expectations(f: &Path, expects: &[Expect]) {
     let tmp = tempfile::tempdir().expect("tmp");
     let out = tmp.path().join("out");
@@ -261,6 +262,17 @@ fn check_expectations(f: &Path, expects: &[Expect]) {
             "{}: expected `{want}...{}...`; got:\n{err}",
             f.display(),
             e.msg
+        );
+    }
+    // One fault planted: every error printed is one the fixture expects
+    // (warnings of the base board may come along).
+    for line in err.lines().filter(|l| l.starts_with("error[")) {
+        assert!(
+            expects.iter().any(|e| e.rule.severity() == Severity::Error
+                && line.starts_with(&format!("error[{}]: {}:{}: ", e.rule.id(), f.display(), e.pos))
+                && line.contains(&e.msg)),
+            "{}: an error the fixture does not expect (add a `# expect:` line, or plant one fault only):\n{line}",
+            f.display()
         );
     }
     assert!(err.contains("hint:"), "{}: no hint:\n{err}", f.display());

@@ -384,8 +384,8 @@ impl V<'_> {
                     format!("{ip}/irq"),
                     format!("`{}` is an IRQ number; numbers change between kernels and boots", ia.irq),
                 );
-            }
-            if ia.irq.bytes().filter(|b| !matches!(b, b'*' | b'?')).count() < 3 {
+            } else if ia.irq.bytes().filter(|b| !matches!(b, b'*' | b'?')).count() < 3 {
+                // (a number such as `63` is irq-number only: one fault, one error)
                 self.report(
                     Rule::IrqPatternBroad,
                     format!("{ip}/irq"),
