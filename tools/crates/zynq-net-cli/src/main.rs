@@ -40,12 +40,13 @@ enum Cmd {
     },
     /// Print the JSON Schema of the board format.
     Schema,
-    /// List the validation rules (id, severity, summary); `--markdown`
-    /// prints the rule table of docs/board-format.md.
-    #[command(hide = true)]
+    /// List the validation rules, or explain one (`zynq-net rules ring-pow2`).
     Rules {
+        /// Explain one rule (the id in `error[ID]`): summary, source, hint.
+        #[arg(conflicts_with = "markdown")]
+        id: Option<String>,
         /// The Markdown table generated into docs/board-format.md.
-        #[arg(long)]
+        #[arg(long, hide = true)]
         markdown: bool,
     },
     /// Kernel config checks.
@@ -172,6 +173,21 @@ fn print_out(text: &str, what: &str) -> Result<(), Failure> {
         .map_err(|e| Failure::Usage(format!("cannot write the {what}: {e}")))
 }
 
+/// `zynq-net rules`: the list, one rule explained, or the docs' table.
+fn rules_text(id: Option<&str>, markdown: bool) -> Result<String, Failure> {
+    use zynq_net_model::{Rule, Severity};
+    let sev = |r: Rule| if r.severity() == Severity::Error { "error" } else { "warning" };
+    if markdown {
+        return Ok(Rule::markdown_table());
+    }
+    let Some(id) = id else {
+        return Ok(Rule::ALL.iter().map(|r| format!("{:<28} {:<7} {}\n", r.id(), sev(*r), r.summary())).collect());
+    };
+    let r = Rule::from_id(id).ok_or_else(|| Failure::Usage(format!("no rule `{id}` (zynq-net rules lists them)")))?;
+    let hint = r.hint().unwrap_or("depends on the value (see the diagnostic)");
+    Ok(format!("{}[{}]: {}\nsource: {}\nhint: {hint}\n", sev(r), r.id(), r.summary(), r.source()))
+}
+
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(c) => c,
@@ -197,20 +213,7 @@ fn run(cmd: Cmd) -> Result<(), Failure> {
         }
         Cmd::Gen { board, out } => gen(&board, &out),
         Cmd::Schema => print_out(&zynq_net_model::schema::schema_json(), "schema"),
-        Cmd::Rules { markdown } => {
-            let text = if markdown {
-                zynq_net_model::Rule::markdown_table()
-            } else {
-                zynq_net_model::Rule::ALL
-                    .iter()
-                    .map(|r| {
-                        let sev = if r.severity() == zynq_net_model::Severity::Error { "error" } else { "warning" };
-                        format!("{:<28} {sev:<7} {}\n", r.id(), r.summary())
-                    })
-                    .collect()
-            };
-            print_out(&text, "rules")
-        }
+        Cmd::Rules { id, markdown } => print_out(&rules_text(id.as_deref(), markdown)?, "rules"),
         Cmd::Kconfig { cmd: KconfigCmd::Verify { board, config } } => verify::kconfig(&load(&board)?, &config),
         Cmd::Dtb { cmd: DtbCmd::Verify { board, dtb } } => verify::dtb(&load(&board)?, &dtb),
         #[cfg(feature = "bench")]

@@ -501,6 +501,15 @@ fn rule_table_in_the_docs_is_generated_from_the_rules() {
     let o = run(&["rules", "--markdown"]);
     assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
     let table = String::from_utf8(o.stdout).expect("utf-8");
+    // one rule explained, as a diagnostic's id invites
+    let o = run(&["rules", "ring-pow2"]);
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(0));
+    assert!(
+        text.starts_with("error[ring-pow2]: gianfar ring sizes are powers of two\nsource: drivers/net/ethernet/freescale/gianfar_ethtool.c: gfar_sringparam\n"),
+        "{text}"
+    );
+    assert_eq!(run(&["rules", "no-such-rule"]).status.code(), Some(2));
     assert_eq!(table.lines().count(), Rule::ALL.len() + 2, "{table}");
     let path = root().join("docs/board-format.md");
     let doc = fs::read_to_string(&path).expect("docs/board-format.md");
