@@ -81,6 +81,10 @@ rules! {
         summary: "mapping keys are plain strings (not `true`, `null`, numbers with a fraction or collections)",
         source: "the board's data model (JSON Schema) has string keys only",
         hint: Some("quote the key");
+    YamlTag = "yaml-tag", Error,
+        summary: "a value with a YAML core-schema tag (`!!int`, `!!float`, `!!bool`, `!!null`) parses as that type",
+        source: "YAML 1.2, section 10.3 (core schema); saphyr: Scalar::parse_from_cow_and_metadata",
+        hint: Some("remove the tag, or write a value of the tagged type (YAML 1.2: no `_` in numbers)");
     MultipleDocuments = "multiple-documents", Error,
         summary: "a board file holds one YAML document",
         source: "board format: one file, one board",

@@ -216,10 +216,11 @@ fn convert(node: &MarkedYaml<'_>, ptr: String, map: &mut SourceMap, errors: &mut
             });
             Value::Null
         }
+        // a `!!int`/`!!float`/`!!bool`/`!!null` tag on text that is not of that type
         YamlData::BadValue => {
             errors.push(Diagnostic {
                 pos: pos_of(node),
-                ..Diagnostic::new(Rule::YamlSyntax, ptr, "unreadable YAML value")
+                ..Diagnostic::new(Rule::YamlTag, ptr, "the value does not parse as the type its `!!` tag names")
             });
             Value::Null
         }
