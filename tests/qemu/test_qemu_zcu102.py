@@ -39,7 +39,7 @@ SCRIPT_TIMEOUT = BOOT_TIMEOUT + 600
 
 # The variant plan: what the board's plan does not exercise. The board asks
 # rings of 1024 (already powers of two); the variant asks rx 3000 and tx 100,
-# which macb rounds up to 4096 and 128 (case C4's rx 1000 -> 1024 is the
+# which macb rounds up to 4096 and 128 (rule ring-rounded's rx 1000 -> 1024 is the
 # same roundup_pow_of_two); coalescing must be reported unsupported; RPS/RFS on
 # both GEM RX queues (the zcu102 board keeps RPS off on eth0: a single TCP
 # flow got slower with it in the field notes); ptp_1588 does not exist on

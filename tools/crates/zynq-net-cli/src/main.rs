@@ -1,25 +1,20 @@
 //! `zynq-net`: the command-line front end. Thin: parsing arguments, calling
 //! the library crates, printing, and mapping results to exit codes.
 //!
-//! Exit codes (docs/cli.md): 0 success; 1 invalid board or verification
-//! mismatch; 2 usage or I/O error.
+//! Exit codes (README, docs/board-format.md): 0 success; 1 invalid board or
+//! verification mismatch; 2 usage or I/O error; 130 `gen` interrupted. Every
+//! command returns `Result<(), Failure>`; [`exit::exit`] is the one place
+//! that maps it to a code.
 
+mod exit;
 mod verify;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+use exit::Failure;
 use zynq_net_model::{load_board, LoadError, LoadedBoard};
-
-/// Exit code: success.
-const EXIT_OK: u8 = 0;
-/// Exit code: the board is invalid, or a verification found mismatches.
-const EXIT_INVALID: u8 = 1;
-/// Exit code: usage or I/O error.
-const EXIT_USAGE: u8 = 2;
-/// Exit code: `gen` interrupted by SIGINT/SIGTERM/SIGHUP (128 + SIGINT, as a shell reports it).
-const EXIT_INTERRUPTED: u8 = 130;
 
 #[derive(Parser)]
 #[command(name = "zynq-net", version, about = "Network-tuned embedded Linux images from one board description")]
@@ -45,6 +40,15 @@ enum Cmd {
     },
     /// Print the JSON Schema of the board format.
     Schema,
+    /// List the validation rules, or explain one (`zynq-net rules ring-pow2`).
+    Rules {
+        /// Explain one rule (the id in `error[ID]`): summary, source, hint.
+        #[arg(conflicts_with = "markdown")]
+        id: Option<String>,
+        /// The Markdown table generated into docs/board-format.md.
+        #[arg(long, hide = true)]
+        markdown: bool,
+    },
     /// Kernel config checks.
     Kconfig {
         #[command(subcommand)]
@@ -65,14 +69,15 @@ enum Cmd {
     Lab(zynq_net_bench::cli::LabCommand),
 }
 
+/// A `bench`/`lab` command's status: 0 is success, another code is passed
+/// through (one outside 0..=255 is an invalid result, 1), an error is a
+/// usage error with its whole cause chain.
 #[cfg(feature = "bench")]
-fn bench_exit(r: anyhow::Result<i32>) -> ExitCode {
+fn bench_status(r: anyhow::Result<i32>) -> Result<(), Failure> {
     match r {
-        Ok(code) => ExitCode::from(u8::try_from(code).unwrap_or(EXIT_INVALID)),
-        Err(e) => {
-            eprintln!("zynq-net: {e:#}");
-            ExitCode::from(EXIT_USAGE)
-        }
+        Ok(0) => Ok(()),
+        Ok(code) => Err(u8::try_from(code).map_or(Failure::Invalid, Failure::Status)),
+        Err(e) => Err(Failure::Usage(format!("{e:#}"))),
     }
 }
 
@@ -99,7 +104,8 @@ enum DtbCmd {
     },
 }
 
-fn load(path: &Path) -> Result<LoadedBoard, ExitCode> {
+/// Loads a board, printing its warnings, or its diagnostics when invalid.
+fn load(path: &Path) -> Result<LoadedBoard, Failure> {
     match load_board(path) {
         Ok(b) => {
             if !b.warnings.is_empty() {
@@ -109,12 +115,9 @@ fn load(path: &Path) -> Result<LoadedBoard, ExitCode> {
         }
         Err(LoadError::Invalid(d)) => {
             eprint!("{}", d.render());
-            Err(ExitCode::from(EXIT_INVALID))
+            Err(Failure::Invalid)
         }
-        Err(e @ LoadError::Io { .. }) => {
-            eprintln!("zynq-net: {e}");
-            Err(ExitCode::from(EXIT_USAGE))
-        }
+        Err(e @ LoadError::Io { .. }) => Err(Failure::Usage(e.to_string())),
     }
 }
 
@@ -122,26 +125,13 @@ fn input_name(path: &Path) -> String {
     path.file_name().map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned())
 }
 
-fn gen(board: &Path, out: &Path) -> ExitCode {
-    let loaded = match load(board) {
-        Ok(b) => b,
-        Err(c) => return c,
-    };
+fn gen(board: &Path, out: &Path) -> Result<(), Failure> {
+    let loaded = load(board)?;
     let input = input_name(board);
-    let artifacts = match zynq_net_render::render_all(&loaded.board, &input) {
-        Ok(a) => a,
-        Err(e) => {
-            eprintln!("zynq-net: internal error: {e}");
-            return ExitCode::from(EXIT_USAGE);
-        }
-    };
-    let resolved = match zynq_net_render::write::resolve_output(out) {
-        Ok(r) => r,
-        Err(e) => {
-            eprintln!("zynq-net: {e} (nothing was written)");
-            return ExitCode::from(EXIT_USAGE);
-        }
-    };
+    let artifacts = zynq_net_render::render_all(&loaded.board, &input)
+        .map_err(|e| Failure::Usage(format!("internal error: {e}")))?;
+    let resolved = zynq_net_render::write::resolve_output(out)
+        .map_err(|e| Failure::Usage(format!("{e} (nothing was written)")))?;
     if resolved.via_symlink {
         eprintln!(
             "zynq-net: note: {} goes through a symbolic link: writing {}",
@@ -167,64 +157,68 @@ fn gen(board: &Path, out: &Path) -> ExitCode {
     match zynq_net_render::write::write_atomic_cancellable(&resolved.path, &files, &cancelled) {
         Ok(()) => {
             println!("{}: wrote {} artifacts to {}", board.display(), artifacts.len(), out.display());
-            ExitCode::from(EXIT_OK)
+            Ok(())
         }
-        Err(e) if e.source.kind() == std::io::ErrorKind::Interrupted => {
-            eprintln!("zynq-net: interrupted by a signal (nothing was written)");
-            ExitCode::from(EXIT_INTERRUPTED)
-        }
-        Err(e) => {
-            eprintln!("zynq-net: {e} (nothing was written)");
-            ExitCode::from(EXIT_USAGE)
-        }
+        Err(e) if e.source.kind() == std::io::ErrorKind::Interrupted => Err(Failure::Interrupted),
+        Err(e) => Err(Failure::Usage(format!("{e} (nothing was written)"))),
     }
+}
+
+/// Writes `text` to stdout; `what` names it in the error.
+fn print_out(text: &str, what: &str) -> Result<(), Failure> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes())
+        .and_then(|()| out.flush())
+        .map_err(|e| Failure::Usage(format!("cannot write the {what}: {e}")))
+}
+
+/// `zynq-net rules`: the list, one rule explained, or the docs' table.
+fn rules_text(id: Option<&str>, markdown: bool) -> Result<String, Failure> {
+    use zynq_net_model::{Rule, Severity};
+    let sev = |r: Rule| if r.severity() == Severity::Error { "error" } else { "warning" };
+    if markdown {
+        return Ok(Rule::markdown_table());
+    }
+    let Some(id) = id else {
+        return Ok(Rule::ALL.iter().map(|r| format!("{:<28} {:<7} {}\n", r.id(), sev(*r), r.summary())).collect());
+    };
+    let r = Rule::from_id(id).ok_or_else(|| Failure::Usage(format!("no rule `{id}` (zynq-net rules lists them)")))?;
+    let hint = r.hint().unwrap_or("depends on the value (see the diagnostic)");
+    Ok(format!("{}[{}]: {}\nsource: {}\nhint: {hint}\n", sev(r), r.id(), r.summary(), r.source()))
 }
 
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(c) => c,
         Err(e) => {
-            let code = if e.use_stderr() { EXIT_USAGE } else { EXIT_OK };
             let _ = e.print();
-            return ExitCode::from(code);
+            return exit::exit(if e.use_stderr() { Err(Failure::BadArguments) } else { Ok(()) });
         }
     };
-    match cli.cmd {
-        Cmd::Check { board } => match load(&board) {
-            Ok(b) => {
-                println!(
-                    "{}: ok ({} interfaces, {} warning(s))",
-                    board.display(),
-                    b.board.interfaces.len(),
-                    b.warnings.len()
-                );
-                ExitCode::from(EXIT_OK)
-            }
-            Err(c) => c,
-        },
-        Cmd::Gen { board, out } => gen(&board, &out),
-        Cmd::Schema => {
-            use std::io::Write;
-            let mut out = std::io::stdout().lock();
-            match out.write_all(zynq_net_model::schema::schema_json().as_bytes()).and_then(|()| out.flush()) {
-                Ok(()) => ExitCode::from(EXIT_OK),
-                Err(e) => {
-                    eprintln!("zynq-net: cannot write the schema: {e}");
-                    ExitCode::from(EXIT_USAGE)
-                }
-            }
+    exit::exit(run(cli.cmd))
+}
+
+fn run(cmd: Cmd) -> Result<(), Failure> {
+    match cmd {
+        Cmd::Check { board } => {
+            let b = load(&board)?;
+            println!(
+                "{}: ok ({} interfaces, {} warning(s))",
+                board.display(),
+                b.board.interfaces.len(),
+                b.warnings.len()
+            );
+            Ok(())
         }
-        Cmd::Kconfig { cmd: KconfigCmd::Verify { board, config } } => match load(&board) {
-            Ok(b) => verify::kconfig(&b, &config),
-            Err(c) => c,
-        },
+        Cmd::Gen { board, out } => gen(&board, &out),
+        Cmd::Schema => print_out(&zynq_net_model::schema::schema_json(), "schema"),
+        Cmd::Rules { id, markdown } => print_out(&rules_text(id.as_deref(), markdown)?, "rules"),
+        Cmd::Kconfig { cmd: KconfigCmd::Verify { board, config } } => verify::kconfig(&load(&board)?, &config),
+        Cmd::Dtb { cmd: DtbCmd::Verify { board, dtb } } => verify::dtb(&load(&board)?, &dtb),
         #[cfg(feature = "bench")]
-        Cmd::Bench(c) => bench_exit(zynq_net_bench::cli::run_bench(c)),
+        Cmd::Bench(c) => bench_status(zynq_net_bench::cli::run_bench(c)),
         #[cfg(feature = "bench")]
-        Cmd::Lab(c) => bench_exit(zynq_net_bench::cli::run_lab(c)),
-        Cmd::Dtb { cmd: DtbCmd::Verify { board, dtb } } => match load(&board) {
-            Ok(b) => verify::dtb(&b, &dtb),
-            Err(c) => c,
-        },
+        Cmd::Lab(c) => bench_status(zynq_net_bench::cli::run_lab(c)),
     }
 }

@@ -4,12 +4,11 @@
 
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::process::ExitCode;
 
 use zynq_net_model::LoadedBoard;
 use zynq_net_render::{dtb, kconfig};
 
-use crate::{EXIT_INVALID, EXIT_OK, EXIT_USAGE};
+use crate::exit::Failure;
 
 /// Parses a kernel `.config`: `CONFIG_X=v` lines and `# CONFIG_X is not set`
 /// (stored as `n`). A symbol that is in neither form is absent: the tree does
@@ -59,18 +58,18 @@ fn classify(sym: &str, want: &str, got: Option<&str>) -> SymState {
 /// `zynq-net kconfig verify`: every symbol of every generated fragment must
 /// be in the final `.config` with its value. Vendor-only symbols that this
 /// tree does not define are listed as such (never counted as passed).
-pub fn kconfig(b: &LoadedBoard, config: &Path) -> ExitCode {
+///
+/// # Errors
+/// [`Failure::Usage`] when the file is unreadable or not a `.config`,
+/// [`Failure::Invalid`] when a symbol is missing or has another value.
+pub fn kconfig(b: &LoadedBoard, config: &Path) -> Result<(), Failure> {
     let text = match std::fs::read_to_string(config) {
         Ok(t) => t,
-        Err(e) => {
-            eprintln!("zynq-net: cannot read {}: {e}", config.display());
-            return ExitCode::from(EXIT_USAGE);
-        }
+        Err(e) => return Err(Failure::Usage(format!("cannot read {}: {e}", config.display()))),
     };
     let have = parse_config(&text);
     if have.is_empty() {
-        eprintln!("zynq-net: {} has no CONFIG_ lines: not a kernel .config", config.display());
-        return ExitCode::from(EXIT_USAGE);
+        return Err(Failure::Usage(format!("{} has no CONFIG_ lines: not a kernel .config", config.display())));
     }
     let (mut requested, mut ok, mut bad, mut vendor) = (0, 0, 0, 0);
     for f in kconfig::features(&b.board) {
@@ -108,17 +107,22 @@ pub fn kconfig(b: &LoadedBoard, config: &Path) -> ExitCode {
         "{}: requested {requested}, as required {ok}, mismatches {bad}, vendor-only not in this tree {vendor}",
         config.display()
     );
-    ExitCode::from(if bad == 0 { EXIT_OK } else { EXIT_INVALID })
+    if bad == 0 {
+        Ok(())
+    } else {
+        Err(Failure::Invalid)
+    }
 }
 
 /// `zynq-net dtb verify`.
-pub fn dtb(b: &LoadedBoard, path: &Path) -> ExitCode {
+///
+/// # Errors
+/// [`Failure::Usage`] when the file is unreadable or not a valid DTB,
+/// [`Failure::Invalid`] when a node or property the board asks for is not there.
+pub fn dtb(b: &LoadedBoard, path: &Path) -> Result<(), Failure> {
     let data = match std::fs::read(path) {
         Ok(d) => d,
-        Err(e) => {
-            eprintln!("zynq-net: cannot read {}: {e}", path.display());
-            return ExitCode::from(EXIT_USAGE);
-        }
+        Err(e) => return Err(Failure::Usage(format!("cannot read {}: {e}", path.display()))),
     };
     // The fdt crate indexes the blob as its header says and panics on a
     // damaged one (sizes or offsets past the end, huge property lengths):
@@ -135,12 +139,10 @@ pub fn dtb(b: &LoadedBoard, path: &Path) -> ExitCode {
                 fdt::FdtError::BufferTooSmall => "truncated (shorter than its header says)".to_string(),
                 other => format!("{other:?}"),
             };
-            eprintln!("zynq-net: {} is not a valid DTB: {why}", path.display());
-            return ExitCode::from(EXIT_USAGE);
+            return Err(Failure::Usage(format!("{} is not a valid DTB: {why}", path.display())));
         }
         Err(_) => {
-            eprintln!("zynq-net: {} is not a valid DTB: a size, offset or property length points past the end of the blob (damaged or truncated)", path.display());
-            return ExitCode::from(EXIT_USAGE);
+            return Err(Failure::Usage(format!("{} is not a valid DTB: a size, offset or property length points past the end of the blob (damaged or truncated)", path.display())));
         }
     };
     for f in &rep.found {
@@ -150,7 +152,11 @@ pub fn dtb(b: &LoadedBoard, path: &Path) -> ExitCode {
         println!("{p}");
     }
     println!("{}: {} node(s) checked, {} problem(s)", path.display(), rep.checked, rep.problems.len());
-    ExitCode::from(if rep.problems.is_empty() { EXIT_OK } else { EXIT_INVALID })
+    if rep.problems.is_empty() {
+        Ok(())
+    } else {
+        Err(Failure::Invalid)
+    }
 }
 
 #[cfg(test)]

@@ -11,6 +11,14 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+use zynq_net_model::{Rule, Severity};
+
+/// `UPDATE_GOLDEN=1` (exactly `1`: `UPDATE_GOLDEN=0` or an empty value
+/// compares as usual) rewrites the goldens instead of comparing.
+fn update_golden() -> bool {
+    std::env::var_os("UPDATE_GOLDEN").is_some_and(|v| v == "1")
+}
+
 fn bin() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_zynq-net"))
 }
@@ -67,7 +75,7 @@ fn reference_boards_check_clean() {
 
 #[test]
 fn golden_output_of_reference_boards() {
-    let update = std::env::var_os("UPDATE_GOLDEN").is_some();
+    let update = update_golden();
     for b in REFERENCE_BOARDS {
         let tmp = tempfile::tempdir().expect("tmp");
         let out = tmp.path().join("out");
@@ -196,34 +204,157 @@ fn tuning_changes_do_not_touch_dt_or_kernel_fragments() {
     assert_ne!(plan(&ta), plan(&tb), "the plan must reflect the tuning edits");
 }
 
-/// One failing fixture per validation rule: `# expect: LINE:COL message` on line 1.
-#[test]
-fn each_bad_fixture_reports_its_error_at_its_position_and_writes_nothing() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/bad");
-    let mut n = 0;
-    let mut entries: Vec<_> = fs::read_dir(&dir).expect("fixtures").map(|e| e.expect("entry").path()).collect();
-    entries.sort();
-    for f in entries {
-        let text = fs::read_to_string(&f).expect("fixture");
-        let first = text.lines().next().unwrap_or_default();
-        let spec = first.strip_prefix("# expect: ").unwrap_or_else(|| panic!("{}: no `# expect:` line", f.display()));
-        let (pos, msg) = spec.split_once(' ').expect("LINE:COL message");
-        let tmp = tempfile::tempdir().expect("tmp");
-        let out = tmp.path().join("out");
-        let o = gen(&f, &out);
-        let err = String::from_utf8_lossy(&o.stderr);
-        assert_eq!(o.status.code(), Some(1), "{}: exit code; stderr:\n{err}", f.display());
-        let want = format!("{}:{pos}: ", f.display());
+/// What a fixture expects: one `# expect: RULE-ID LINE:COL message` line
+/// per diagnostic, at the top of the file.
+struct Expect {
+    rule: Rule,
+    pos: String,
+    msg: String,
+}
+
+/// The `# expect:` lines of a fixture, then its `# derived from:` line.
+fn expectations(f: &Path, text: &str) -> (Vec<Expect>, String) {
+    let mut lines = text.lines();
+    let mut out = Vec::new();
+    let mut next = lines.next().unwrap_or_default();
+    while let Some(spec) = next.strip_prefix("# expect: ") {
+        let mut it = spec.splitn(3, ' ');
+        let (id, pos, msg) =
+            (it.next().unwrap_or_default(), it.next().unwrap_or_default(), it.next().unwrap_or_default());
+        let rule =
+            Rule::from_id(id).unwrap_or_else(|| panic!("{}: `{id}` is not a rule id (zynq-net rules)", f.display()));
         assert!(
-            err.lines().any(|l| l.starts_with("error: ") && l.contains(&want) && l.contains(msg)),
-            "{}: expected an error at {pos} containing {msg:?}; got:\n{err}",
+            pos.split_once(':').is_some_and(|(l, c)| l.parse::<usize>().is_ok() && c.parse::<usize>().is_ok()),
+            "{}: `# expect: RULE-ID LINE:COL message`, got {spec:?}",
             f.display()
         );
-        assert!(err.contains("hint:"), "{}: no hint:\n{err}", f.display());
-        assert!(!out.exists(), "{}: output written for an invalid board", f.display());
+        assert!(!msg.is_empty(), "{}: no message in {spec:?}", f.display());
+        out.push(Expect { rule, pos: pos.to_string(), msg: msg.to_string() });
+        next = lines.next().unwrap_or_default();
+    }
+    assert!(!out.is_empty(), "{}: no `# expect: RULE-ID LINE:COL message` line", f.display());
+    let from = next
+        .strip_prefix("# derived from: ")
+        .unwrap_or_else(|| panic!("{}: the line after `# expect:` is `# derived from: BOARD`", f.display()));
+    let named = from.split_whitespace().next().map(|b| b.trim_end_matches([',', ';']));
+    if let Some(b) = named.filter(|b| b.starts_with("meta-zynq-net/boards/")) {
+        assert!(root().join(b).is_file(), "{}: derived from {b}, which does not exist", f.display());
+    }
+    (out, from.to_string())
+}
+
+/// Runs `gen` on a failing input and checks every expectation: the
+/// diagnostic `error[ID]: FILE:LINE:COL: ...message...` (or `warning[ID]`),
+/// no error that is not expected, exit code 1 and nothing written when an
+/// error is expected, else exit 0 and the output written.
+fn check_expectations(f: &Path, expects: &[Expect]) {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let out = tmp.path().join("out");
+    let o = gen(f, &out);
+    let err = String::from_utf8_lossy(&o.stderr);
+    let any_error = expects.iter().any(|e| e.rule.severity() == Severity::Error);
+    assert_eq!(o.status.code(), Some(if any_error { 1 } else { 0 }), "{}: exit code; stderr:\n{err}", f.display());
+    for e in expects {
+        let kind = if e.rule.severity() == Severity::Error { "error" } else { "warning" };
+        let want = format!("{kind}[{}]: {}:{}: ", e.rule.id(), f.display(), e.pos);
+        assert!(
+            err.lines().any(|l| l.starts_with(&want) && l[want.len()..].contains(&e.msg)),
+            "{}: expected `{want}...{}...`; got:\n{err}",
+            f.display(),
+            e.msg
+        );
+    }
+    // One fault planted: every error printed is one the fixture expects
+    // (warnings of the base board may come along).
+    for line in err.lines().filter(|l| l.starts_with("error[")) {
+        assert!(
+            expects.iter().any(|e| e.rule.severity() == Severity::Error
+                && line.starts_with(&format!("error[{}]: {}:{}: ", e.rule.id(), f.display(), e.pos))
+                && line.contains(&e.msg)),
+            "{}: an error the fixture does not expect (add a `# expect:` line, or plant one fault only):\n{line}",
+            f.display()
+        );
+    }
+    assert!(err.contains("hint:"), "{}: no hint:\n{err}", f.display());
+    assert_eq!(
+        out.exists(),
+        !any_error,
+        "{}: output written for an invalid board, or not for a valid one",
+        f.display()
+    );
+}
+
+fn bad_fixtures() -> Vec<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/bad");
+    let mut entries: Vec<_> = fs::read_dir(&dir).expect("fixtures").map(|e| e.expect("entry").path()).collect();
+    entries.sort();
+    entries
+}
+
+/// One failing fixture per validation rule: `# expect: RULE-ID LINE:COL
+/// message` on line 1 (several lines for several diagnostics), then
+/// `# derived from: meta-zynq-net/boards/BOARD.yml` naming the reference
+/// board the fault was planted in.
+#[test]
+fn each_bad_fixture_reports_its_rule_at_its_position() {
+    let mut n = 0;
+    for f in bad_fixtures() {
+        let text = fs::read_to_string(&f).expect("fixture");
+        let (expects, _) = expectations(&f, &text);
+        check_expectations(&f, &expects);
         n += 1;
     }
     assert!(n >= 40, "only {n} fixtures found");
+}
+
+/// Inputs too large or not text, for the rules no fixture file can hold
+/// sensibly: (rule, file name, contents, position, message).
+fn generated_fixtures() -> Vec<(Rule, &'static str, Vec<u8>, &'static str, &'static str)> {
+    let zcu102 = fs::read_to_string(board("zcu102")).expect("board");
+    let mut huge = zcu102.clone().into_bytes();
+    huge.resize(zynq_net_model::MAX_BOARD_BYTES as usize + 1, b'#');
+    let nodes = zcu102.replacen("version: 1\n", &format!("version: 1\nx: [{}]\n", vec!["0"; 50_001].join(",")), 1);
+    let mut ports = String::new();
+    for i in 0..65 {
+        ports.push_str(&format!("  - {{ name: lab{i}, driver: veth, queues: {{ rx: 1, tx: 1 }} }}\n"));
+    }
+    let interfaces = zcu102.replacen("interfaces:\n", &format!("interfaces:\n{ports}"), 1);
+    let utf8 = zcu102.replacen("name: zcu102", "name: zcu\u{fffd}102", 1).replace('\u{fffd}', "\u{1}");
+    let utf8 = utf8.into_bytes().into_iter().map(|b| if b == 1 { 0xff } else { b }).collect();
+    vec![
+        (Rule::FileTooLarge, "huge.yml", huge, "1:1", "larger than 1 MiB: not a board file"),
+        (Rule::TooManyNodes, "nodes.yml", nodes.into_bytes(), "6:99995", "more than 50000 YAML nodes"),
+        (
+            Rule::TooManyInterfaces,
+            "ports.yml",
+            interfaces.into_bytes(),
+            "93:5",
+            "interfaces; a board file describes at most 64",
+        ),
+        (Rule::NotUtf8, "latin1.yml", utf8, "7:12", "not UTF-8 text: byte 0xff"),
+    ]
+}
+
+/// Every rule of `Rule::ALL` has a failing fixture (or a generated input,
+/// for sizes no fixture file should have) asserting its id and position.
+#[test]
+fn every_rule_has_a_failing_fixture() {
+    let mut covered = std::collections::BTreeSet::new();
+    for f in bad_fixtures() {
+        let text = fs::read_to_string(&f).expect("fixture");
+        covered.extend(expectations(&f, &text).0.into_iter().map(|e| e.rule));
+    }
+    let tmp = tempfile::tempdir().expect("tmp");
+    for (rule, name, bytes, pos, msg) in generated_fixtures() {
+        let f = tmp.path().join(name);
+        fs::write(&f, bytes).expect("write");
+        check_expectations(&f, &[Expect { rule, pos: pos.into(), msg: msg.into() }]);
+        covered.insert(rule);
+    }
+    // internal-error: a zynq-net bug that no input should reach
+    let missing: Vec<&str> =
+        Rule::ALL.iter().filter(|r| !covered.contains(r) && **r != Rule::Internal).map(|r| r.id()).collect();
+    assert!(missing.is_empty(), "rules without a failing fixture in tests/fixtures/bad: {}", missing.join(", "));
 }
 
 #[test]
@@ -240,7 +371,7 @@ fn all_errors_are_reported_at_once() {
     let o = run(&["check", s(&f)]);
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(1));
-    let errors = err.lines().filter(|l| l.starts_with("error: ")).count();
+    let errors = err.lines().filter(|l| l.starts_with("error[")).count();
     assert_eq!(errors, 4, "{err}");
     assert!(err.contains("4 error(s)"), "{err}");
     // Structural errors are all reported too (two unknown keys, one bad type).
@@ -251,12 +382,12 @@ fn all_errors_are_reported_at_once() {
     fs::write(&f, text).expect("write");
     let o = run(&["check", s(&f)]);
     let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(err.lines().filter(|l| l.starts_with("error: ")).count(), 3, "{err}");
+    assert_eq!(err.lines().filter(|l| l.starts_with("error[")).count(), 3, "{err}");
     assert!(err.contains("`ring` is spelled `rings`") && err.contains("`coalescing` is spelled `coalesce`"), "{err}");
 }
 
 #[test]
-fn warnings_do_not_fail_and_c4_macb_rounding_is_explained() {
+fn warnings_do_not_fail_and_macb_ring_rounding_is_explained() {
     let text = fs::read_to_string(board("zcu102")).expect("board").replacen(
         "rings: { rx: 1024, tx: 1024 }",
         "rings: { rx: 1000, tx: 1024 }",
@@ -268,7 +399,11 @@ fn warnings_do_not_fail_and_c4_macb_rounding_is_explained() {
     let o = run(&["gen", s(&f), "-o", s(&tmp.path().join("out"))]);
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(0), "{err}");
-    assert!(err.contains("warning: ") && err.contains("rounds the rx ring 1000 up to 1024"), "{err}");
+    assert!(
+        err.lines()
+            .any(|l| l.starts_with("warning[ring-rounded]: ") && l.contains("rounds the rx ring 1000 up to 1024")),
+        "{err}"
+    );
     // The plan keeps rings before the IRQ and RPS steps (macb reopens the device).
     let plan = fs::read_to_string(tmp.path().join("out/tuning/zynq-net.plan")).expect("plan");
     let pos = |p: &str| plan.lines().position(|l| l.starts_with(p)).unwrap_or_else(|| panic!("no {p} step:\n{plan}"));
@@ -300,7 +435,7 @@ fn gen_is_atomic_and_never_clobbers_foreign_directories() {
     let out = tmp.path().join("out");
     assert_eq!(gen(&board("p1020rdb"), &out).status.code(), Some(0));
     let before = tree(&out);
-    let bad = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/bad/c9-skbedit-beyond-tx-queues.yml");
+    let bad = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/bad/skbedit-queue.yml");
     assert_eq!(gen(&bad, &out).status.code(), Some(1));
     assert_eq!(tree(&out), before, "failed gen changed the output");
     assert_eq!(gen(&board("zcu102"), &out).status.code(), Some(0));
@@ -346,7 +481,7 @@ fn schema_snapshot_and_self_consistency() {
     assert_eq!(o.status.code(), Some(0));
     let got = String::from_utf8(o.stdout).expect("utf-8");
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/schema.json");
-    if std::env::var_os("UPDATE_GOLDEN").is_some() {
+    if update_golden() {
         fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
         fs::write(&path, &got).expect("write");
     }
@@ -357,4 +492,36 @@ fn schema_snapshot_and_self_consistency() {
     for key in ["version", "board", "system", "fastpath", "interfaces", "bench"] {
         assert!(v["properties"].get(key).is_some(), "schema lacks {key}");
     }
+}
+
+/// docs/board-format.md's rule table is `zynq-net rules --markdown`, between
+/// `<!-- rules:begin -->` and `<!-- rules:end -->` (UPDATE_GOLDEN=1 rewrites it).
+#[test]
+fn rule_table_in_the_docs_is_generated_from_the_rules() {
+    let o = run(&["rules", "--markdown"]);
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    let table = String::from_utf8(o.stdout).expect("utf-8");
+    // one rule explained, as a diagnostic's id invites
+    let o = run(&["rules", "ring-pow2"]);
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(0));
+    assert!(
+        text.starts_with("error[ring-pow2]: gianfar ring sizes are powers of two\nsource: drivers/net/ethernet/freescale/gianfar_ethtool.c: gfar_sringparam\n"),
+        "{text}"
+    );
+    assert_eq!(run(&["rules", "no-such-rule"]).status.code(), Some(2));
+    assert_eq!(table.lines().count(), Rule::ALL.len() + 2, "{table}");
+    let path = root().join("docs/board-format.md");
+    let doc = fs::read_to_string(&path).expect("docs/board-format.md");
+    let (begin, end) = ("<!-- rules:begin -->\n", "<!-- rules:end -->");
+    let a = doc.find(begin).expect("<!-- rules:begin --> in docs/board-format.md") + begin.len();
+    let b = doc[a..].find(end).expect("<!-- rules:end --> after rules:begin") + a;
+    if update_golden() {
+        fs::write(&path, format!("{}{table}{}", &doc[..a], &doc[b..])).expect("write docs/board-format.md");
+        return;
+    }
+    assert!(
+        doc[a..b] == table,
+        "docs/board-format.md's rule table differs from `zynq-net rules --markdown` (UPDATE_GOLDEN=1 cargo test -p zynq-net-cli --test cli to regenerate it)"
+    );
 }

@@ -34,7 +34,7 @@ pub struct BenchHost {
     pub address: String,
     /// Interface under test (a name from `interfaces`).
     pub iface: String,
-    /// CPUs that take the NIC's IRQs (iperf3 is kept off them, case C8).
+    /// CPUs that take the NIC's IRQs (iperf3 is kept off them: rule bench-pin-irq-cpu).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub irq_cpus: Option<CpuList>,
 }

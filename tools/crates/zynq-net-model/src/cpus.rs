@@ -3,7 +3,7 @@
 //! Source: Documentation/networking/scaling.rst and lib/bitmap.c
 //! (`bitmap_parse`, `%*pb`): `rps_cpus`, `xps_cpus` and `smp_affinity` take
 //! a hex bitmap written as comma-separated 32-bit groups, most significant
-//! group first. We always zero-pad every group to 8 digits (case C1: never
+//! group first. We always zero-pad every group to 8 digits (never
 //! one wide hex word, never an empty group).
 
 use std::collections::BTreeSet;
@@ -92,7 +92,7 @@ pub fn parse_cpu_list(s: &str) -> Result<BTreeSet<u32>, CpuListError> {
 /// significant first. CPUs must be below `nr_cpus` (checked by validation;
 /// higher ones widen the bitmap so nothing is lost).
 ///
-/// `kernel_bitmap(&{0..=35}, 48) == "0000000f,ffffffff"` (case C1).
+/// `kernel_bitmap(&{0..=35}, 48) == "0000000f,ffffffff"`.
 pub fn kernel_bitmap(cpus: &BTreeSet<u32>, nr_cpus: u32) -> String {
     let top = cpus.iter().next_back().map_or(0, |c| c + 1);
     let bits = nr_cpus.max(top).max(1);

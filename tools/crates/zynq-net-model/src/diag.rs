@@ -5,6 +5,8 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
+use crate::rules::Rule;
+
 /// Severity of a diagnostic.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Severity {
@@ -26,8 +28,8 @@ pub struct Pos {
 /// One problem found in a board file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Diagnostic {
-    /// Error or warning.
-    pub severity: Severity,
+    /// The rule it breaks (its id, severity, fixed hint and source).
+    pub rule: Rule,
     /// Where in the file.
     pub pos: Pos,
     /// JSON pointer of the offending value (`/interfaces/0/rings/rx`).
@@ -39,23 +41,24 @@ pub struct Diagnostic {
 }
 
 impl Diagnostic {
-    /// An error at `pointer` (position filled in by [`crate::SourceMap::locate`]).
-    pub fn error(pointer: impl Into<String>, message: impl Into<String>) -> Self {
+    /// A diagnostic of `rule` at `pointer`, with the rule's fixed hint if it
+    /// has one (position filled in by [`crate::SourceMap::locate`]).
+    pub fn new(rule: Rule, pointer: impl Into<String>, message: impl Into<String>) -> Self {
         Diagnostic {
-            severity: Severity::Error,
+            rule,
             pos: Pos::default(),
             pointer: pointer.into(),
             message: message.into(),
-            hint: None,
+            hint: rule.hint().map(str::to_string),
         }
     }
 
-    /// A warning at `pointer`.
-    pub fn warning(pointer: impl Into<String>, message: impl Into<String>) -> Self {
-        Diagnostic { severity: Severity::Warning, ..Diagnostic::error(pointer, message) }
+    /// Error or warning: the rule's severity.
+    pub fn severity(&self) -> Severity {
+        self.rule.severity()
     }
 
-    /// Adds a hint.
+    /// Sets the hint (for a rule whose hint depends on the value).
     #[must_use]
     pub fn hint(mut self, hint: impl Into<String>) -> Self {
         self.hint = Some(hint.into());
@@ -64,13 +67,13 @@ impl Diagnostic {
 
     /// Whether this is an error.
     pub fn is_error(&self) -> bool {
-        self.severity == Severity::Error
+        self.severity() == Severity::Error
     }
 
     /// Renders the diagnostic against the file it came from:
     ///
     /// ```text
-    /// error: boards/x.yml:12:11: rx ring 1000 is not a power of two (gianfar)
+    /// error[ring-pow2]: boards/x.yml:12:11: rx ring 1000 is not a power of two (gianfar)
     ///    |
     /// 12 |       rx: 1000
     ///    |           ^
@@ -124,13 +127,14 @@ struct Rendered<'a> {
 
 impl fmt::Display for Rendered<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let kind = match self.d.severity {
+        let kind = match self.d.severity() {
             Severity::Error => "error",
             Severity::Warning => "warning",
         };
         writeln!(
             f,
-            "{kind}: {}:{}:{}: {}",
+            "{kind}[{}]: {}:{}:{}: {}",
+            self.d.rule.id(),
             self.file.display(),
             self.d.pos.line,
             self.d.pos.col,
@@ -204,7 +208,21 @@ mod tests {
         assert!(ex.starts_with('…') && ex.ends_with('…'));
         let (ex, col) = excerpt("short: 1", 8);
         assert_eq!((ex.as_str(), col), ("short: 1", 8));
-        let d = Diagnostic::error("", "x".repeat(10_000));
+        let d = Diagnostic::new(Rule::Internal, "", "x".repeat(10_000));
         assert!(d.render(Path::new("f"), &line).len() < 1000);
+    }
+
+    #[test]
+    fn rendering_names_the_rule_and_its_severity() {
+        let mut d = Diagnostic::new(Rule::RingPow2, "/interfaces/0/rings/rx", "rx ring 100 is not a power of two");
+        d.pos = Pos { line: 2, col: 9 };
+        let r = d.hint("use 64 or 128").render(Path::new("b.yml"), "a: 1\nrings: 100\n");
+        assert!(r.starts_with("error[ring-pow2]: b.yml:2:9: rx ring 100 is not a power of two\n"), "{r}");
+        assert!(r.ends_with("  = hint: use 64 or 128\n"), "{r}");
+        let w = Diagnostic::new(Rule::RingRounded, "", "rounded");
+        assert_eq!(w.severity(), Severity::Warning);
+        assert!(w.render(Path::new("b.yml"), "").starts_with("warning[ring-rounded]: b.yml:0:0: rounded\n"));
+        // a rule's fixed hint comes with it
+        assert_eq!(Diagnostic::new(Rule::MacZero, "", "zero").hint, Rule::MacZero.hint().map(str::to_string));
     }
 }

@@ -12,6 +12,7 @@ pub mod diag;
 pub mod drivers;
 pub mod limits;
 pub mod model;
+pub mod rules;
 pub mod schema;
 pub mod validate;
 pub mod yaml;
@@ -20,6 +21,7 @@ use std::path::{Path, PathBuf};
 
 pub use diag::{Diagnostic, Diagnostics, Pos, Severity};
 pub use model::Board;
+pub use rules::Rule;
 pub use yaml::SourceMap;
 
 /// A board that loaded without errors, with its warnings.
@@ -49,22 +51,20 @@ impl LoadedBoard {
 pub fn load_board_str(file: &Path, text: &str) -> Result<LoadedBoard, Diagnostics> {
     let fail = |items: Vec<Diagnostic>| {
         let mut items = items;
-        items.sort_by_key(|a| (a.pos, a.severity));
+        items.sort_by_key(|a| (a.pos, a.severity()));
         Diagnostics { file: file.to_path_buf(), source: text.to_string(), items }
     };
     let (value, map) = yaml::load(text).map_err(fail)?;
     if let Some(v) = value.get("version").and_then(serde_json::Value::as_u64) {
         if v != u64::from(model::FORMAT_VERSION) {
-            let d = map.locate(
-                Diagnostic::error(
-                    "/version",
-                    format!(
-                        "board format version {v} is not supported by this zynq-net (reads version {})",
-                        model::FORMAT_VERSION
-                    ),
-                )
-                .hint("see docs/board-format.md, section Changelog, for migration"),
-            );
+            let d = map.locate(Diagnostic::new(
+                Rule::FormatVersion,
+                "/version",
+                format!(
+                    "board format version {v} is not supported by this zynq-net (reads version {})",
+                    model::FORMAT_VERSION
+                ),
+            ));
             return Err(fail(vec![d]));
         }
     }
@@ -73,9 +73,11 @@ pub fn load_board_str(file: &Path, text: &str) -> Result<LoadedBoard, Diagnostic
         return Err(fail(structural));
     }
     let board: Board = serde_json::from_value(value).map_err(|e| {
-        fail(vec![
-            map.locate(Diagnostic::error("", format!("internal error: schema-valid board did not deserialize: {e}")))
-        ])
+        fail(vec![map.locate(Diagnostic::new(
+            Rule::Internal,
+            "",
+            format!("internal error: schema-valid board did not deserialize: {e}"),
+        ))])
     })?;
     let items: Vec<Diagnostic> = validate::validate(&board).into_iter().map(|d| map.locate(d)).collect();
     if items.iter().any(Diagnostic::is_error) {
@@ -116,8 +118,7 @@ fn not_utf8(path: &Path, e: std::string::FromUtf8Error) -> Diagnostics {
     let byte = bytes.get(valid).copied().unwrap_or(0);
     let d = Diagnostic {
         pos: Pos { line, col },
-        ..Diagnostic::error("", format!("not UTF-8 text: byte 0x{byte:02x} at offset {valid}"))
-            .hint("a board file is UTF-8 YAML text; is this the right file?")
+        ..Diagnostic::new(Rule::NotUtf8, "", format!("not UTF-8 text: byte 0x{byte:02x} at offset {valid}"))
     };
     Diagnostics { file: path.to_path_buf(), source: String::from_utf8_lossy(&bytes).into_owned(), items: vec![d] }
 }
@@ -136,8 +137,11 @@ pub fn load_board(path: &Path) -> Result<LoadedBoard, LoadError> {
     if bytes.len() as u64 > MAX_BOARD_BYTES {
         let d = Diagnostic {
             pos: Pos { line: 1, col: 1 },
-            ..Diagnostic::error("", format!("larger than {} MiB: not a board file", MAX_BOARD_BYTES >> 20))
-                .hint("a board file is a few kilobytes of YAML; is this the right file?")
+            ..Diagnostic::new(
+                Rule::FileTooLarge,
+                "",
+                format!("larger than {} MiB: not a board file", MAX_BOARD_BYTES >> 20),
+            )
         };
         return Err(LoadError::Invalid(Diagnostics {
             file: path.to_path_buf(),

@@ -7,6 +7,7 @@ use std::collections::BTreeSet;
 
 use crate::diag::Diagnostic;
 use crate::model::{Board, Driver, KernelFlavour, Soc};
+use crate::rules::Rule;
 
 /// The net sysctl names of Linux 6.12, one per line: derived from the
 /// `.procname` entries of the kernel's net sysctl tables by
@@ -75,11 +76,11 @@ pub fn check(b: &Board) -> Vec<Diagnostic> {
     if let Some(n) = b.system.rfs_sock_flow_entries {
         match kernel_flow_entries(n) {
             None => out.push(
-                Diagnostic::error("/system/rfs_sock_flow_entries", format!("rps_sock_flow_entries {n} is above the kernel's limit {MAX_FLOW_ENTRIES} (EINVAL, sysctl_net_core.c)"))
+                Diagnostic::new(Rule::RfsLimit, "/system/rfs_sock_flow_entries", format!("rps_sock_flow_entries {n} is above the kernel's limit {MAX_FLOW_ENTRIES} (EINVAL, sysctl_net_core.c)"))
                     .hint("use a power of two such as 32768 (Documentation/networking/scaling.rst)"),
             ),
             Some(k) if k != n => out.push(
-                Diagnostic::warning("/system/rfs_sock_flow_entries", format!("the kernel rounds rps_sock_flow_entries {n} up to {k} (sysctl_net_core.c); generated as {k}"))
+                Diagnostic::new(Rule::RfsRounded, "/system/rfs_sock_flow_entries", format!("the kernel rounds rps_sock_flow_entries {n} up to {k} (sysctl_net_core.c); generated as {k}"))
                     .hint(format!("write {k}")),
             ),
             Some(_) => {}
@@ -89,16 +90,17 @@ pub fn check(b: &Board) -> Vec<Diagnostic> {
         if let Some(n) = ifc.rfs_flow_cnt {
             if kernel_flow_entries(n).is_none() {
                 out.push(
-                    Diagnostic::error(format!("/interfaces/{i}/rfs_flow_cnt"), format!("rps_flow_cnt {n} is above {MAX_FLOW_ENTRIES}: the kernel cannot allocate or refuses the table (net-sysfs.c)"))
+                    Diagnostic::new(Rule::RfsLimit, format!("/interfaces/{i}/rfs_flow_cnt"), format!("rps_flow_cnt {n} is above {MAX_FLOW_ENTRIES}: the kernel cannot allocate or refuses the table (net-sysfs.c)"))
                         .hint("use rfs_sock_flow_entries / rx queues, e.g. 2048"),
                 );
             }
         }
         if ifc.queues.tx == 1 && !ifc.xps.is_empty() {
-            out.push(
-                Diagnostic::warning(format!("/interfaces/{i}/xps"), format!("XPS on `{}`, which has one TX queue: every packet uses it whatever the CPU", ifc.name))
-                    .hint("remove xps, or raise queues.tx if the driver has more TX queues (Documentation/networking/scaling.rst, XPS)"),
-            );
+            out.push(Diagnostic::new(
+                Rule::XpsSingleQueue,
+                format!("/interfaces/{i}/xps"),
+                format!("XPS on `{}`, which has one TX queue: every packet uses it whatever the CPU", ifc.name),
+            ));
         }
         if let Some(node) = ifc.dt.as_ref().and_then(|d| d.node.as_ref()) {
             let base = format!("/interfaces/{i}/dt/node");
@@ -108,23 +110,25 @@ pub fn check(b: &Board) -> Vec<Diagnostic> {
             ] {
                 if size == 0 {
                     out.push(
-                        Diagnostic::error(format!("{ptr}/size"), format!("{what} register window of size 0"))
-                            .hint("give the window's size in bytes from the address editor (e.g. 0x40000)"),
+                        Diagnostic::new(
+                            Rule::RegWindow,
+                            format!("{ptr}/size"),
+                            format!("{what} register window of size 0"),
+                        )
+                        .hint("give the window's size in bytes from the address editor (e.g. 0x40000)"),
                     );
                 } else if reg.checked_add(size).is_none() {
-                    out.push(Diagnostic::error(format!("{ptr}/size"), format!("{what} register window {reg:#x} + {size:#x} passes the end of the 64-bit address space")).hint("check reg and size"));
+                    out.push(Diagnostic::new(Rule::RegWindow, format!("{ptr}/size"), format!("{what} register window {reg:#x} + {size:#x} passes the end of the 64-bit address space")).hint("check reg and size"));
                 }
             }
         }
     }
     if b.interfaces.len() > MAX_INTERFACES {
-        out.push(
-            Diagnostic::error(
-                format!("/interfaces/{MAX_INTERFACES}"),
-                format!("{} interfaces; a board file describes at most {MAX_INTERFACES}", b.interfaces.len()),
-            )
-            .hint("describe the board's real ports"),
-        );
+        out.push(Diagnostic::new(
+            Rule::TooManyInterfaces,
+            format!("/interfaces/{MAX_INTERFACES}"),
+            format!("{} interfaces; a board file describes at most {MAX_INTERFACES}", b.interfaces.len()),
+        ));
     }
     // sysctl keys against the table of the kernel the image runs (the
     // QorIQ SDK kernels are older: not checked)
@@ -136,7 +140,8 @@ pub fn check(b: &Board) -> Vec<Diagnostic> {
                     None => "the key may belong to an older kernel (e.g. tcp_tw_recycle, removed in 4.12) or to a module with its own table; check /proc/sys on the target".into(),
                 };
                 out.push(
-                    Diagnostic::warning(
+                    Diagnostic::new(
+                        Rule::SysctlUnknown,
                         format!("/system/sysctl/{}", crate::yaml::escape_segment(key)),
                         format!("`{key}` is not a sysctl of Linux 6.12 (net sysctl tables)"),
                     )
@@ -151,13 +156,11 @@ pub fn check(b: &Board) -> Vec<Diagnostic> {
             let c = count.entry(ifc.driver).or_insert(0usize);
             *c += 1;
             if *c == max + 1 {
-                out.push(
-                    Diagnostic::error(
-                        format!("/interfaces/{i}/driver"),
-                        format!("more than {max} {} ports: the {:?} SoC has {max} ({names})", ifc.driver, b.board.soc),
-                    )
-                    .hint("other ports are PL or PCIe devices with their own driver"),
-                );
+                out.push(Diagnostic::new(
+                    Rule::OnChipMacs,
+                    format!("/interfaces/{i}/driver"),
+                    format!("more than {max} {} ports: the {} SoC has {max} ({names})", ifc.driver, b.board.soc),
+                ));
             }
         }
     }

@@ -5,6 +5,7 @@ use serde_json::Value;
 
 use crate::diag::Diagnostic;
 use crate::model::Board;
+use crate::rules::Rule;
 use crate::yaml::{escape_segment, SourceMap};
 
 /// Keys renamed or commonly mistyped, with the key to use instead.
@@ -136,7 +137,13 @@ pub fn validate_structure(doc: &Value, map: &SourceMap) -> Vec<Diagnostic> {
     });
     let validator = match validator {
         Ok(v) => v,
-        Err(e) => return vec![Diagnostic::error("", format!("internal error: board schema does not compile: {e}"))],
+        Err(e) => {
+            return vec![Diagnostic::new(
+                Rule::Internal,
+                "",
+                format!("internal error: board schema does not compile: {e}"),
+            )]
+        }
     };
     let mut out = Vec::new();
     for ptr in map.float_pointers() {
@@ -147,7 +154,11 @@ pub fn validate_structure(doc: &Value, map: &SourceMap) -> Vec<Diagnostic> {
         });
         if wants_int {
             let got = doc.pointer(ptr).map(short).unwrap_or_default();
-            let d = Diagnostic::error(ptr.clone(), format!("{got} is a decimal number; an integer is expected here"));
+            let d = Diagnostic::new(
+                Rule::NotInteger,
+                ptr.clone(),
+                format!("{got} is a decimal number; an integer is expected here"),
+            );
             let d = match describe(schema, ptr) {
                 Some(w) => d.hint(format!("write it without a fraction or exponent ({w})")),
                 None => d.hint("write it without a fraction or exponent"),
@@ -174,7 +185,7 @@ pub fn validate_structure(doc: &Value, map: &SourceMap) -> Vec<Diagnostic> {
                     };
                     out.push(Diagnostic {
                         pos: map.key_pos(&child),
-                        ..Diagnostic::error(child, format!("unknown key `{key}`")).hint(hint)
+                        ..Diagnostic::new(Rule::UnknownKey, child, format!("unknown key `{key}`")).hint(hint)
                     });
                 }
             }
@@ -182,14 +193,15 @@ pub fn validate_structure(doc: &Value, map: &SourceMap) -> Vec<Diagnostic> {
                 let name = property.as_str().unwrap_or("?").to_string();
                 let child = format!("{ptr}/{}", escape_segment(&name));
                 let what = describe(schema, &child);
-                let d = Diagnostic::error(ptr.clone(), format!("missing required key `{name}`"));
+                let d = Diagnostic::new(Rule::MissingKey, ptr.clone(), format!("missing required key `{name}`"));
                 let d = match what {
                     Some(w) => d.hint(format!("add `{name}:` ({w})")),
                     None => d.hint(format!("add `{name}:`")),
                 };
                 out.push(map.locate(d));
             }
-            _ => {
+            kind => {
+                use jsonschema::error::ValidationErrorKind as K;
                 let choices = enum_choices(schema, &ptr);
                 let got = short(&err.instance);
                 let message = if !choices.is_empty() {
@@ -204,7 +216,19 @@ pub fn validate_structure(doc: &Value, map: &SourceMap) -> Vec<Diagnostic> {
                         }
                     }
                 };
-                let d = Diagnostic::error(ptr.clone(), message);
+                let rule = match kind {
+                    _ if !choices.is_empty() => Rule::BadEnum,
+                    K::Enum { .. } | K::Constant { .. } => Rule::BadEnum,
+                    K::Minimum { .. } | K::Maximum { .. } | K::ExclusiveMinimum { .. } | K::ExclusiveMaximum { .. } => {
+                        Rule::IntegerRange
+                    }
+                    K::Pattern { .. } => Rule::Pattern,
+                    K::MinItems { .. } => Rule::TooFewItems,
+                    // `type`, and a value none of the accepted shapes
+                    // (`oneOf`/`anyOf`) takes; the schema uses no other keyword
+                    _ => Rule::WrongType,
+                };
+                let d = Diagnostic::new(rule, ptr.clone(), message);
                 let d = match expected {
                     Some(w) => d.hint(format!("expected: {w}")),
                     None => d,

@@ -11,6 +11,7 @@ use crate::cpus::CpuList;
 use crate::diag::Diagnostic;
 use crate::drivers::{self, caps, RingLimit};
 use crate::model::*;
+use crate::rules::Rule;
 
 /// Characters allowed in an interface name. Linux allows more (anything but
 /// `/`, `:`, whitespace; 1-15 bytes, net/core/dev.c `dev_valid_name`); we also
@@ -68,19 +69,23 @@ pub fn validate(board: &Board) -> Vec<Diagnostic> {
 }
 
 impl V<'_> {
-    fn err(&mut self, ptr: String, msg: String, hint: &str) {
-        self.out.push(Diagnostic::error(ptr, msg).hint(hint));
+    /// A diagnostic of `rule`, with the rule's fixed hint.
+    fn report(&mut self, rule: Rule, ptr: String, msg: String) {
+        debug_assert!(rule.hint().is_some(), "{rule} has no fixed hint");
+        self.out.push(Diagnostic::new(rule, ptr, msg));
     }
-    fn warn(&mut self, ptr: String, msg: String, hint: &str) {
-        self.out.push(Diagnostic::warning(ptr, msg).hint(hint));
+    /// A diagnostic of `rule` whose hint depends on the value.
+    fn report_hint(&mut self, rule: Rule, ptr: String, msg: String, hint: impl Into<String>) {
+        debug_assert!(rule.hint().is_none(), "{rule} has a fixed hint");
+        self.out.push(Diagnostic::new(rule, ptr, msg).hint(hint));
     }
 
-    /// Checks a CPU list against the board's CPU count (case C1/C2).
+    /// Checks a CPU list against the board's CPU count (rules cpu-list-syntax, cpu-range).
     fn cpus(&mut self, ptr: String, list: &CpuList) -> Option<BTreeSet<u32>> {
         let n = self.b.board.cpus;
         match list.cpus() {
             Err(e) => {
-                self.err(ptr, e.to_string(), "write CPU numbers and ranges, e.g. \"0-3\" or \"1,3\"");
+                self.report(Rule::CpuListSyntax, ptr, e.to_string());
                 None
             }
             Ok(set) => {
@@ -88,14 +93,14 @@ impl V<'_> {
                 if bad.is_empty() {
                     Some(set)
                 } else {
-                    self.err(
+                    self.report(
+                        Rule::CpuRange,
                         ptr,
                         format!(
                             "CPU {} outside the board's {n} CPUs (0-{})",
                             crate::cpus::format_cpu_list(&bad),
                             n - 1
                         ),
-                        "use CPUs below board.cpus, or raise board.cpus if the SoC has more",
                     );
                     None
                 }
@@ -111,17 +116,17 @@ impl V<'_> {
         for (i, ifc) in b.interfaces.iter().enumerate() {
             let p = format!("/interfaces/{i}");
             if !valid_iface_name(&ifc.name) {
-                self.err(
+                self.report(
+                    Rule::IfaceName,
                     format!("{p}/name"),
                     format!("interface name `{}` is not 1-15 characters of letters, digits, `_`, `-`, `.`", ifc.name),
-                    "Linux refuses `/`, `:` and whitespace (dev_valid_name); shell metacharacters are refused too because names reach generated shell",
                 );
             }
             if let Some(j) = names.insert(&ifc.name, i) {
-                self.err(
+                self.report(
+                    Rule::IfaceDuplicate,
                     format!("{p}/name"),
                     format!("interface `{}` is already described at /interfaces/{j}", ifc.name),
-                    "each interface appears once",
                 );
             }
             let c = caps(ifc.driver, b.board.soc);
@@ -135,10 +140,10 @@ impl V<'_> {
             self.qdisc(&p, ifc);
             self.zcrx(&p, ifc, &c);
             if ifc.ptp == Some(OnOff::On) {
-                self.warn(
+                self.report(
+                    Rule::PtpOn,
                     format!("{p}/ptp"),
                     "`ptp: on` does nothing; only `off` disables timestamping".into(),
-                    "remove the key to leave PTP as the driver sets it",
                 );
             }
             if let Some(dt) = &ifc.dt {
@@ -146,10 +151,10 @@ impl V<'_> {
                     self.mac(&format!("{p}/dt/mac"), mac, &mut macs, i);
                 }
                 if let Some(j) = labels.insert(&dt.label, i) {
-                    self.err(
+                    self.report(
+                        Rule::DtLabelDuplicate,
                         format!("{p}/dt/label"),
                         format!("DT label `{}` is already used by /interfaces/{j}", dt.label),
-                        "each port has its own node",
                     );
                 }
                 self.dt(&p, ifc, dt);
@@ -159,53 +164,38 @@ impl V<'_> {
 
     fn mac(&mut self, ptr: &str, mac: &str, seen: &mut BTreeMap<[u8; 6], usize>, i: usize) {
         let Some(m) = parse_mac(mac) else {
-            self.err(
-                ptr.into(),
-                format!("`{mac}` is not a MAC address"),
-                "write six hex octets: \"00:0a:35:00:22:01\"",
-            );
+            self.report(Rule::MacSyntax, ptr.into(), format!("`{mac}` is not a MAC address"));
             return;
         };
         if m == [0; 6] {
-            self.err(
-                ptr.into(),
-                "MAC address is all zeros".into(),
-                "use the address assigned to the board (or a locally administered one: 02:xx:...)",
-            );
+            self.report(Rule::MacZero, ptr.into(), "MAC address is all zeros".into());
         } else if m == [0xff; 6] {
-            self.err(ptr.into(), "MAC address is the broadcast address".into(), "use a unicast address");
+            self.report(Rule::MacBroadcast, ptr.into(), "MAC address is the broadcast address".into());
         } else if m[0] & 1 == 1 {
-            self.err(
+            self.report(
+                Rule::MacMulticast,
                 ptr.into(),
                 format!("`{mac}` is a multicast address (bit 0 of the first octet set)"),
-                "use a unicast address: the first octet must be even (e.g. 02:... for locally administered)",
             );
         }
         if let Some(j) = seen.insert(m, i) {
-            self.err(
-                ptr.into(),
-                format!("MAC address `{mac}` is also used by /interfaces/{j}"),
-                "every port needs its own MAC address",
-            );
+            self.report(Rule::MacDuplicate, ptr.into(), format!("MAC address `{mac}` is also used by /interfaces/{j}"));
         }
     }
 
     fn mtu(&mut self, p: &str, ifc: &Interface, c: &drivers::DriverCaps) {
         if let Some(mtu) = ifc.mtu {
             if mtu < 68 {
-                self.err(
-                    format!("{p}/mtu"),
-                    format!("MTU {mtu} is below the IPv4 minimum of 68"),
-                    "use 1500 or a jumbo size the driver supports",
-                );
+                self.report(Rule::MtuMin, format!("{p}/mtu"), format!("MTU {mtu} is below the IPv4 minimum of 68"));
             } else if mtu > c.max_mtu {
-                self.err(
+                self.report_hint(
+                    Rule::MtuMax,
                     format!("{p}/mtu"),
                     format!(
                         "MTU {mtu} exceeds {} for {} on {} ({})",
                         c.max_mtu, ifc.driver, self.b.board.soc, c.source
                     ),
-                    &format!("use at most {}", c.max_mtu),
+                    format!("use at most {}", c.max_mtu),
                 );
             }
         }
@@ -213,29 +203,27 @@ impl V<'_> {
 
     fn ring(&mut self, ptr: String, dir: &str, v: u32, lim: Option<RingLimit>, ifc: &Interface, src: &str) {
         let Some(l) = lim else {
-            self.err(ptr, format!("{} does not support `ethtool -G` ({src})", ifc.driver), "remove `rings`");
+            self.report(Rule::RingUnsupported, ptr, format!("{} does not support `ethtool -G` ({src})", ifc.driver));
             return;
         };
         if v < l.min || v > l.max {
-            self.err(
+            self.report_hint(
+                Rule::RingLimit,
                 ptr,
                 format!("{dir} ring {v} outside {}..{} for {} ({src})", l.min, l.max, ifc.driver),
-                &format!("use a size between {} and {}", l.min, l.max),
+                format!("use a size between {} and {}", l.min, l.max),
             );
         } else if l.pow2_required && !v.is_power_of_two() {
             let lo = 1u32 << (31 - v.leading_zeros());
             let hi = v.next_power_of_two().min(l.max);
-            self.err(
+            self.report_hint(
+                Rule::RingPow2,
                 ptr,
                 format!("{dir} ring {v} is not a power of two; {} refuses it ({src})", ifc.driver),
-                &format!("use {lo} or {hi}"),
+                format!("use {lo} or {hi}"),
             );
         } else if l.pow2_rounded && !v.is_power_of_two() {
-            self.warn(
-                ptr,
-                format!("{} rounds the {dir} ring {v} up to {} ({src})", ifc.driver, v.next_power_of_two()),
-                &format!("write {} to say what you get; rings are applied before IRQ and RPS steps because the driver reopens the device", v.next_power_of_two()),
-            );
+            self.report_hint(Rule::RingRounded, ptr, format!("{} rounds the {dir} ring {v} up to {} ({src})", ifc.driver, v.next_power_of_two()), format!("write {} to say what you get; rings are applied before IRQ and RPS steps because the driver reopens the device", v.next_power_of_two()));
         }
     }
 
@@ -255,10 +243,10 @@ impl V<'_> {
             return;
         }
         if c.coalesce.is_empty() {
-            self.err(
+            self.report(
+                Rule::CoalesceUnsupported,
                 format!("{p}/coalesce"),
                 format!("{} has no interrupt coalescing (`ethtool -C` unsupported, {})", ifc.driver, c.source),
-                "remove `coalesce`",
             );
             return;
         }
@@ -267,17 +255,19 @@ impl V<'_> {
             match c.coalesce.iter().find(|cp| cp.name == k) {
                 None => {
                     let names: Vec<&str> = c.coalesce.iter().map(|cp| cp.name).collect();
-                    self.err(
+                    self.report_hint(
+                        Rule::CoalesceParam,
                         ptr,
                         format!("{} does not support coalescing parameter `{k}`", ifc.driver),
-                        &format!("supported: {}", names.join(", ")),
+                        format!("supported: {}", names.join(", ")),
                     );
                 }
                 Some(cp) if *v > cp.max => {
-                    self.err(
+                    self.report_hint(
+                        Rule::CoalesceLimit,
                         ptr,
                         format!("{k} {v} exceeds {} for {} ({})", cp.max, ifc.driver, c.source),
-                        &format!("use at most {}", cp.max),
+                        format!("use at most {}", cp.max),
                     );
                 }
                 Some(_) => {}
@@ -288,7 +278,7 @@ impl V<'_> {
                 let u = ifc.coalesce.get(&format!("{dir}-usecs")).copied();
                 let f = ifc.coalesce.get(&format!("{dir}-frames")).copied();
                 if matches!((u, f), (Some(0), Some(x)) | (Some(x), Some(0)) if x > 0) || u.is_some() != f.is_some() {
-                    self.warn(format!("{p}/coalesce"), format!("gianfar enables {dir} coalescing only when both {dir}-usecs and {dir}-frames are non-zero (gianfar_ethtool.c)"), &format!("set both {dir}-usecs and {dir}-frames"));
+                    self.report_hint(Rule::GianfarCoalescePair, format!("{p}/coalesce"), format!("gianfar enables {dir} coalescing only when both {dir}-usecs and {dir}-frames are non-zero (gianfar_ethtool.c)"), format!("set both {dir}-usecs and {dir}-frames"));
                 }
             }
         }
@@ -298,16 +288,12 @@ impl V<'_> {
         for k in ifc.offloads.keys() {
             let ptr = format!("{p}/offloads/{k}");
             if !k.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-') || k.is_empty() {
-                self.err(
-                    ptr,
-                    format!("`{k}` is not an ethtool feature name"),
-                    "use ethtool -k names: gro, tso, gso, lro, rx-gro-hw, ...",
-                );
+                self.report(Rule::OffloadName, ptr, format!("`{k}` is not an ethtool feature name"));
             } else if !drivers::KNOWN_OFFLOADS.contains(&k.as_str()) {
-                self.warn(
+                self.report(
+                    Rule::OffloadUnknown,
                     ptr,
                     format!("`{k}` is not a feature zynq-net knows; it is passed to `ethtool -K` as written"),
-                    "check the name in `ethtool -k IFACE`",
                 );
             }
         }
@@ -317,30 +303,31 @@ impl V<'_> {
         if let (Driver::Gianfar, Some((n, src))) = (ifc.driver, self.b.board.soc.etsec_queues()) {
             for (dir, have) in [("rx", ifc.queues.rx), ("tx", ifc.queues.tx)] {
                 if have > n {
-                    self.err(format!("{p}/queues/{dir}"), format!("gianfar on {} has {n} {} queue(s): one per eTSEC queue-group ({src}; gianfar.c gfar_of_init)", self.b.board.soc, dir.to_uppercase()), &format!("use at most {n}"));
+                    self.report_hint(Rule::GianfarQueueGroups, format!("{p}/queues/{dir}"), format!("gianfar on {} has {n} {} queue(s): one per eTSEC queue-group ({src}; gianfar.c gfar_of_init)", self.b.board.soc, dir.to_uppercase()), format!("use at most {n}"));
                 }
             }
             return;
         }
         if ifc.queues.tx > c.max_tx_queues {
             let why = if ifc.driver == Driver::Gianfar { " (one TX queue per eTSEC queue-group)" } else { "" };
-            self.err(
+            self.report_hint(
+                Rule::TxQueuesMax,
                 format!("{p}/queues/tx"),
                 format!("{} on {} has at most {} TX queues{why}", ifc.driver, self.b.board.soc, c.max_tx_queues),
-                &format!("use at most {}", c.max_tx_queues),
+                format!("use at most {}", c.max_tx_queues),
             );
         }
         if let Some(ch) = &ifc.channels {
             let rx = ch.combined.unwrap_or(0) + ch.rx.unwrap_or(0);
             let tx = ch.combined.unwrap_or(0) + ch.tx.unwrap_or(0);
             if (rx > 0 && rx != ifc.queues.rx) || (tx > 0 && tx != ifc.queues.tx) {
-                self.warn(
+                self.report(
+                    Rule::ChannelsMismatch,
                     format!("{p}/channels"),
                     format!(
                         "channels give {rx} RX / {tx} TX queues but `queues` says {} / {}",
                         ifc.queues.rx, ifc.queues.tx
                     ),
-                    "make `queues` the counts the device has after `ethtool -L`",
                 );
             }
         }
@@ -353,10 +340,11 @@ impl V<'_> {
                 if let QueueSel::One(q) = qc.queue {
                     if q >= count {
                         let dir = if key == "rps" { "RX" } else { "TX" };
-                        self.err(
+                        self.report_hint(
+                            Rule::QueueIndex,
                             format!("{qp}/queue"),
                             format!("queue {q} does not exist: `{}` has {count} {dir} queues", ifc.name),
-                            &format!("use 0..{} or `all`", count - 1),
+                            format!("use 0..{} or `all`", count - 1),
                         );
                     }
                 }
@@ -366,7 +354,8 @@ impl V<'_> {
         if let Some(n) = ifc.rfs_flow_cnt {
             // above the limit: an error from crate::limits instead
             if !n.is_power_of_two() && n <= crate::limits::MAX_FLOW_ENTRIES {
-                self.warn(
+                self.report_hint(
+                    Rule::RfsRounded,
                     format!("{p}/rfs_flow_cnt"),
                     format!(
                         "the kernel rounds rps_flow_cnt {n} up to {} (net-sysfs.c); generated as {}",
@@ -377,10 +366,10 @@ impl V<'_> {
                 );
             }
             if self.b.system.rfs_sock_flow_entries.is_none() {
-                self.warn(
+                self.report(
+                    Rule::RfsNeedsGlobal,
                     format!("{p}/rfs_flow_cnt"),
                     "RFS needs the global flow table too".into(),
-                    "set system.rfs_sock_flow_entries (e.g. 32768); Documentation/networking/scaling.rst",
                 );
             }
         }
@@ -390,34 +379,38 @@ impl V<'_> {
         for (j, ia) in ifc.irq_affinity.iter().enumerate() {
             let ip = format!("{p}/irq_affinity/{j}");
             if ia.irq.bytes().all(|b| b.is_ascii_digit()) {
-                self.err(format!("{ip}/irq"), format!("`{}` is an IRQ number; numbers change between kernels and boots", ia.irq), "name the IRQ as /proc/interrupts shows it (macb: eth0; gianfar: eth0_g0_rx; mlx5: mlx5_comp0@pci:...)");
-            }
-            if ia.irq.bytes().filter(|b| !matches!(b, b'*' | b'?')).count() < 3 {
-                self.err(
+                self.report(
+                    Rule::IrqNumber,
+                    format!("{ip}/irq"),
+                    format!("`{}` is an IRQ number; numbers change between kernels and boots", ia.irq),
+                );
+            } else if ia.irq.bytes().filter(|b| !matches!(b, b'*' | b'?')).count() < 3 {
+                // (a number such as `63` is irq-number only: one fault, one error)
+                self.report(
+                    Rule::IrqPatternBroad,
                     format!("{ip}/irq"),
                     format!("IRQ pattern `{}` would match almost every IRQ of the system", ia.irq),
-                    "name the NIC's IRQs: at least three literal characters, e.g. eth0 or eth0_g*",
                 );
             }
             if let Some(set) = self.cpus(format!("{ip}/cpus"), &ia.cpus) {
                 if set.len() > 1 {
                     if let Some(ctl) = self.b.board.soc.single_destination_irqs() {
-                        self.warn(
+                        self.report(
+                            Rule::IrqMultiCpu,
                             format!("{ip}/cpus"),
                             format!(
                                 "{ctl} delivers each interrupt to one CPU: a {}-CPU mask does not spread load",
                                 set.len()
                             ),
-                            "pin to one CPU; the applier reports effective_affinity",
                         );
                     }
                 }
             }
             if self.b.system.irqbalance == Irqbalance::Running {
-                self.err(
+                self.report(
+                    Rule::IrqbalanceRunning,
                     ip.to_string(),
-                    "irqbalance runs on this image and will undo pinned IRQ affinity (case C3)".into(),
-                    "set system.irqbalance: ban-pinned (generates an irqbalance policy banning these IRQs) or absent",
+                    "irqbalance runs on this image and will undo pinned IRQ affinity".into(),
                 );
             }
         }
@@ -426,29 +419,30 @@ impl V<'_> {
     fn qdisc(&mut self, p: &str, ifc: &Interface) {
         let Some(q) = &ifc.qdisc else { return };
         if ifc.queues.tx < 2 {
-            self.warn(
+            self.report(
+                Rule::MultiqSingleQueue,
                 format!("{p}/qdisc"),
-                format!(
-                    "multiq on `{}` with {} TX queue does nothing; the applier skips it (case C7)",
-                    ifc.name, ifc.queues.tx
-                ),
-                "remove the qdisc or raise the queue count",
+                format!("multiq on `{}` with {} TX queue does nothing; the applier skips it", ifc.name, ifc.queues.tx),
             );
         }
         for (j, f) in q.filters.iter().enumerate() {
             let fp = format!("{p}/qdisc/filters/{j}");
             if f.queue >= ifc.queues.tx {
-                self.err(
+                self.report_hint(
+                    Rule::SkbeditQueue,
                     format!("{fp}/queue"),
-                    format!("queue_mapping {} >= the {} TX queues of `{}`: the kernel ignores it (net/sched/act_skbedit.c, case C9)", f.queue, ifc.queues.tx, ifc.name),
-                    &format!("use a queue in 0..{}", ifc.queues.tx.saturating_sub(1)),
+                    format!(
+                        "queue_mapping {} >= the {} TX queues of `{}`: the kernel ignores it (net/sched/act_skbedit.c)",
+                        f.queue, ifc.queues.tx, ifc.name
+                    ),
+                    format!("use a queue in 0..{}", ifc.queues.tx.saturating_sub(1)),
                 );
             }
             if parse_ipv4_prefix(&f.address).is_none() {
-                self.err(
+                self.report(
+                    Rule::FilterAddress,
                     format!("{fp}/address"),
                     format!("`{}` is not an IPv4 address or prefix", f.address),
-                    "write 192.168.0.3 or 10.0.0.0/8",
                 );
             }
         }
@@ -458,14 +452,15 @@ impl V<'_> {
         let Some(z) = &ifc.zero_copy_rx else { return };
         let zp = format!("{p}/zero_copy_rx");
         if !c.zero_copy_rx {
-            self.err(
+            self.report(
+                Rule::ZcrxUnsupported,
                 zp.clone(),
                 format!("{} has no zero-copy receive support (netdev queue API and header split)", ifc.driver),
-                "use an mlx5 (or other queue-API) NIC, or remove zero_copy_rx",
             );
         }
         if z.queue >= ifc.queues.rx {
-            self.err(
+            self.report_hint(
+                Rule::QueueIndex,
                 format!("{zp}/queue"),
                 format!("queue {} does not exist: `{}` has {} RX queues", z.queue, ifc.name, ifc.queues.rx),
                 "pick a queue below queues.rx (and keep it out of RSS)",
@@ -473,26 +468,22 @@ impl V<'_> {
         }
         if let Some(len) = z.rx_buf_len {
             if !len.is_power_of_two() || len < 4096 {
-                self.err(
+                self.report(
+                    Rule::ZcrxBufLen,
                     format!("{zp}/rx_buf_len"),
                     format!("rx-buf-len {len} must be a power of two of at least 4096"),
-                    "use 4096 ... 131072",
                 );
             }
         }
         if z.tcp_data_split && ifc.offloads.get("rx-gro-hw") != Some(&OnOff::On) {
-            self.err(
+            self.report(
+                Rule::ZcrxHeaderSplit,
                 format!("{zp}/tcp_data_split"),
                 "tcp-data-split needs hardware GRO first (mlx5 SHAMPO)".into(),
-                "add `rx-gro-hw: on` to offloads",
             );
         }
         if self.b.board.kernel != KernelFlavour::Mainline {
-            self.warn(
-                zp,
-                "io_uring zero-copy receive needs Linux 6.15+ (IO_URING_ZCRX)".into(),
-                "use a mainline kernel of 6.15 or later",
-            );
+            self.report(Rule::ZcrxKernel, zp, "io_uring zero-copy receive needs Linux 6.15+ (IO_URING_ZCRX)".into());
         }
     }
 
@@ -504,37 +495,41 @@ impl V<'_> {
         if let Some(mode) = &dt.phy_mode {
             let mp = format!("{dp}/phy_mode");
             if axi && mode == "xgmii" {
-                self.err(
+                self.report(
+                    Rule::PhyModeXgmii,
                     mp,
-                    "phy-mode \"xgmii\" is not what the XXV MAC runs (case C10): its 10G/25G interface is 10GBASE-R/25GBASE-R".into(),
-                    "write `phy_mode: 10gbase-r` (or 25gbase-r): linux-xlnx's axienet_probe fails without a phy-mode it knows (docs/board-format.md)",
+                    "phy-mode \"xgmii\" is not what the XXV MAC runs: its 10G/25G interface is 10GBASE-R/25GBASE-R"
+                        .into(),
                 );
             } else if !drivers::PHY_MODES.contains(&mode.as_str()) {
-                self.err(
+                self.report(
+                    Rule::PhyModeUnknown,
                     mp,
                     format!("`{mode}` is not a phy-mode of ethernet-controller.yaml"),
-                    "use e.g. rgmii-id, sgmii, 1000base-x, 10gbase-r",
                 );
             } else if ifc.driver.is_xxv() && !drivers::XXV_PHY_MODES.contains(&mode.as_str()) {
-                self.err(
+                self.report_hint(
+                    Rule::PhyModeMac,
                     mp,
                     format!("phy-mode `{mode}` on an XXV port: the XXV MAC runs {}", drivers::XXV_PHY_MODES.join(", ")),
                     "use 10gbase-r or 25gbase-r as the IP is configured",
                 );
             } else if ifc.driver == Driver::Axienet && !drivers::AXIENET_PHY_MODES.contains(&mode.as_str()) {
-                self.err(
+                self.report_hint(
+                    Rule::PhyModeMac,
                     mp,
                     format!("phy-mode `{mode}` is not one axienet's 1G/2.5G MAC runs"),
-                    &format!(
+                    format!(
                         "use one of {} (axienet_probe accepts every RGMII variant)",
                         drivers::AXIENET_PHY_MODES.join(", ")
                     ),
                 );
             }
         } else if full && ifc.driver.is_xxv() {
-            self.err(format!("{dp}/label"), "an XXV node needs `phy_mode`: linux-xlnx's axienet_probe fails silently without phy-mode or xlnx,phy-type (of_get_phy_mode, cleanup_clk)".into(), "add `phy_mode: 10gbase-r` (or 25gbase-r)");
+            self.report_hint(Rule::PhyModeMissing, format!("{dp}/label"), "an XXV node needs `phy_mode`: linux-xlnx's axienet_probe fails silently without phy-mode or xlnx,phy-type (of_get_phy_mode, cleanup_clk)".into(), "add `phy_mode: 10gbase-r` (or 25gbase-r)");
         } else if full {
-            self.err(
+            self.report_hint(
+                Rule::PhyModeMissing,
                 format!("{dp}/label"),
                 "a generated AXI Ethernet node needs `phy_mode` (axienet_probe: of_get_phy_mode)".into(),
                 "add phy_mode, e.g. sgmii, 1000base-x or rgmii-rxid",
@@ -542,24 +537,20 @@ impl V<'_> {
         }
         if let Some(sp) = dt.max_speed {
             if ![10, 100, 1000, 2500, 10000, 25000].contains(&sp) {
-                self.err(
+                self.report(
+                    Rule::MaxSpeed,
                     format!("{dp}/max_speed"),
                     format!("max-speed {sp} is not an Ethernet speed"),
-                    "use 10, 100, 1000, 2500, 10000 or 25000 (Mbit/s)",
                 );
             }
         } else if full && ifc.driver == Driver::Axienet && flavour == KernelFlavour::LinuxXlnx {
-            self.err(format!("{dp}/label"), "a linux-xlnx 1G/2.5G AXI Ethernet node needs `max_speed`: axienet_probe fails with \"couldn't find MAC Rate\" (-EINVAL)".into(), "add `max_speed: 1000` (or 2500)");
+            self.report(Rule::MaxSpeedMissing, format!("{dp}/label"), "a linux-xlnx 1G/2.5G AXI Ethernet node needs `max_speed`: axienet_probe fails with \"couldn't find MAC Rate\" (-EINVAL)".into());
         }
         if axi && !ifc.driver.is_xxv() && full && dt.phy_handle.is_none() && dt.pcs_handle.is_none() {
             let needs =
                 flavour == KernelFlavour::LinuxXlnx || matches!(dt.phy_mode.as_deref(), Some("sgmii" | "1000base-x"));
             if needs {
-                self.err(
-                    format!("{dp}/label"),
-                    format!("axienet on {flavour} refuses this port without `phy-handle` or `pcs-handle` (\"pcs-handle ... or phy-handle required\", -EINVAL)"),
-                    "set phy_handle (an `mdio.devices` label or an existing PHY) or pcs_handle (the PCS/PMA)",
-                );
+                self.report(Rule::PhyOrPcsMissing, format!("{dp}/label"), format!("axienet on {flavour} refuses this port without `phy-handle` or `pcs-handle` (\"pcs-handle ... or phy-handle required\", -EINVAL)"));
             }
         }
         if ifc.driver.is_xxv()
@@ -568,45 +559,45 @@ impl V<'_> {
             && dt.managed.is_none()
             && dt.sfp.is_none()
         {
-            self.warn(format!("{dp}/label"), "an XXV port without phy-handle, fixed-link or `managed`: phylink_of_phy_connect at open fails on linux-xlnx trees that drive XXV through phylink".into(), "add `managed: in-band-status` (or a fixed_link) when the base tree has none");
+            self.report(Rule::XxvNoLink, format!("{dp}/label"), "an XXV port without phy-handle, fixed-link or `managed`: phylink_of_phy_connect at open fails on linux-xlnx trees that drive XXV through phylink".into());
         }
         let need_axi = [("pcs_handle", dt.pcs_handle.is_some()), ("checksum", dt.checksum.is_some())];
         for (key, set) in need_axi {
             if set && !axi {
-                self.err(
+                self.report(
+                    Rule::AxiOnlyProperty,
                     format!("{dp}/{key}"),
                     format!("`{key}` is an AXI Ethernet property; {} does not read it", ifc.driver),
-                    "remove it",
                 );
             }
         }
         if dt.tbi_handle.is_some() && ifc.driver != Driver::Gianfar {
-            self.err(
+            self.report(
+                Rule::TbiHandle,
                 format!("{dp}/tbi_handle"),
                 format!("`tbi_handle` is read by gianfar only, not {}", ifc.driver),
-                "use pcs_handle on AXI Ethernet",
             );
         }
         if ifc.driver == Driver::Gianfar && dt.phy_mode.as_deref() == Some("sgmii") && dt.tbi_handle.is_none() {
-            self.warn(format!("{dp}/phy_mode"), "SGMII on gianfar without `tbi_handle`: gfar_configure_serdes warns and the SerDes stays unconfigured (unless the base tree has it)".into(), "set tbi_handle to the TBI PHY label (P1020RDB: tbi1)");
+            self.report(Rule::GianfarSgmiiTbi, format!("{dp}/phy_mode"), "SGMII on gianfar without `tbi_handle`: gfar_configure_serdes warns and the SerDes stays unconfigured (unless the base tree has it)".into());
         }
         if let Some(f) = &dt.fixed_link {
             if ![10, 100, 1000, 2500, 10000].contains(&f.speed) {
-                self.err(
+                self.report(
+                    Rule::FixedLinkSpeed,
                     format!("{dp}/fixed_link/speed"),
                     format!("fixed-link speed {} is not one the fixed PHY emulates", f.speed),
-                    "use 10, 100, 1000, 2500 or 10000",
                 );
             }
             if dt.phy_handle.is_some() {
-                self.err(format!("{dp}/fixed_link"), "both `fixed_link` and `phy_handle`: a fixed link has no PHY (phylink/of_phy_is_fixed_link take one or the other)".into(), "keep one");
+                self.report(Rule::FixedLinkPhy, format!("{dp}/fixed_link"), "both `fixed_link` and `phy_handle`: a fixed link has no PHY (phylink/of_phy_is_fixed_link take one or the other)".into());
             }
             if dt.managed == Some(Managed::InBandStatus) {
-                self.err(
+                self.report(
+                    Rule::FixedLinkInBand,
                     format!("{dp}/managed"),
                     "phylink refuses fixed-link with in-band-status (\"can't use both fixed-link and in-band-status\")"
                         .into(),
-                    "drop `managed` or the fixed link",
                 );
             }
         }
@@ -614,10 +605,10 @@ impl V<'_> {
             let mut seen_addr = BTreeMap::new();
             for (j, d) in m.devices.iter().enumerate() {
                 if let Some(k) = seen_addr.insert(d.address, j) {
-                    self.err(
+                    self.report(
+                        Rule::MdioAddress,
                         format!("{dp}/mdio/devices/{j}/address"),
                         format!("MDIO address {} is already used by devices/{k}", d.address),
-                        "each device on a bus has its own address",
                     );
                 }
             }
@@ -630,10 +621,10 @@ impl V<'_> {
     fn pl_node(&mut self, p: &str, ifc: &Interface, n: &PlEthernet) {
         let np = format!("{p}/dt/node");
         if !ifc.driver.is_axi() {
-            self.err(
+            self.report(
+                Rule::PlNodeDriver,
                 np.clone(),
                 format!("a PL node is only generated for axienet, xxv and xxv-mcdma ports, not {}", ifc.driver),
-                "patch the existing node by `label` instead",
             );
             return;
         }
@@ -641,39 +632,50 @@ impl V<'_> {
         let dmas = n.dmas == Some(true);
         let axis = n.axistream_connected == Some(true);
         match (dmas, axis) {
-            (true, true) => self.err(
+            (true, true) => self.report_hint(
+                Rule::DmaStylesMixed,
                 np.clone(),
-                "both `dmas` (mainline dmaengine style) and `axistream_connected` (linux-xlnx style) are set (case C5)".into(),
-                &format!("pick one style: {} for the {} kernel", if flavour == KernelFlavour::LinuxXlnx { "axistream_connected" } else { "dmas" }, flavour),
+                "both `dmas` (mainline dmaengine style) and `axistream_connected` (linux-xlnx style) are set".into(),
+                format!(
+                    "pick one style: {} for the {} kernel",
+                    if flavour == KernelFlavour::LinuxXlnx { "axistream_connected" } else { "dmas" },
+                    flavour
+                ),
             ),
-            (false, false) => self.err(np.clone(), "the MAC is connected to no DMA engine".into(), "set `dmas: true` (mainline) or `axistream_connected: true` (linux-xlnx, and mainline 6.12 without dmas)"),
-            (true, false) if flavour == KernelFlavour::LinuxXlnx => {
-                self.err(format!("{np}/dmas"), "linux-xlnx's axienet reads `axistream-connected`, not `dmas`".into(), "use `axistream_connected: true`, or build with the mainline kernel flavour")
-            }
+            (false, false) => self.report(Rule::DmaNone, np.clone(), "the MAC is connected to no DMA engine".into()),
+            (true, false) if flavour == KernelFlavour::LinuxXlnx => self.report(
+                Rule::DmasOnLinuxXlnx,
+                format!("{np}/dmas"),
+                "linux-xlnx's axienet reads `axistream-connected`, not `dmas`".into(),
+            ),
             _ => {}
         }
         if !(32..=64).contains(&n.dma.addrwidth) {
-            self.err(format!("{np}/dma/addrwidth"), format!("DMA address width {} outside 32..64 bits", n.dma.addrwidth), "the AXI DMA/MCDMA IP has 32 to 64 address bits (axienet reads it as u8 and falls back to 32 outside that)");
+            self.report(
+                Rule::DmaAddrWidth,
+                format!("{np}/dma/addrwidth"),
+                format!("DMA address width {} outside 32..64 bits", n.dma.addrwidth),
+            );
         }
         if !(n.dma.datawidth.is_power_of_two() && (8..=1024).contains(&n.dma.datawidth)) {
-            self.err(
+            self.report(
+                Rule::DmaDataWidth,
                 format!("{np}/dma/datawidth"),
                 format!("stream data width {} is not a power of two in 8..1024 bits", n.dma.datawidth),
-                "use the AXI DMA's stream width, e.g. 32 or 64",
             );
         }
         if n.rxmem == 0 {
-            self.err(
+            self.report(
+                Rule::RxmemZero,
                 format!("{np}/rxmem"),
                 "xlnx,rxmem 0: axienet_change_mtu refuses every MTU change".into(),
-                "give the MAC's RX memory in bytes, e.g. 0x8000",
             );
         }
         if n.reg < n.dma.reg.saturating_add(n.dma.size) && n.dma.reg < n.reg.saturating_add(n.size) {
-            self.err(
+            self.report(
+                Rule::DmaOverlapsMac,
                 format!("{np}/dma/reg"),
                 "the DMA register window overlaps the MAC's".into(),
-                "give the MAC and the DMA engine their own address ranges",
             );
         }
         let mac_names = if ifc.driver.is_xxv() { drivers::MAC_CLOCKS_XXV } else { drivers::MAC_CLOCKS_1G };
@@ -681,71 +683,74 @@ impl V<'_> {
         for (key, map, names) in [("clocks", &n.clocks, mac_names), ("dma/clocks", &n.dma.clocks, dma_names)] {
             for k in map.keys() {
                 if !names.contains(&k.as_str()) {
-                    self.err(
+                    self.report_hint(
+                        Rule::ClockName,
                         format!("{np}/{key}/{}", crate::yaml::escape_segment(k)),
                         format!("`{k}` is not a clock name the driver asks for"),
-                        &format!("use {}", names.join(", ")),
+                        format!("use {}", names.join(", ")),
                     );
                 }
             }
             if n.clock.is_none() {
                 let missing: Vec<&str> = names.iter().copied().filter(|c| !map.contains_key(*c)).collect();
                 if !missing.is_empty() {
-                    self.err(
+                    self.report_hint(
+                        Rule::ClockMissing,
                         np.clone(),
                         format!("no clock for {} (and no `clock` for all)", missing.join(", ")),
-                        &format!("set `clock`, or `{key}` for each of {}", names.join(", ")),
+                        format!("set `clock`, or `{key}` for each of {}", names.join(", ")),
                     );
                 }
             }
         }
         let mcdma = ifc.driver == Driver::XxvMcdma;
         if !mcdma && !dmas && n.dma.interrupts.len() != 2 {
-            self.err(
+            self.report(
+                Rule::AxidmaIrqCount,
                 format!("{np}/dma/interrupts"),
                 format!(
                     "{} DMA interrupts for an AXI DMA: the driver reads index 0 (MM2S, TX) and 1 (S2MM, RX)",
                     n.dma.interrupts.len()
                 ),
-                "list two: the MM2S and the S2MM interrupt",
             );
         }
         if let Some(q) = n.num_queues {
             if n.dma.interrupts.len() != 2 * usize::from(q) {
-                self.err(
+                self.report_hint(
+                    Rule::McdmaIrqCount,
                     format!("{np}/dma/interrupts"),
                     format!("{} DMA interrupts for {q} MCDMA queues", n.dma.interrupts.len()),
-                    &format!("list {} interrupts: one MM2S and one S2MM per channel (shared lines may repeat)", 2 * q),
+                    format!("list {} interrupts: one MM2S and one S2MM per channel (shared lines may repeat)", 2 * q),
                 );
             }
         }
         if ifc.driver.is_xxv() && flavour != KernelFlavour::LinuxXlnx {
-            self.err(
+            self.report(
+                Rule::XxvLinuxXlnx,
                 format!("{p}/driver"),
                 "the XXV Ethernet driver exists only in linux-xlnx".into(),
-                "set board.kernel: linux-xlnx",
             );
         }
         if mcdma {
             match n.num_queues {
-                None => self.err(
+                None => self.report(
+                    Rule::McdmaNumQueues,
                     np.to_string(),
                     "xxv-mcdma needs `num_queues` (xlnx,num-queues; linux-xlnx assumes 16 without it)".into(),
-                    "set num_queues to the MCDMA channel count",
                 ),
                 Some(q) => {
                     if u32::from(q) != ifc.queues.rx {
-                        self.warn(
+                        self.report(
+                            Rule::McdmaQueuesRx,
                             format!("{np}/num_queues"),
                             format!("num_queues {q} differs from queues.rx {}", ifc.queues.rx),
-                            "one MCDMA channel per queue",
                         );
                     }
                     if n.channel_ids.len() != usize::from(q) {
-                        self.err(
+                        self.report(
+                            Rule::McdmaChannelIdCount,
                             format!("{np}/channel_ids"),
                             format!("{} channel ids for {q} queues", n.channel_ids.len()),
-                            "give one id per queue, e.g. [\"0x1\", \"0x2\"]",
                         );
                     }
                 }
@@ -757,24 +762,24 @@ impl V<'_> {
                     .filter(|h| !h.is_empty() && h.len() <= 2)
                     .and_then(|h| u8::from_str_radix(h, 16).ok());
                 match v {
-                    None => self.err(format!("{np}/channel_ids/{j}"), format!("channel id `{id}` is not a hex string like \"0x1\""), "linux-xlnx parses xlnx,channel-ids as hex strings"),
-                    Some(v) if !(1..=16).contains(&v) => self.err(format!("{np}/channel_ids/{j}"), format!("channel id {id} outside 1..16: MCDMA channel ids are 1-based (register 0x40 + (id-1) * 0x40)"), "use 0x1 .. 0x10"),
-                    Some(v) if !ids.insert(v) => self.err(format!("{np}/channel_ids/{j}"), format!("channel id {id} twice"), "each channel once"),
+                    None => self.report_hint(Rule::McdmaChannelId, format!("{np}/channel_ids/{j}"), format!("channel id `{id}` is not a hex string like \"0x1\""), "linux-xlnx parses xlnx,channel-ids as hex strings"),
+                    Some(v) if !(1..=16).contains(&v) => self.report_hint(Rule::McdmaChannelId, format!("{np}/channel_ids/{j}"), format!("channel id {id} outside 1..16: MCDMA channel ids are 1-based (register 0x40 + (id-1) * 0x40)"), "use 0x1 .. 0x10"),
+                    Some(v) if !ids.insert(v) => self.report(Rule::McdmaChannelIdDuplicate, format!("{np}/channel_ids/{j}"), format!("channel id {id} twice")),
                     Some(_) => {}
                 }
             }
         } else if n.num_queues.is_some() || !n.channel_ids.is_empty() {
-            self.err(
+            self.report(
+                Rule::McdmaProps,
                 np.clone(),
                 "num_queues/channel_ids are MCDMA properties (xxv-mcdma only)".into(),
-                "remove them for an AXI DMA port",
             );
         }
         if ifc.driver == Driver::Axienet && dmas && n.interrupts.is_empty() {
-            self.err(
+            self.report(
+                Rule::AxienetInterrupts,
                 format!("{np}/interrupts"),
                 "xlnx,axi-ethernet.yaml requires the MAC's `interrupts`".into(),
-                "list the MAC interrupt's GIC SPI number",
             );
         }
         if let Some(ranges) = self.b.board.soc.pl_irq_spis() {
@@ -787,10 +792,11 @@ impl V<'_> {
             for (ptr, irq) in all {
                 if !ranges.iter().any(|r| r.contains(&irq.spi())) {
                     let [a, b] = &ranges;
-                    self.err(
+                    self.report_hint(
+                        Rule::PlIrqLine,
                         ptr,
                         format!("GIC SPI {} is not a PL-to-PS interrupt line on {}", irq.spi(), self.b.board.soc),
-                        &format!(
+                        format!(
                             "PL interrupts are SPI {}-{} and {}-{} (IRQ ID - 32)",
                             a.start(),
                             a.end(),
@@ -830,9 +836,9 @@ impl V<'_> {
             let first = list[0].0.clone();
             for (ptr, irq, shared) in &list[1..] {
                 if !shared || !list[0].2 {
-                    self.err(ptr.clone(), format!("GIC SPI {spi} is also used by {first}, and linux-xlnx requests AXI DMA interrupts without IRQF_SHARED (axienet_init_legacy_dma): request_irq fails with -EBUSY"), "give each AXI DMA channel its own PL-to-PS line (only MCDMA channel interrupts can share)");
+                    self.report(Rule::PlIrqNotShared, ptr.clone(), format!("GIC SPI {spi} is also used by {first}, and linux-xlnx requests AXI DMA interrupts without IRQF_SHARED (axienet_init_legacy_dma): request_irq fails with -EBUSY"));
                 } else if irq.trigger() == Trigger::Edge || list[0].1.trigger() == Trigger::Edge {
-                    self.err(ptr.clone(), format!("GIC SPI {spi} is shared with {first} but edge-triggered: edges from two sources on one line are lost"), "shared PL lines must be level-triggered (trigger: level)");
+                    self.report(Rule::PlIrqSharedEdge, ptr.clone(), format!("GIC SPI {spi} is shared with {first} but edge-triggered: edges from two sources on one line are lost"));
                 }
             }
         }
@@ -847,11 +853,7 @@ impl V<'_> {
         let mcdma = self.b.interfaces.iter().position(|i| i.driver == Driver::XxvMcdma);
         let axidma = self.b.interfaces.iter().position(|i| matches!(i.driver, Driver::Axienet | Driver::Xxv));
         if let (Some(m), Some(a)) = (mcdma, axidma) {
-            self.err(
-                format!("/interfaces/{}/driver", m.max(a)),
-                format!("/interfaces/{m} uses MCDMA and /interfaces/{a} an AXI DMA: linux-xlnx's CONFIG_AXIENET_HAS_MCDMA switches every axienet port of the kernel, so one of them cannot probe"),
-                "use one DMA kind for every AXI/XXV port of the board (MCDMA with one channel replaces an AXI DMA)",
-            );
+            self.report(Rule::McdmaAxidmaMixed, format!("/interfaces/{}/driver", m.max(a)), format!("/interfaces/{m} uses MCDMA and /interfaces/{a} an AXI DMA: linux-xlnx's CONFIG_AXIENET_HAS_MCDMA switches every axienet port of the kernel, so one of them cannot probe"));
         }
     }
 
@@ -864,10 +866,11 @@ impl V<'_> {
             Soc::Generic => None,
         };
         if let Some(a) = want.filter(|a| *a != bi.arch) {
-            self.err(
+            self.report_hint(
+                Rule::SocArch,
                 "/board/arch".into(),
                 format!("soc {} is {a}, not {}", bi.soc, bi.arch),
-                &format!("set arch: {a}"),
+                format!("set arch: {a}"),
             );
         }
         let max = match bi.soc {
@@ -877,10 +880,11 @@ impl V<'_> {
             Soc::Generic => None,
         };
         if let Some(m) = max.filter(|m| bi.cpus > *m) {
-            self.err(
+            self.report_hint(
+                Rule::SocCpus,
                 "/board/cpus".into(),
                 format!("soc {} has at most {m} CPUs", bi.soc),
-                &format!("set cpus: {m} (or fewer)"),
+                format!("set cpus: {m} (or fewer)"),
             );
         }
         for (j, i) in self.b.interfaces.iter().enumerate() {
@@ -889,7 +893,11 @@ impl V<'_> {
                 || i.driver == Driver::Gianfar && matches!(bi.soc, Soc::Zynqmp | Soc::Zynq7000)
                 || i.driver == Driver::Macb && bi.soc.is_qoriq()
             {
-                self.err(format!("/interfaces/{j}/driver"), format!("{} does not exist on soc {}", i.driver, bi.soc), "use the SoC's Ethernet driver (ZynqMP/Zynq: macb, PL: axienet/xxv/xxv-mcdma; QorIQ P1010/P1020/P2020: gianfar)");
+                self.report(
+                    Rule::DriverNotOnSoc,
+                    format!("/interfaces/{j}/driver"),
+                    format!("{} does not exist on soc {}", i.driver, bi.soc),
+                );
             }
         }
     }
@@ -903,20 +911,16 @@ impl V<'_> {
                     !seg.is_empty() && seg.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
                 });
             if !key_ok {
-                self.err(
-                    ptr.clone(),
-                    format!("`{k}` is not a sysctl key"),
-                    "write dotted keys as in sysctl.conf: net.core.rmem_max",
-                );
+                self.report(Rule::SysctlKey, ptr.clone(), format!("`{k}` is not a sysctl key"));
             }
             if let SysctlValue::Text(t) = v {
                 if t.is_empty()
                     || !t.bytes().all(|b| b.is_ascii_graphic() && !b"'\"`$\\;&|<>(){}".contains(&b) || b == b' ')
                 {
-                    self.err(
+                    self.report(
+                        Rule::SysctlValue,
                         ptr.clone(),
                         format!("sysctl value `{t}` has characters that are not allowed"),
-                        "use numbers or words separated by spaces",
                     );
                 }
             }
@@ -926,10 +930,10 @@ impl V<'_> {
                 ("net.netfilter.nf_conntrack_max", s.conntrack_max.is_some()),
             ] {
                 if k == key && set {
-                    self.err(
+                    self.report(
+                        Rule::SysctlDedicatedKey,
                         ptr.clone(),
                         format!("`{k}` is also set by a dedicated key of `system`"),
-                        "keep only the dedicated key",
                     );
                 }
             }
@@ -940,36 +944,37 @@ impl V<'_> {
         let b = self.b;
         if let Some(asf) = &b.fastpath.asf {
             if b.board.kernel != KernelFlavour::QoriqSdk {
-                self.err(
+                self.report(
+                    Rule::AsfNeedsSdk,
                     "/fastpath/asf".into(),
                     format!(
                         "Freescale ASF needs the QorIQ SDK kernel (CONFIG_AS_FASTPATH); board.kernel is {}",
                         b.board.kernel
                     ),
-                    "set board.kernel: qoriq-sdk (legacy), or use fastpath.flowtable on current kernels",
                 );
             }
             for (j, m) in asf.modules.iter().enumerate() {
                 if m.is_empty() || !m.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_' || c == b'-') {
-                    self.err(
+                    self.report(
+                        Rule::AsfModuleName,
                         format!("/fastpath/asf/modules/{j}"),
                         format!("`{m}` is not a module name"),
-                        "letters, digits, `_`, `-`",
                     );
                 }
             }
         }
         if let Some(ft) = &b.fastpath.flowtable {
             if b.board.kernel == KernelFlavour::QoriqSdk {
-                self.warn(
+                self.report(
+                    Rule::FlowtableSdk,
                     "/fastpath/flowtable".into(),
                     "the QorIQ SDK kernel predates nftables flowtables".into(),
-                    "use fastpath.asf with qoriq-sdk",
                 );
             }
             for (j, n) in ft.interfaces.iter().enumerate() {
                 if !b.interfaces.iter().any(|i| &i.name == n) {
-                    self.err(
+                    self.report_hint(
+                        Rule::UnknownInterface,
                         format!("/fastpath/flowtable/interfaces/{j}"),
                         format!("no interface `{n}` in `interfaces`"),
                         "list interfaces described in this board",
@@ -977,10 +982,12 @@ impl V<'_> {
                 }
             }
             if b.system.ip_forward != Some(true) {
-                self.warn(
-                    "/fastpath/flowtable".into(),
+                // at `ip_forward: false` when written, else at the flowtable
+                let ptr = if b.system.ip_forward.is_some() { "/system/ip_forward" } else { "/fastpath/flowtable" };
+                self.report(
+                    Rule::FlowtableForwarding,
+                    ptr.into(),
                     "a flowtable only speeds up forwarded traffic, but system.ip_forward is not true".into(),
-                    "set system.ip_forward: true",
                 );
             }
         }
@@ -989,7 +996,8 @@ impl V<'_> {
     fn bench(&mut self) {
         let Some(bench) = &self.b.bench else { return };
         if !self.b.interfaces.iter().any(|i| i.name == bench.dut.iface) {
-            self.err(
+            self.report_hint(
+                Rule::UnknownInterface,
                 "/bench/dut/iface".into(),
                 format!("no interface `{}` in `interfaces`", bench.dut.iface),
                 "name the interface under test",
@@ -1000,26 +1008,26 @@ impl V<'_> {
             let pin = m.pin_cpus.as_ref().and_then(|c| self.cpus("/bench/matrix/pin_cpus".into(), c));
             if let (Some(irq), Some(pin)) = (irq, pin) {
                 if !irq.is_disjoint(&pin) {
-                    self.warn(
+                    self.report(
+                        Rule::BenchPinIrqCpu,
                         "/bench/matrix/pin_cpus".into(),
-                        "iperf3 would share a CPU with the NIC's IRQ (case C8)".into(),
-                        "pin iperf3 to CPUs that do not take the IRQ",
+                        "iperf3 would share a CPU with the NIC's IRQ".into(),
                     );
                 }
             }
             for (j, mtu) in m.mtus.iter().enumerate() {
                 if !(68..=65535).contains(mtu) {
-                    self.err(format!("/bench/matrix/mtus/{j}"), format!("MTU {mtu} out of range"), "use 68..65535");
+                    self.report(Rule::BenchMtu, format!("/bench/matrix/mtus/{j}"), format!("MTU {mtu} out of range"));
                 }
             }
         }
         if let Some(r) = &self.b.bench.as_ref().and_then(|b| b.rfc2544.clone()) {
             for (j, f) in r.frame_sizes.iter().enumerate() {
                 if !(64..=9018).contains(f) {
-                    self.err(
+                    self.report(
+                        Rule::BenchFrameSize,
                         format!("/bench/rfc2544/frame_sizes/{j}"),
                         format!("frame size {f} outside 64..9018"),
-                        "RFC 2544 sizes: 64, 128, 256, 512, 1024, 1280, 1518 (+ 9018 jumbo)",
                     );
                 }
             }

@@ -15,6 +15,7 @@ use saphyr_parser::{Event, Parser};
 use serde_json::{Map, Number, Value};
 
 use crate::diag::{Diagnostic, Pos};
+use crate::rules::Rule;
 
 /// Positions of every node of a loaded YAML document, by JSON pointer.
 #[derive(Debug, Clone, Default)]
@@ -95,41 +96,32 @@ pub fn check_limits(text: &str) -> Result<(), Vec<Diagnostic>> {
     for ev in Parser::new_from_str(text) {
         let Ok((ev, span)) = ev else { break };
         let pos = Pos { line: span.start.line(), col: span.start.col() + 1 };
-        let at = |msg: String, hint: &str| Diagnostic { pos, ..Diagnostic::error("", msg).hint(hint) };
+        let at = |rule: Rule, msg: String| Diagnostic { pos, ..Diagnostic::new(rule, "", msg) };
         match ev {
             Event::SequenceStart(..) | Event::MappingStart(..) => {
                 depth += 1;
                 nodes += 1;
                 if depth > MAX_DEPTH {
-                    errors.push(at(
-                        format!("nesting deeper than {MAX_DEPTH} levels"),
-                        "a board file nests a few levels; check the indentation or the `- `/`[` here",
-                    ));
+                    errors.push(at(Rule::NestingDepth, format!("nesting deeper than {MAX_DEPTH} levels")));
                     break;
                 }
             }
             Event::SequenceEnd | Event::MappingEnd => depth = depth.saturating_sub(1),
             Event::Alias(_) => {
                 nodes += 1;
-                errors
-                    .push(at("YAML aliases (`*name`) are not supported in board files".into(), "write the value out"));
+                errors.push(at(Rule::YamlAlias, "YAML aliases (`*name`) are not supported in board files".into()));
             }
             Event::Scalar(s, ..) => {
                 nodes += 1;
                 if s.len() > MAX_SCALAR_BYTES {
-                    errors.push(at(
-                        format!("value of {} bytes (limit {MAX_SCALAR_BYTES})", s.len()),
-                        "board values are short; is this the right file?",
-                    ));
+                    errors
+                        .push(at(Rule::ValueTooLong, format!("value of {} bytes (limit {MAX_SCALAR_BYTES})", s.len())));
                 }
             }
             _ => {}
         }
         if nodes > MAX_NODES {
-            errors.push(at(
-                format!("more than {MAX_NODES} YAML nodes"),
-                "a board file has a few hundred; is this the right file?",
-            ));
+            errors.push(at(Rule::TooManyNodes, format!("more than {MAX_NODES} YAML nodes")));
             break;
         }
         if errors.len() >= MAX_LIMIT_ERRORS {
@@ -154,23 +146,21 @@ pub fn load(text: &str) -> Result<(Value, SourceMap), Vec<Diagnostic>> {
         let m = e.marker();
         vec![Diagnostic {
             pos: Pos { line: m.line(), col: m.col() + 1 },
-            ..Diagnostic::error("", format!("YAML syntax error: {}", e.info()))
-                .hint("check indentation and quoting near this position")
+            ..Diagnostic::new(Rule::YamlSyntax, "", format!("YAML syntax error: {}", e.info()))
         }]
     })?;
     let mut map = SourceMap::default();
     let mut errors = duplicate_keys(text);
     let value = match docs.as_slice() {
         [] => {
-            errors.push(Diagnostic::error("", "the file is empty").hint("start with `version: 1`"));
+            errors.push(Diagnostic::new(Rule::EmptyFile, "", "the file is empty"));
             Value::Null
         }
         [doc] => convert(doc, String::new(), &mut map, &mut errors),
         [_, second, ..] => {
             errors.push(Diagnostic {
                 pos: pos_of(second),
-                ..Diagnostic::error("", "more than one YAML document")
-                    .hint("a board file holds exactly one document; remove the `---` separator")
+                ..Diagnostic::new(Rule::MultipleDocuments, "", "more than one YAML document")
             });
             Value::Null
         }
@@ -205,7 +195,7 @@ fn convert(node: &MarkedYaml<'_>, ptr: String, map: &mut SourceMap, errors: &mut
                     _ => {
                         errors.push(Diagnostic {
                             pos: pos_of(k),
-                            ..Diagnostic::error(ptr.clone(), "mapping keys must be plain strings").hint("quote the key")
+                            ..Diagnostic::new(Rule::KeyNotString, ptr.clone(), "mapping keys must be plain strings")
                         });
                         continue;
                     }
@@ -221,12 +211,17 @@ fn convert(node: &MarkedYaml<'_>, ptr: String, map: &mut SourceMap, errors: &mut
         YamlData::Alias(_) => {
             errors.push(Diagnostic {
                 pos: pos_of(node),
-                ..Diagnostic::error(ptr, "YAML aliases are not supported in board files").hint("write the value out")
+                // not reached: check_limits refuses every alias first
+                ..Diagnostic::new(Rule::YamlAlias, ptr, "YAML aliases are not supported in board files")
             });
             Value::Null
         }
+        // a `!!int`/`!!float`/`!!bool`/`!!null` tag on text that is not of that type
         YamlData::BadValue => {
-            errors.push(Diagnostic { pos: pos_of(node), ..Diagnostic::error(ptr, "unreadable YAML value") });
+            errors.push(Diagnostic {
+                pos: pos_of(node),
+                ..Diagnostic::new(Rule::YamlTag, ptr, "the value does not parse as the type its `!!` tag names")
+            });
             Value::Null
         }
     }
@@ -272,14 +267,14 @@ fn duplicate_keys(text: &str) -> Vec<Diagnostic> {
                     if let Some(first) = keys.get(value.as_ref()) {
                         out.push(Diagnostic {
                             pos,
-                            ..Diagnostic::error(
+                            ..Diagnostic::new(
+                                Rule::DuplicateKey,
                                 "",
                                 format!(
                                     "YAML syntax error: duplicate key `{value}` (first at line {}, column {})",
                                     first.line, first.col
                                 ),
                             )
-                            .hint("a key appears once per mapping: remove or merge the repeated one")
                         });
                     } else {
                         keys.insert(value.to_string(), pos);

@@ -32,7 +32,7 @@ fn alias_bomb_is_refused_at_its_positions() {
     assert_eq!(o.status.code(), Some(1), "{err}");
     assert!(err.contains("bomb.yml:3:5: YAML aliases (`*name`) are not supported"), "{err}");
     // 20 errors at most, none quoting the 15 KB line whole
-    assert!(err.matches("error: ").count() <= 20, "{err}");
+    assert!(err.matches("error[").count() <= 20, "{err}");
     assert!(err.lines().all(|l| l.chars().count() < 400), "a long line was echoed whole");
 }
 
@@ -147,7 +147,7 @@ fn rfs_tables_are_rounded_like_the_kernel() {
     assert_eq!(o.status.code(), Some(0), "{err}");
     assert!(
         err.contains(&format!(
-            "warning: {}:{}: the kernel rounds rps_sock_flow_entries 30000 up to 32768",
+            "warning[rfs-rounded]: {}:{}: the kernel rounds rps_sock_flow_entries 30000 up to 32768",
             f.display(),
             pos_of(&f, "30000")
         )),
@@ -207,7 +207,7 @@ fn absurd_port_counts_are_refused() {
     let o = run(&["check", s(&f)]);
     let err = stderr(&o);
     assert_eq!(o.status.code(), Some(1), "{}", &err[..err.len().min(2000)]);
-    assert!(err.contains("more than 4 macb ports: the Zynqmp SoC has 4 (GEM0-3)"), "{}", &err[..err.len().min(2000)]);
+    assert!(err.contains("more than 4 macb ports: the zynqmp SoC has 4 (GEM0-3)"), "{}", &err[..err.len().min(2000)]);
     assert!(err.contains("interfaces; a board file describes at most 64"), "{}", &err[..err.len().min(2000)]);
 }
 
