@@ -19,7 +19,7 @@ import subprocess
 
 import pytest
 
-from conftest import (write_plan, APPLIER, ROOT, SHELLS, TEMPLATES, Applier, need, prepared_proc, render, sh,
+from conftest import (write_plan, APPLIER, ROOT, SHELLS, SOURCE_APPLIER, TEMPLATES, Applier, need, prepared_proc, render, sh,
                       steps_of)
 
 VIEW = dict(tool_version="0.0.0-test", input="test.yml", board="testboard",
@@ -230,7 +230,7 @@ def test_generated_tuning_artifacts(board, request):
     if not (ROOT / "meta-zynq-net" / "boards" / f"{board}.yml").exists():
         pytest.skip(f"no meta-zynq-net/boards/{board}.yml yet")
     out = request.getfixturevalue("gen_board")(board) / "tuning"
-    assert (out / "zynq-net-apply").read_bytes() == APPLIER.read_bytes()
+    assert (out / "zynq-net-apply").read_bytes() == SOURCE_APPLIER.read_bytes()
     for f in ("zynq-net-apply", "zynq-net.init", "zynq-net-irqbalance-policy"):
         if (out / f).exists():
             r = sh(["shellcheck", "-s", "sh", str(out / f)], check=False)
