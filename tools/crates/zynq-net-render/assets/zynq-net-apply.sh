@@ -624,19 +624,7 @@ flush_eth() {
 	feh_wf=
 	case $feh_gv in offload) feh_wf=K ;; channels) feh_wf=L ;; rings) feh_wf=G ;; coalesce) feh_wf=C ;; esac
 	feh_werr=
-	if ! eth_set "-$feh_wf" "$feh_gi" "$@"; then
-		read_errf; feh_werr=$ERRTXT
-		case $feh_werr in
-		*"resource busy"*)
-			# axienet with MCDMA takes rings/channels only while the link is down
-			rd "$SYS/class/net/$feh_gi/operstate"
-			if [ "$VAL" != down ] && "$T_IP" link set dev "$feh_gi" down 2>/dev/null </dev/null; then
-				eth_set "-$feh_wf" "$feh_gi" "$@" && feh_werr=
-				[ -n "$feh_werr" ] && read_errf && feh_werr=$ERRTXT
-				"$T_IP" link set dev "$feh_gi" up 2>/dev/null </dev/null
-			fi ;;
-		esac
-	fi
+	if ! eth_write "-$feh_wf" "$feh_gi" "$@"; then read_errf; feh_werr=$ERRTXT; fi
 	feh_out=$("$T_ETHTOOL" "-$EF" "$feh_gi" 2>/dev/null </dev/null) || feh_out=
 	while [ -n "$feh_todo" ]; do
 		feh_it=${feh_todo%%"$NL"*}; feh_todo=${feh_todo#*"$NL"}
@@ -664,6 +652,23 @@ eth_set() {
 	"$T_ETHTOOL" "$@" >/dev/null 2>"$ERRF" </dev/null && return 0
 	[ $? = 80 ] && { : >"$ERRF"; return 0; }
 	return 1
+}
+# eth_write -FLAG IFACE ARGS: eth_set; on EBUSY with the link up, the write
+# is retried with the link down, then the link is brought up again (axienet
+# with MCDMA takes rings/channels/coalescing only while down); apply and
+# revert alike. 1: failed, the error in ERRF
+eth_write() {
+	eth_set "$@" && return 0
+	read_errf
+	case $ERRTXT in *"resource busy"*) ;; *) return 1 ;; esac
+	ewr_if=$2
+	rd "$SYS/class/net/$ewr_if/operstate"
+	[ "$VAL" != down ] || return 1
+	"$T_IP" link set dev "$ewr_if" down 2>/dev/null </dev/null || return 1
+	ewr_rc=0
+	eth_set "$@" || ewr_rc=1
+	"$T_IP" link set dev "$ewr_if" up 2>/dev/null </dev/null
+	return $ewr_rc
 }
 pow2eq() { # CUR WANT: CUR is WANT rounded up to a power of two
 	case $1$2 in *[!0-9]*) return 1 ;; esac
@@ -986,10 +991,10 @@ do_revert() {
 		mtu) "$T_IP" link set dev "$drt_ri" mtu "$drt_ov" 2>"$ERRF" </dev/null || drt_ok=0 ;;
 		mac) "$T_IP" link set dev "$drt_ri" address "$drt_ov" 2>"$ERRF" </dev/null || drt_ok=0 ;;
 		asf) wr "$SYS/asfctrl/ffp/asfctrl_ffp_udp_tmout" "$drt_ov" || drt_ok=0 ;;
-		offload) eth_set -K "$drt_ri" "$drt_rt" "$drt_ov" || drt_ok=0 ;;
-		channels) eth_set -L "$drt_ri" "$drt_rt" "$drt_ov" || drt_ok=0 ;;
-		rings) eth_set -G "$drt_ri" "$drt_rt" "$drt_ov" || drt_ok=0 ;;
-		coalesce) eth_set -C "$drt_ri" "$drt_rt" "$drt_ov" || drt_ok=0 ;;
+		offload) eth_write -K "$drt_ri" "$drt_rt" "$drt_ov" || drt_ok=0 ;;
+		channels) eth_write -L "$drt_ri" "$drt_rt" "$drt_ov" || drt_ok=0 ;;
+		rings) eth_write -G "$drt_ri" "$drt_rt" "$drt_ov" || drt_ok=0 ;;
+		coalesce) eth_write -C "$drt_ri" "$drt_rt" "$drt_ov" || drt_ok=0 ;;
 		ptp) wr "$SYS/class/net/$drt_ri/ptp_1588" "$drt_ov" || drt_ok=0 ;;
 		rps) wr "$SYS/class/net/$drt_ri/queues/$drt_rt/rps_cpus" "$drt_ov" || drt_ok=0 ;;
 		rfs) wr "$SYS/class/net/$drt_ri/queues/$drt_rt/rps_flow_cnt" "$drt_ov" || drt_ok=0 ;;
