@@ -294,3 +294,22 @@ def test_ban_pinned_policy_bans_what_the_plan_pins(tmp_path, zynq_net):
                 input="zcu102-ban.yml", board="zcu102", interfaces=[], pinned_irq_patterns=pinned,
                 plan_path="", applier_path="")
     assert render("irqbalance-policy.j2", **view).splitlines()[3:] == policy.read_text().splitlines()[3:]
+
+
+def test_tc_filter_replace_keeps_the_old_u32_key(netns_factory):
+    """Why the applier deletes and adds a filter instead of `tc filter
+    replace` (docs/plan-format.md, `filter`): without a handle, replace adds
+    a second u32 key at the same prio (cls_u32.c u32_change() allocates a
+    new handle), so the old match would stay. Checked on this kernel with
+    an htb root (it has no multiq) and a plain flowid (no skbedit)."""
+    need("ip", "tc")
+    ns = netns_factory({"eth0": 1})
+    r = ns.run(["tc", "qdisc", "add", "dev", "eth0", "root", "handle", "1:", "htb"], check=False)
+    if r.returncode != 0:
+        pytest.skip(f"no htb qdisc in this kernel: {r.stderr.strip()}")
+    base = ["tc", "filter", "{}", "dev", "eth0", "parent", "1:", "protocol", "ip", "prio", "1", "u32",
+            "match", "ip", "dst", "{}", "flowid", "1:1"]
+    for verb, addr in (("add", "192.0.2.1"), ("replace", "192.0.2.2")):
+        ns.run([verb if a == "{}" and i == 2 else (addr if a == "{}" else a) for i, a in enumerate(base)])
+    keys = re.findall(r"match (\w+)/ffffffff at 16", ns.run(["tc", "filter", "show", "dev", "eth0", "parent", "1:"]).stdout)
+    assert keys == ["c0000201", "c0000202"], keys
