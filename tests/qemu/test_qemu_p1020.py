@@ -53,7 +53,7 @@ GFAR_TICK_NS = {1000: 512, 100: 2560, 10: 25600}
 # gianfar must refuse these ring sizes, and the applier must report it and
 # go on with the next step.
 VARIANT = """\
-zynq-net-plan 1
+zynq-net-plan 2
 # scripts/qemu-p1020 --extra-plan: test variant, not a board
 board p1020-qemu-variant
 rings eth1 rx 100
@@ -65,11 +65,21 @@ sysctl net.core.netdev_budget 500
 
 
 # --------------------------------------------------------------- helpers
+def seal_plan(text: str) -> str:
+    """Plan body + end line `end STEPS CKSUM BYTES` (docs/plan-format.md),
+    the checksum from the real `cksum` program. (The variant was a version 1
+    plan without an end line, which the applier refuses since issue 12.)"""
+    steps = len([ln for ln in text.splitlines() if ln.strip(" \t") and not ln.startswith("#")]) - 1
+    crc, size = subprocess.run(["cksum"], input=text.encode(), capture_output=True,
+                               check=True).stdout.split()
+    return f"{text}end {steps} {int(crc)} {int(size)}\n"
+
+
 def parse_plan(path: pathlib.Path) -> list[list[str]]:
     steps = []
     for line in path.read_text().splitlines():
         line = line.strip()
-        if not line or line.startswith("#") or line.startswith("zynq-net-plan "):
+        if not line or line.startswith("#") or line.startswith(("zynq-net-plan ", "end ")):
             continue
         steps.append(line.split(" "))
     return steps
@@ -214,12 +224,15 @@ def run(gens, zynq_net, tmp_path_factory) -> Run:
     gen, ref = gens
     work = tmp_path_factory.mktemp("qemu-p1020")
     variant = work / "variant.plan"
-    variant.write_text(VARIANT)
+    variant.write_text(seal_plan(VARIANT))
     out = work / "out"
+    # ZYNQ_NET_APPLIER: the applier under test (default: the generated one)
+    applier = os.environ.get("ZYNQ_NET_APPLIER")
     proc = subprocess.run(
         [str(SCRIPT), "--gen", str(gen), "--kernel-gen", str(ref), "--extra-plan", str(variant),
          "--out", str(out), "--timeout", str(BOOT_TIMEOUT), "--smp", str(SMP),
-         "--zynq-net", str(zynq_net)] + (["--cached-only"] if CACHED_ONLY else []),
+         "--zynq-net", str(zynq_net)] + (["--cached-only"] if CACHED_ONLY else [])
+        + (["--applier", applier] if applier else []),
         capture_output=True, text=True, timeout=SCRIPT_TIMEOUT)
     if CACHED_ONLY and proc.returncode == 3:
         pytest.skip("ZYNQ_NET_P1020_CACHED_ONLY=1 and the P1020 kernel/userland are not cached: "
