@@ -86,8 +86,9 @@ def by_target(doc, verb):
 @pytest.mark.parametrize("shell", sorted(SHELLS))
 def test_rfs_count_rounded_up_to_power_of_two(shell, tmp_path, netns_factory):
     """rfs on a real veth queue: the kernel rounds rps_flow_cnt up to a
-    power of two (net-sysfs.c store_rps_dev_flow_table_cnt:
-    roundup_pow_of_two), so 3000 reads back as 4096; the applier must count
+    power of two (net/core/net-sysfs.c store_rps_dev_flow_table_cnt():
+    "mask = roundup_pow_of_two(count) - 1", open-coded), so 3000 reads back
+    as 4096; the applier must count
     that as applied (actual 4096), a re-run as unchanged, status as ok."""
     need("ip", SHELLS[shell][0])
     ns = netns_factory({"eth0": 2})

@@ -51,7 +51,9 @@ GFAR_TICK_NS = {1000: 512, 100: 2560, 10: 25600}
 
 # What the board cannot ask (the model refuses it) but a plan can carry:
 # gianfar must refuse these ring sizes, and the applier must report it and
-# go on with the next step.
+# go on with the next step. An ntuple rule for gianfar's filer
+# (gianfar_ethtool.c gfar_set_nfc), and multiq + a u32/skbedit filter on
+# zq0, a dummy netdev with two TX queues the init creates (the eTSEC has one).
 VARIANT = """\
 zynq-net-plan 2
 # scripts/qemu-p1020 --extra-plan: test variant, not a board
@@ -60,6 +62,9 @@ rings eth1 rx 100
 rings eth1 tx 512
 coalesce eth1 rx-usecs 1000
 coalesce eth1 rx-frames 255
+ntuple eth1 flow-type udp4 dst-port 5000 action 0
+qdisc zq0 multiq
+filter zq0 1 dst 192.0.2.9 1
 sysctl net.core.netdev_budget 500
 """
 
@@ -428,3 +433,36 @@ def test_exit_codes_as_documented(run):
         rc = run.rc(name)
         bad = doc["skipped"] + doc["failed"] + doc.get("differs", 0)
         assert rc == doc["exit"] == (3 if bad else 0), f"{name}: rc {rc}, {doc}"
+
+
+def test_multiq_and_u32_skbedit_filter_on_this_kernel(run):
+    """multiq, cls_u32 and act_skbedit built into the kernel by the board's
+    fragments (zynq-net-multiq.cfg) do what the plan asks: on zq0, a dummy
+    netdev with two TX queues (the eTSEC has one), the variant's qdisc and
+    filter apply, read back (multiq 1: with 2 bands; the u32 key is the
+    address at offset 16, the IPv4 destination), `status` says ok, and the
+    pings to the mapped address went through the filter's action into band 2
+    (TX queue 1). Not covered here: a gianfar port with two queue-groups
+    (QEMU's eTSEC has one)."""
+    have = set((run.out / "kernel.config").read_text().splitlines())
+    assert "CONFIG_DUMMY=y" in have, "the test kernel needs CONFIG_DUMMY=y for zq0"
+    assert run.rc("zq0-add") == 0, run.text("zq0-add")
+    doc = run.json("extra-apply")
+    got = {(r["verb"], r["target"]): r for r in doc["steps"] if r["iface"] == "zq0"}
+    assert got[("qdisc", "-")]["result"] == "applied", got
+    assert got[("filter", "1")]["result"] == "applied", got
+    status = {(r["verb"], r["target"]): r["result"] for r in run.json("extra-status-json")["steps"]
+              if r["iface"] == "zq0"}
+    assert status == {("qdisc", "-"): "ok", ("filter", "1"): "ok"}, status
+    assert re.search(r"^qdisc multiq 1: root .*bands 2/2", run.text("extra-tc-qdisc"), re.M), \
+        run.text("extra-tc-qdisc")
+    filters = [f for f in run.json("extra-tc-filter") if "match" in f.get("options", {})]
+    assert len(filters) == 1, run.text("extra-tc-filter-text")
+    opt = filters[0]["options"]
+    assert (int(opt["match"]["value"], 16), opt["match"]["mask"], opt["match"]["off"]) == \
+        (0xC0000209, "ffffffff", 16), opt
+    act = [a for a in opt["actions"] if a["kind"] == "skbedit"][0]
+    assert act["queue_mapping"] == 1 and act["stats"]["packets"] >= 3, run.text("extra-tc-filter-text")
+    bands = {int(b): int(p) for b, p in re.findall(r"class multiq 1:(\d+) .*\n Sent \d+ bytes (\d+) pkt",
+                                                   run.text("extra-tc-class"))}
+    assert bands.get(2, 0) >= act["stats"]["packets"], bands
