@@ -13,8 +13,9 @@ mask, a wrong exit code, a dropped save or restore. For each, this test
    as the applier (ZYNQ_NET_APPLIER) or the mutated template directory
    (ZYNQ_NET_TEMPLATES);
 3. asserts that they FAIL (pytest exit 1, a failure in the JUnit report)
-   and that the failure shows the entry's `expect` text, the mutation's
-   symptom, so that an unrelated failure is not counted as a catch.
+   and that the failure's explanation (pytest's `E` lines) shows the
+   entry's `expect` text, the mutation's symptom, so that an unrelated
+   failure is not counted as a catch.
 
 Before any mutation, the union of the named host tests runs once against
 the unmutated sources and must pass without a skip (so a test that fails
@@ -134,7 +135,10 @@ def test_mutation_is_caught(m, baseline, tmp_path):
     failed = [(n, t) for n, o, t in cases if o == "failed"]
     assert rc == 1 and failed, \
         f"MISSED {m['id']} ({m['kind']}: {m['what']}): the tests did not fail (exit {rc}, {cases}):\n{out[-3000:]}"
-    shown = out + "".join(t for _, t in failed)
+    # the symptom must be in the failure's explanation (pytest's "E" lines),
+    # not merely in the test source a traceback quotes
+    shown = "\n".join(ln for ln in (out + "".join(t for _, t in failed)).splitlines()
+                      if ln.lstrip().startswith("E "))
     assert m["expect"] in shown, \
         f"{m['id']}: the tests failed, but without the symptom {m['expect']!r}:\n{out[-4000:]}"
     print(f"caught {m['id']} ({m['kind']}) by {failed[0][0]} in {secs:.1f}s")

@@ -12,6 +12,7 @@ macb and gianfar, and multiq + u32/skbedit with traffic on macb.
 import os
 import pathlib
 import re
+import shutil
 import subprocess
 
 import pytest
@@ -23,9 +24,10 @@ from conftest import (ROOT, SHELLS, Applier, fmt, need, parse_plan, prepared_pro
 # It prints what ethtool 6.1 prints (its format strings, as `strings
 # /usr/sbin/ethtool` shows them: "Adaptive RX: %s  TX: %s", "Added rule
 # with ID %d", the ring sections) and keeps its values in $FAKE_STATE.
-# -G refuses with EBUSY while the REAL interface's operstate (the veth in the
-# test's namespace) is not "down", as axienet with MCDMA does
-# (xilinx_axienet_main.c: ring and coalesce changes only while down).
+# -G refuses with EBUSY while the REAL interface (the veth in the test's
+# namespace) is administratively up (IFF_UP in sysfs `flags`), as axienet
+# does (xilinx_axienet_main.c: set_ringparam, set_coalesce and change_mtu
+# return -EBUSY if netif_running()).
 FAKE_ETHTOOL = r'''#!/bin/sh
 st=$FAKE_STATE
 get() { cat "$st/$1" 2>/dev/null || echo "$2"; }
@@ -47,9 +49,9 @@ case $1 in
     [ $changed = 1 ] || exit 80 ;;
 -g) printf 'Ring parameters for %s:\nPre-set maximums:\nRX:\t\t4096\nRX Mini:\tn/a\nRX Jumbo:\tn/a\nTX:\t\t4096\n' "$2"
     printf 'Current hardware settings:\nRX:\t\t%s\nRX Mini:\tn/a\nRX Jumbo:\tn/a\nTX:\t\t%s\n' "$(get rx 128)" "$(get tx 128)" ;;
--G) dev=$2; op=$(cat "/sys/class/net/$dev/operstate")
-    log "-G $dev operstate=$op"
-    if [ "$op" != down ]; then echo "netlink error: Device or resource busy" >&2; exit 1; fi
+-G) dev=$2; up=$(( $(cat "/sys/class/net/$dev/flags") & 1 ))
+    log "-G $dev up=$up"
+    if [ "$up" = 1 ]; then echo "netlink error: Device or resource busy" >&2; exit 1; fi
     shift 2
     while [ $# -ge 2 ]; do echo "$2" >"$st/$1"; shift 2; done ;;
 -n) [ "$3" = rule ] || { echo "fake ethtool: $*" >&2; exit 1; }
@@ -68,12 +70,29 @@ esac
 '''
 
 
-def fake_ethtool(tmp_path):
-    """(PATH with the stand-in first, its state directory)."""
+# A stand-in for `ip` in front of the real one: `link set dev IF mtu|address`
+# is refused with EBUSY while IF is up (axienet_change_mtu(); eth.c
+# eth_prepare_mac_addr_change() without IFF_LIVE_ADDR_CHANGE), as
+# iproute2 prints it; everything else is the real ip.
+FAKE_IP = r'''#!/bin/sh
+if [ "$1 $2 $3" = "link set dev" ] && { [ "$5" = mtu ] || [ "$5" = address ]; }; then
+    up=$(( $(cat "/sys/class/net/$4/flags") & 1 ))
+    printf 'ip %s %s up=%s\n' "$5" "$4" "$up" >>"$FAKE_STATE/log"
+    if [ "$up" = 1 ]; then echo "RTNETLINK answers: Device or resource busy" >&2; exit 2; fi
+fi
+exec REAL_IP "$@"
+'''
+
+
+def fake_ethtool(tmp_path, with_ip=False):
+    """(PATH with the stand-in ethtool (and ip) first, its state directory)."""
     bindir = tmp_path / "fakebin"
     bindir.mkdir()
     (bindir / "ethtool").write_text(FAKE_ETHTOOL)
     (bindir / "ethtool").chmod(0o755)
+    if with_ip:
+        (bindir / "ip").write_text(FAKE_IP.replace("REAL_IP", shutil.which("ip")))
+        (bindir / "ip").chmod(0o755)
     state = tmp_path / "fake-state"
     state.mkdir()
     return f"{bindir}:{os.environ['PATH']}", state
@@ -220,35 +239,47 @@ def test_adaptive_coalescing(shell, tmp_path):
 
 
 @pytest.mark.parametrize("shell", sorted(SHELLS))
-def test_ebusy_ring_change_retried_with_the_link_down(shell, tmp_path, netns_factory):
-    """axienet with MCDMA refuses -G while the link is up (EBUSY): the
-    applier takes the REAL interface (a veth in a namespace) down, retries,
-    and brings it up again. The stand-in ethtool refuses by the veth's real
-    operstate. Not covered: a real axienet (programmable logic; QEMU has no
-    model of it)."""
+def test_ebusy_changes_retried_with_the_link_down(shell, tmp_path, netns_factory):
+    """axienet refuses ring, coalescing and MTU changes while the interface
+    is up (EBUSY), and a running device without IFF_LIVE_ADDR_CHANGE refuses
+    a MAC change: the applier takes the REAL interface (a veth in a
+    namespace) down, retries, and brings it up again, on apply and on
+    revert. The peer is down, so eth0 has no carrier (operstate
+    lowerlayerdown) while it is up: "up" is IFF_UP, not operstate. The
+    stand-in ethtool and ip refuse by the veth's real IFF_UP flag. Not
+    covered: a real axienet (programmable logic; QEMU has no model of it)."""
     need("ip", SHELLS[shell][0])
     ns = netns_factory({"eth0": 2})
-    path, state = fake_ethtool(tmp_path)
-    plan = write_plan(tmp_path / "busy.plan", "zynq-net-plan 2\nboard busy\nrings eth0 rx 1024\nrings eth0 tx 512\n")
+    ns.run(["ip", "link", "set", "zp0", "down"])
+    path, state = fake_ethtool(tmp_path, with_ip=True)
+    mac0 = ns.read("/sys/class/net/eth0/address")
+    plan = write_plan(tmp_path / "busy.plan", "zynq-net-plan 2\nboard busy\nmac eth0 02:00:00:00:00:42\n"
+                      "mtu eth0 1400\nrings eth0 rx 1024\nrings eth0 tx 512\n")
     ap = Applier(tmp_path, SHELLS[shell], netns=ns, proc=prepared_proc(tmp_path, "  CPU0\n"),
                  extra_env={"PATH": path, "FAKE_STATE": str(state)})
+
+    def is_up():
+        return int(ns.read("/sys/class/net/eth0/flags"), 16) & 1 == 1
+
     doc = ap.json("apply", plan, expect=0)
-    got = by_target(doc, "rings")
-    assert got["rx"]["result"] == "applied" and got["rx"]["actual"] == "1024", fmt(doc)
-    assert got["tx"]["result"] == "applied" and got["tx"]["actual"] == "512", fmt(doc)
-    log = (state / "log").read_text().splitlines()
-    assert log == ["-G eth0 operstate=up", "-G eth0 operstate=down"], log
-    link = ns.run(["ip", "-o", "link", "show", "eth0"]).stdout
-    assert re.search(r"<[^>]*\bUP\b", link), f"the link must be up again: {link}"
-    assert ns.read("/sys/class/net/eth0/operstate") == "up"
-    assert ap.json("apply", plan, expect=0)["unchanged"] == 2
+    got = {(s["verb"], s["target"]): s for s in doc["steps"]}
+    assert got[("mac", "-")]["result"] == "applied" and got[("mac", "-")]["actual"] == "02:00:00:00:00:42", fmt(doc)
+    assert got[("mtu", "-")]["result"] == "applied" and got[("mtu", "-")]["actual"] == "1400", fmt(doc)
+    assert got[("rings", "rx")]["result"] == "applied" and got[("rings", "rx")]["actual"] == "1024", fmt(doc)
+    assert got[("rings", "tx")]["result"] == "applied" and got[("rings", "tx")]["actual"] == "512", fmt(doc)
+    want = ["ip address eth0 up=1", "ip address eth0 up=0", "ip mtu eth0 up=1", "ip mtu eth0 up=0",
+            "-G eth0 up=1", "-G eth0 up=0"]
+    assert (state / "log").read_text().splitlines() == want
+    assert is_up(), "the link must be up again: " + ns.run(["ip", "-o", "link", "show", "eth0"]).stdout
+    assert ns.read("/sys/class/net/eth0/operstate") != "up", "eth0 has no carrier (peer down)"
+    assert ap.json("apply", plan, expect=0)["unchanged"] == 4
     # revert meets the same EBUSY and takes the same way (it failed before
-    # issue 13: revert had no retry, so a ring size stayed changed)
+    # issue 13: revert had no retry, and mtu/mac had none at all)
     rev = ap.json("revert", expect=0)
-    assert rev["restored"] == 2, fmt(rev)
+    assert rev["restored"] == 4, fmt(rev)
     assert [(state / k).read_text().strip() for k in ("rx", "tx")] == ["128", "128"]
-    assert (state / "log").read_text().splitlines()[2:] == ["-G eth0 operstate=up", "-G eth0 operstate=down"] * 2
-    assert ns.read("/sys/class/net/eth0/operstate") == "up"
+    assert ns.read("/sys/class/net/eth0/mtu") == "1500" and ns.read("/sys/class/net/eth0/address") == mac0
+    assert is_up(), "the link must be up again after revert"
 
 
 def test_ban_pinned_policy_bans_what_the_plan_pins(tmp_path, zynq_net):
