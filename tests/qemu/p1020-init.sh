@@ -115,23 +115,12 @@ else
     section ping-gw timeout 15 ping -c 3 -W 2 10.0.2.2
     dump
     if [ -x "$APPLY" ] && [ -r "$EXTRA" ]; then
-        # QEMU's eTSEC has one TX queue, which gives multiq nothing to
-        # spread: a dummy netdev with two (CONFIG_DUMMY=y) carries the
-        # variant's multiq + u32/skbedit steps on this kernel's qdisc code
-        # (built from the board's fragments). dummy is IFF_NOARP: packets
-        # to its subnet leave at once, through the filters, and are dropped.
-        section zq0-add sh -c 'ip link add zq0 numtxqueues 2 numrxqueues 2 type dummy && ip link set zq0 up && ip addr add 192.0.2.1/24 dev zq0 && ls /sys/class/net/zq0/queues'
         section extra-plan cat "$EXTRA"
         section extra-apply "$APPLY" apply --json "$EXTRA"
         section extra-status-json "$APPLY" status --json "$EXTRA"
         section extra-ethtool-g sh -c 'ethtool -g eth0; ethtool -g eth1'
         section extra-ethtool-c sh -c 'ethtool -c eth0; ethtool -c eth1'
         section extra-ethtool-n ethtool -n eth1
-        section extra-tc-qdisc tc qdisc show dev zq0
-        section extra-ping-zq0 timeout 10 ping -c 3 -W 1 192.0.2.9
-        section extra-tc-filter tc -s -j filter show dev zq0 parent 1:
-        section extra-tc-filter-text tc -s filter show dev zq0 parent 1:
-        section extra-tc-class tc -s class show dev zq0
         [ -r "$PLAN" ] && section after-extra-status-json "$APPLY" status --json "$PLAN"
     fi
 fi
