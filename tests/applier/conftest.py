@@ -3,6 +3,11 @@ pairs named like the board's interfaces, plan parsing, running
 zynq-net-apply under busybox ash and dash, and kernel-bitmap arithmetic.
 
 Needs root (namespaces, sysfs writes), iproute2, ethtool, busybox, dash.
+
+Seams for the mutation test (test_mutations.py): ZYNQ_NET_APPLIER names the
+applier every test runs (default: the source, SOURCE_APPLIER), and
+ZYNQ_NET_TEMPLATES the template directory render() reads (default: the
+render crate's templates/).
 """
 import json
 import os
@@ -15,8 +20,10 @@ import uuid
 import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-APPLIER = ROOT / "tools" / "crates" / "zynq-net-render" / "assets" / "zynq-net-apply.sh"
-TEMPLATES = ROOT / "tools" / "crates" / "zynq-net-render" / "templates"
+SOURCE_APPLIER = ROOT / "tools" / "crates" / "zynq-net-render" / "assets" / "zynq-net-apply.sh"
+SOURCE_TEMPLATES = ROOT / "tools" / "crates" / "zynq-net-render" / "templates"
+APPLIER = pathlib.Path(os.environ.get("ZYNQ_NET_APPLIER") or SOURCE_APPLIER).resolve()
+TEMPLATES = pathlib.Path(os.environ.get("ZYNQ_NET_TEMPLATES") or SOURCE_TEMPLATES).resolve()
 PLANS = pathlib.Path(__file__).resolve().parent / "plans"
 SHELLS = {"busybox-ash": ["busybox", "sh"], "dash": ["dash"]}
 
@@ -198,21 +205,83 @@ def fmt(doc):
                      f' (actual {s["actual"]}) -- {s["detail"]}' for s in doc["steps"])
 
 
+MULTIQ_SYMBOLS = {"CONFIG_NET_SCH_MULTIQ": "sch_multiq", "CONFIG_NET_CLS_U32": "cls_u32",
+                  "CONFIG_NET_ACT_SKBEDIT": "act_skbedit"}
+
+
+def kernel_config():
+    """(source, {CONFIG_SYMBOL: value}) of the running kernel from
+    /proc/config.gz (CONFIG_IKCONFIG_PROC) or /boot/config-RELEASE (Debian
+    and Fedora install it); (None, None) when neither exists."""
+    import gzip
+    release = os.uname().release
+    for src, opener in (("/proc/config.gz", gzip.open), (f"/boot/config-{release}", open)):
+        try:
+            with opener(src, "rt") as f:
+                text = f.read()
+        except OSError:
+            continue
+        cfg = {}
+        for line in text.splitlines():
+            m = re.match(r"(CONFIG_\w+)=(.*)", line) or re.match(r"# (CONFIG_\w+) is not set", line)
+            if m:
+                cfg[m.group(1)] = m.group(2) if m.lastindex == 2 else "n"
+        return src, cfg
+    return None, None
+
+
+class TcSupport:
+    """Whether this kernel can run the plan's qdisc/filter steps (multiq
+    root qdisc, u32 classifier, skbedit action), with the evidence.
+
+    `has` is False only when the kernel demonstrably lacks one of them: its
+    configuration says `not set`, a `=m` module cannot be loaded (modprobe
+    fails), or, with no configuration to read, `tc` itself answers that the
+    kind is unknown. Any other answer is an error, not a skip."""
+
+    def __init__(self):
+        src, cfg = kernel_config()
+        self.has, self.why = True, ""
+        if cfg is not None:
+            missing = [f"{sym} is not set" for sym in MULTIQ_SYMBOLS if cfg.get(sym, "n") not in ("y", "m")]
+            if missing:
+                self.has, self.why = False, f"{src}: " + ", ".join(missing)
+                return
+            for sym, mod in MULTIQ_SYMBOLS.items():
+                if cfg[sym] == "m":
+                    r = sh(["modprobe", mod], check=False)
+                    if r.returncode != 0:
+                        self.has, self.why = False, f"{src}: {sym}=m, but `modprobe {mod}` failed: {r.stderr.strip()}"
+                        return
+            self.why = f"{src}: " + ", ".join(f"{sym}={cfg[sym]}" for sym in MULTIQ_SYMBOLS)
+            return
+        # no configuration to read: ask tc in a scratch namespace
+        n = Netns({"eth0": 2})
+        try:
+            q = n.run(["tc", "qdisc", "add", "dev", "eth0", "root", "handle", "1:", "multiq"], check=False)
+            f = n.run(["tc", "filter", "add", "dev", "eth0", "parent", "1:", "protocol", "ip", "prio", "1",
+                       "u32", "match", "ip", "dst", "10.0.0.1", "action", "skbedit", "queue_mapping", "1"],
+                      check=False) if q.returncode == 0 else q
+        finally:
+            n.delete()
+        if q.returncode == 0 and f.returncode == 0:
+            self.why = "no kernel config; tc added multiq and a u32/skbedit filter"
+            return
+        err = (f.stderr or q.stderr).strip()
+        if re.search(r"kind is unknown|Unknown (qdisc|filter|action)|not supported", err):
+            self.has, self.why = False, f"no kernel config; tc: {err}"
+            return
+        raise AssertionError(f"cannot tell whether the kernel has multiq/u32/skbedit: tc said {err!r}")
+
+    def __repr__(self):
+        return f"TcSupport(has={self.has}, {self.why})"
+
+
 @pytest.fixture(scope="session")
-def kernel_has_multiq():
-    """Whether this kernel has sch_multiq and act_skbedit (probe in a scratch netns)."""
+def kernel_tc():
+    """TcSupport of the running kernel (see there)."""
     need("ip", "tc")
-    n = Netns({"eth0": 2})
-    try:
-        q = n.run(["tc", "qdisc", "add", "dev", "eth0", "root", "handle", "1:", "multiq"], check=False)
-        if q.returncode != 0:
-            return False
-        f = n.run(["tc", "filter", "add", "dev", "eth0", "parent", "1:", "protocol", "ip", "prio", "1",
-                   "u32", "match", "ip", "dst", "10.0.0.1", "action", "skbedit", "queue_mapping", "1"],
-                  check=False)
-        return f.returncode == 0
-    finally:
-        n.delete()
+    return TcSupport()
 
 
 def prepared_proc(tmp: pathlib.Path, interrupts: str) -> pathlib.Path:

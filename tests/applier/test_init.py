@@ -14,11 +14,13 @@
 """
 import os
 import pathlib
+import re
 import subprocess
 
 import pytest
 
-from conftest import (write_plan, APPLIER, ROOT, SHELLS, Applier, need, prepared_proc, render, sh, steps_of)
+from conftest import (write_plan, APPLIER, ROOT, SHELLS, SOURCE_APPLIER, TEMPLATES, Applier, need, prepared_proc, render, sh,
+                      steps_of)
 
 VIEW = dict(tool_version="0.0.0-test", input="test.yml", board="testboard",
             interfaces=["eth0", "eth1"], pinned_irq_patterns=["eth0_g0_*", "ff0e0000.ethernet"],
@@ -36,17 +38,41 @@ def test_applier_shellcheck_and_size():
     assert size < 48 * 1024, f"{size} bytes: keep the applier under 48 KB for P1020 images"
 
 
+INIT_TEMPLATES = ("init.sysvinit.j2", "init.systemd.j2", "udev.rules.j2", "irqbalance-policy.j2")
+
+
+def init_ctx_names():
+    """The names of the renderer's view model for the init templates: the
+    `let init_ctx = context! { ... }` of zynq-net-render/src/lib.rs."""
+    src = (ROOT / "tools/crates/zynq-net-render/src/lib.rs").read_text()
+    m = re.search(r"let init_ctx = context! \{(.*?)\};", src, re.S)
+    assert m, "no `let init_ctx = context! {...}` in zynq-net-render/src/lib.rs"
+    return {re.match(r"\s*(\w+)", item).group(1) for item in m.group(1).split(",") if item.strip()}
+
+
 def test_templates_strict():
-    """Templates use only the view-model names the renderer provides."""
+    """Each init template uses only names of the view model, and rendering
+    is strict: removing any name the template references raises
+    UndefinedError (so a renderer that let undefined names through as empty
+    strings fails here), while removing a name it does not reference changes
+    nothing. The referenced names come from jinja2's own parser
+    (jinja2.meta.find_undeclared_variables), not from a list kept here."""
     jinja2 = pytest.importorskip("jinja2")
-    for t in ("init.sysvinit.j2", "init.systemd.j2", "udev.rules.j2", "irqbalance-policy.j2"):
-        render(t, **VIEW)
-        for missing in VIEW:
-            view = {k: v for k, v in VIEW.items() if k != missing}
-            try:
-                render(t, **view)
-            except jinja2.UndefinedError:
-                pass  # uses it: fine, and strict
+    import jinja2.meta
+    assert set(VIEW) == init_ctx_names(), "VIEW must mirror the renderer's init_ctx"
+    env = jinja2.Environment()
+    for t in INIT_TEMPLATES:
+        used = jinja2.meta.find_undeclared_variables(env.parse((TEMPLATES / t).read_text()))
+        assert used, t
+        assert used <= set(VIEW), f"{t} uses {sorted(used - set(VIEW))}, not in the view model"
+        full = render(t, **VIEW)
+        for name in VIEW:
+            view = {k: v for k, v in VIEW.items() if k != name}
+            if name in used:
+                with pytest.raises(jinja2.UndefinedError, match=name):
+                    render(t, **view)
+            else:
+                assert render(t, **view) == full, f"{t} changed without {name}, which it does not use"
 
 
 @pytest.mark.parametrize("shell", sorted(SHELLS))
@@ -204,7 +230,7 @@ def test_generated_tuning_artifacts(board, request):
     if not (ROOT / "meta-zynq-net" / "boards" / f"{board}.yml").exists():
         pytest.skip(f"no meta-zynq-net/boards/{board}.yml yet")
     out = request.getfixturevalue("gen_board")(board) / "tuning"
-    assert (out / "zynq-net-apply").read_bytes() == APPLIER.read_bytes()
+    assert (out / "zynq-net-apply").read_bytes() == SOURCE_APPLIER.read_bytes()
     for f in ("zynq-net-apply", "zynq-net.init", "zynq-net-irqbalance-policy"):
         if (out / f).exists():
             r = sh(["shellcheck", "-s", "sh", str(out / f)], check=False)

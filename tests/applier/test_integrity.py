@@ -20,10 +20,8 @@ import subprocess
 
 import pytest
 
-from conftest import SHELLS, Applier, need, parse_plan, prepared_proc, write_plan
+from conftest import APPLIER, SHELLS, Applier, need, parse_plan, prepared_proc, write_plan
 from test_boards import snapshot, veth_queues
-
-APPLIER = pathlib.Path(__file__).resolve().parents[2] / "tools/crates/zynq-net-render/assets/zynq-net-apply.sh"
 
 
 def run_many(ns, shell, env, files, *args):

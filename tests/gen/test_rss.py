@@ -15,7 +15,8 @@ import uuid
 import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-APPLIER = ROOT / "tools/crates/zynq-net-render/assets/zynq-net-apply.sh"
+# ZYNQ_NET_APPLIER: the applier under test (tests/applier/test_mutations.py)
+APPLIER = pathlib.Path(os.environ.get("ZYNQ_NET_APPLIER") or ROOT / "tools/crates/zynq-net-render/assets/zynq-net-apply.sh")
 
 
 def seal_plan(text: str) -> str:

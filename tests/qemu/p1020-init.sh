@@ -120,6 +120,7 @@ else
         section extra-status-json "$APPLY" status --json "$EXTRA"
         section extra-ethtool-g sh -c 'ethtool -g eth0; ethtool -g eth1'
         section extra-ethtool-c sh -c 'ethtool -c eth0; ethtool -c eth1'
+        section extra-ethtool-n ethtool -n eth1
         [ -r "$PLAN" ] && section after-extra-status-json "$APPLY" status --json "$PLAN"
     fi
 fi

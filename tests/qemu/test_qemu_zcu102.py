@@ -45,6 +45,10 @@ SCRIPT_TIMEOUT = BOOT_TIMEOUT + 600
 # flow got slower with it in the field notes); ptp_1588 does not exist on
 # macb; BBR is a module the emulated kernel does not have in its initramfs
 # (a kernel feature it lacks): reported, and the next step still runs.
+# multiq and two u32/skbedit filters on gem3's two TX queues (Debian's
+# sch_multiq, cls_u32 and act_skbedit modules, loaded by the initramfs):
+# the guest pings the gateway (dst filter -> queue 1) and, through it, a
+# TEST-NET address (only the src filter matches -> queue 0).
 VARIANT = """\
 zynq-net-plan 2
 # scripts/qemu-zcu102 --extra-plan: test variant, not a board
@@ -58,6 +62,9 @@ rps eth0 rx-0 0000000c
 rps eth0 rx-1 0000000c
 rfs eth0 rx-0 2048
 rfs eth0 rx-1 2048
+qdisc eth0 multiq
+filter eth0 1 dst 10.0.2.2 1
+filter eth0 2 src 10.0.2.0/24 0
 sysctl net.ipv4.tcp_congestion_control bbr
 sysctl net.core.netdev_budget 600
 """
@@ -207,10 +214,13 @@ def run(gen_board, zynq_net, tmp_path_factory) -> Run:
     variant = work / "variant.plan"
     variant.write_text(seal_plan(VARIANT))
     out = work / "out"
+    # ZYNQ_NET_APPLIER: the applier under test (tests/applier/test_mutations.py
+    # runs this module with a mutant); default: the generated one.
+    applier = os.environ.get("ZYNQ_NET_APPLIER")
     proc = subprocess.run(
         [str(SCRIPT), "--gen", str(gen), "--extra-plan", str(variant),
          "--out", str(out), "--timeout", str(BOOT_TIMEOUT),
-         "--zynq-net", str(zynq_net)],
+         "--zynq-net", str(zynq_net)] + (["--applier", applier] if applier else []),
         capture_output=True, text=True, timeout=SCRIPT_TIMEOUT)
     return Run(out, proc, gen, variant)
 
@@ -264,6 +274,43 @@ def test_rings_applied_and_rounded_like_macb(run):
         assert step["result"] == "applied" and step["actual"] == str(want), step
         assert str(want) in step["detail"], f"rounding not reported: {step}"
     assert macb_ring("rx", 1000) == 1024
+
+
+def test_multiq_and_u32_skbedit_filters_on_macb(run):
+    """The variant's qdisc and filter steps on the real macb and Debian's
+    sch_multiq/cls_u32/act_skbedit: applied, read back with tc (the root is
+    multiq 1: with one band per TX queue; each filter's u32 key is the
+    address at the IPv4 header offset of its field, 16 for dst and 12 for
+    src, include/uapi/linux/ip.h), `status` says ok, and traffic to each
+    mapped address went through its filter's action into its band."""
+    doc = run.json("extra-apply")
+    got = {(r["verb"], r["target"]): r for r in doc["steps"] if r["verb"] in ("qdisc", "filter")}
+    for key in (("qdisc", "-"), ("filter", "1"), ("filter", "2")):
+        assert key in got and got[key]["result"] == "applied", f"{key}: {got.get(key)}\n" + run.text("extra-apply")
+    qdisc = run.text("extra-tc-qdisc")
+    assert re.search(r"^qdisc multiq 1: root .*bands 2/2", qdisc, re.M), qdisc
+    status = {(r["verb"], r["target"]): r["result"] for r in run.json("extra-status-json")["steps"]}
+    assert all(status[k] == "ok" for k in got), status
+    filters = [f for f in run.json("extra-tc-filter") if "match" in f.get("options", {})]
+    by_pref = {f["pref"]: f["options"] for f in filters}
+    want = {}  # pref -> (value, mask, offset, queue) from the plan
+    for _, iface, prio, field, addr, queue in (s for s in run.variant if s[0] == "filter"):
+        ip, _, plen = addr.partition("/")
+        mask = (0xFFFFFFFF << (32 - int(plen or 32))) & 0xFFFFFFFF
+        value = int.from_bytes(bytes(int(o) for o in ip.split(".")), "big") & mask
+        want[int(prio)] = (value, mask, {"dst": 16, "src": 12}[field], int(queue))
+    assert sorted(by_pref) == sorted(want), run.text("extra-tc-filter-text")
+    bands = {int(b): int(p) for b, p in re.findall(r"class multiq 1:(\d+) .*\n Sent \d+ bytes (\d+) pkt",
+                                                   run.text("extra-tc-class"))}
+    for pref, (value, mask, off, queue) in want.items():
+        opt = by_pref[pref]
+        m = opt["match"]
+        assert (int(m["value"], 16), int(m["mask"], 16), m["off"]) == (value, mask, off), opt
+        act = [a for a in opt["actions"] if a["kind"] == "skbedit"]
+        assert act and act[0]["queue_mapping"] == queue, opt
+        hits = act[0]["stats"]["packets"]
+        assert hits > 0, f"no packet through filter {pref}:\n" + run.text("extra-tc-filter-text")
+        assert bands.get(queue + 1, 0) >= hits, f"band {queue + 1} (TX queue {queue}): {bands}"
 
 
 def test_coalescing_reported_unsupported_and_skipped(run):

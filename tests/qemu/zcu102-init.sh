@@ -91,6 +91,19 @@ if [ -x "$APPLY" ] && [ -r "$EXTRA" ]; then
     section extra-queues queues "$IFACE"
     # macb reopens the device on -G: the board's RPS/XPS/IRQ must survive.
     [ -r "$PLAN" ] && section after-extra-status-json "$APPLY" status --json "$PLAN"
+    # The variant's multiq root and u32/skbedit filters on gem3's two TX
+    # queues: traffic to the gateway (the dst filter) and, routed through
+    # it, to a TEST-NET address (only the src filter matches); each filter's
+    # action counts what it mapped (tc -s). Replies do not matter.
+    # (text: iproute2 6.1 prints multiq's options as invalid JSON)
+    section extra-tc-qdisc tc qdisc show dev "$IFACE"
+    ip route add 198.51.100.0/24 via 10.0.2.2 dev "$IFACE" 2>/dev/null
+    section extra-ping-dst timeout 15 ping -c 3 -i 0.2 -W 2 10.0.2.2
+    # (no reply from TEST-NET: bounded by timeout; the first packet leaves at once)
+    section extra-ping-src timeout 2 ping -c 2 -i 0.2 198.51.100.1
+    section extra-tc-filter tc -s -j filter show dev "$IFACE" parent 1:
+    section extra-tc-filter-text tc -s filter show dev "$IFACE" parent 1:
+    section extra-tc-class tc -s class show dev "$IFACE"
 fi
 
 section dmesg-net sh -c "dmesg | grep -v ZNQ | grep -iE 'macb|$IFACE|ff0e0000|phylink|fixed'"

@@ -530,7 +530,7 @@ step_link() { # VERB IFACE VALUE
 	if [ "$slk_cur" = "$3" ]; then report "$OKWORD" "$1" "$2" - "$3" "$slk_cur" ""; return; fi
 	[ "$MODE" = status ] && { report differs "$1" "$2" - "$3" "$slk_cur" ""; return; }
 	need_tool ip || { report skipped "$1" "$2" - "$3" "$slk_cur" "$WHY"; return; }
-	if ! "$T_IP" link set dev "$2" "$slk_a" "$3" 2>"$ERRF" </dev/null; then
+	if ! with_link_down "$2" ip_set "$2" "$slk_a" "$3"; then
 		read_errf; classify "$ERRTXT"; report "$CLS" "$1" "$2" - "$3" "$slk_cur" "$WHY"; return
 	fi
 	save 01 "$1" "$2" - "$slk_cur"
@@ -624,19 +624,7 @@ flush_eth() {
 	feh_wf=
 	case $feh_gv in offload) feh_wf=K ;; channels) feh_wf=L ;; rings) feh_wf=G ;; coalesce) feh_wf=C ;; esac
 	feh_werr=
-	if ! eth_set "-$feh_wf" "$feh_gi" "$@"; then
-		read_errf; feh_werr=$ERRTXT
-		case $feh_werr in
-		*"resource busy"*)
-			# axienet with MCDMA takes rings/channels only while the link is down
-			rd "$SYS/class/net/$feh_gi/operstate"
-			if [ "$VAL" != down ] && "$T_IP" link set dev "$feh_gi" down 2>/dev/null </dev/null; then
-				eth_set "-$feh_wf" "$feh_gi" "$@" && feh_werr=
-				[ -n "$feh_werr" ] && read_errf && feh_werr=$ERRTXT
-				"$T_IP" link set dev "$feh_gi" up 2>/dev/null </dev/null
-			fi ;;
-		esac
-	fi
+	if ! with_link_down "$feh_gi" eth_set "-$feh_wf" "$feh_gi" "$@"; then read_errf; feh_werr=$ERRTXT; fi
 	feh_out=$("$T_ETHTOOL" "-$EF" "$feh_gi" 2>/dev/null </dev/null) || feh_out=
 	while [ -n "$feh_todo" ]; do
 		feh_it=${feh_todo%%"$NL"*}; feh_todo=${feh_todo#*"$NL"}
@@ -660,11 +648,36 @@ flush_eth() {
 	done
 }
 # eth_set ARGS: ethtool; exit 80 ("unmodified, ignoring") counts as done
+# shellcheck disable=SC2317 # called through with_link_down
 eth_set() {
 	"$T_ETHTOOL" "$@" >/dev/null 2>"$ERRF" </dev/null && return 0
 	[ $? = 80 ] && { : >"$ERRF"; return 0; }
 	return 1
 }
+# with_link_down IFACE FUNC ARGS: FUNC ARGS (which leaves its error in ERRF);
+# on EBUSY while IFACE is administratively up, the link is taken down for a
+# second try and brought up again: axienet takes ring, coalescing and MTU
+# changes only while !netif_running() (xilinx_axienet_main.c), and MAC
+# changes on a running device get EBUSY without IFF_LIVE_ADDR_CHANGE
+# (net/ethernet/eth.c). Up is IFF_UP in sysfs `flags`, not operstate: a port
+# without carrier is "down" there but still running. Apply and revert alike.
+with_link_down() {
+	wld_if=$1; shift
+	"$@" && return 0
+	read_errf
+	case $ERRTXT in *"resource busy"*) ;; *) return 1 ;; esac
+	rd "$SYS/class/net/$wld_if/flags"
+	case $VAL in 0x?*) ;; *) return 1 ;; esac
+	case ${VAL#0x} in *[!0-9a-fA-F]*) return 1 ;; esac
+	[ $((VAL & 1)) = 1 ] || return 1
+	"$T_IP" link set dev "$wld_if" down 2>/dev/null </dev/null || return 1
+	wld_rc=0
+	"$@" || wld_rc=1
+	"$T_IP" link set dev "$wld_if" up 2>/dev/null </dev/null
+	return $wld_rc
+}
+# shellcheck disable=SC2317 # called through with_link_down
+ip_set() { "$T_IP" link set dev "$@" 2>"$ERRF" </dev/null; }
 pow2eq() { # CUR WANT: CUR is WANT rounded up to a power of two
 	case $1$2 in *[!0-9]*) return 1 ;; esac
 	pq_q=1; while [ $pq_q -lt "$2" ]; do pq_q=$((pq_q * 2)); done
@@ -983,13 +996,13 @@ do_revert() {
 		drt_ri=${drt_r%%+*} drt_rt=${drt_r#*+} drt_ok=1
 		: >"$ERRF"
 		case $drt_rv in
-		mtu) "$T_IP" link set dev "$drt_ri" mtu "$drt_ov" 2>"$ERRF" </dev/null || drt_ok=0 ;;
-		mac) "$T_IP" link set dev "$drt_ri" address "$drt_ov" 2>"$ERRF" </dev/null || drt_ok=0 ;;
+		mtu) with_link_down "$drt_ri" ip_set "$drt_ri" mtu "$drt_ov" || drt_ok=0 ;;
+		mac) with_link_down "$drt_ri" ip_set "$drt_ri" address "$drt_ov" || drt_ok=0 ;;
 		asf) wr "$SYS/asfctrl/ffp/asfctrl_ffp_udp_tmout" "$drt_ov" || drt_ok=0 ;;
-		offload) eth_set -K "$drt_ri" "$drt_rt" "$drt_ov" || drt_ok=0 ;;
-		channels) eth_set -L "$drt_ri" "$drt_rt" "$drt_ov" || drt_ok=0 ;;
-		rings) eth_set -G "$drt_ri" "$drt_rt" "$drt_ov" || drt_ok=0 ;;
-		coalesce) eth_set -C "$drt_ri" "$drt_rt" "$drt_ov" || drt_ok=0 ;;
+		offload) with_link_down "$drt_ri" eth_set -K "$drt_ri" "$drt_rt" "$drt_ov" || drt_ok=0 ;;
+		channels) with_link_down "$drt_ri" eth_set -L "$drt_ri" "$drt_rt" "$drt_ov" || drt_ok=0 ;;
+		rings) with_link_down "$drt_ri" eth_set -G "$drt_ri" "$drt_rt" "$drt_ov" || drt_ok=0 ;;
+		coalesce) with_link_down "$drt_ri" eth_set -C "$drt_ri" "$drt_rt" "$drt_ov" || drt_ok=0 ;;
 		ptp) wr "$SYS/class/net/$drt_ri/ptp_1588" "$drt_ov" || drt_ok=0 ;;
 		rps) wr "$SYS/class/net/$drt_ri/queues/$drt_rt/rps_cpus" "$drt_ov" || drt_ok=0 ;;
 		rfs) wr "$SYS/class/net/$drt_ri/queues/$drt_rt/rps_flow_cnt" "$drt_ov" || drt_ok=0 ;;
