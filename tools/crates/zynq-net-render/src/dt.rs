@@ -4,7 +4,7 @@
 //! the DTS templates and `dtb verify` ([`crate::dtb`]) encode the same
 //! objects.
 //!
-//! Binding styles (case C5), from Documentation/devicetree/bindings/net/
+//! Binding styles (rule `dma-styles-mixed`), from Documentation/devicetree/bindings/net/
 //! xlnx,axi-ethernet.yaml (mainline) and linux-xlnx's xilinx_axienet.txt:
 //! mainline connects the MAC to a dmaengine (`dmas`/`dma-names`,
 //! `xlnx,axi-dma-1.00.a` with channel children) or, when `dmas` is absent,

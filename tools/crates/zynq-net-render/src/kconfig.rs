@@ -3,7 +3,7 @@
 //!
 //! Each feature lists the symbols it needs *and* the symbols those depend
 //! on (Kconfig `depends on`), because `olddefconfig` silently drops a symbol
-//! whose dependency is off (case C6: `NET_SCH_MULTIQ` on
+//! whose dependency is off (`NET_SCH_MULTIQ` on
 //! `mpc85xx_smp_defconfig`, where `NET_SCHED` is off). The lists were
 //! checked against Debian's linux-source-6.12 Kconfig files named beside
 //! each feature; tests/kernel/ proves them with merge_config.sh.

@@ -295,7 +295,7 @@ pub fn steps(b: &Board) -> Vec<Step> {
     out
 }
 
-/// IRQ name patterns the board pins (for the irqbalance policy, case C3).
+/// IRQ name patterns the board pins (for the irqbalance policy; rule `irqbalance-running`).
 pub fn pinned_irq_patterns(b: &Board) -> Vec<String> {
     let mut v: Vec<String> = b.interfaces.iter().flat_map(|i| i.irq_affinity.iter().map(|a| a.irq.clone())).collect();
     v.sort();
