@@ -179,6 +179,11 @@ def dt_validate(schema: pathlib.Path, dtbs):
     Returns {dtb path: Counter of error records without the file name}."""
     res = subprocess.run([str(tool("dt-validate")), "-s", str(schema), *map(str, dtbs)],
                          capture_output=True, text=True)
+    # Findings are records on the output; a crash (a Python traceback, or an
+    # exit status other than 0/1: 255 for a missing file) must not read as
+    # "no findings".
+    assert res.returncode in (0, 1) and "Traceback" not in res.stderr, \
+        f"dt-validate failed (exit {res.returncode}):\n{res.stderr[-4000:]}"
     errs = {str(d): collections.Counter() for d in dtbs}
     current = None
     for line in (res.stdout + res.stderr).splitlines():
