@@ -306,3 +306,129 @@ pub fn write_atomic_cancellable(
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn manifest(paths: &[&str]) -> Vec<u8> {
+        let arts: Vec<_> = paths.iter().map(|p| serde_json::json!({ "path": p })).collect();
+        serde_json::to_vec(&serde_json::json!({ "tool": "zynq-net", "artifacts": arts })).expect("json")
+    }
+
+    #[test]
+    fn what_may_be_replaced() {
+        let t = tempfile::tempdir().expect("tmp");
+        let d = t.path().join("out");
+        assert_eq!(refuse_reason(&d).expect("ok"), None, "a new directory");
+        fs::create_dir(&d).expect("mkdir");
+        assert_eq!(refuse_reason(&d).expect("ok"), None, "an empty directory");
+        // an earlier output listing every file, in a subdirectory too
+        fs::create_dir(d.join("dt")).expect("mkdir");
+        fs::write(d.join("dt/a.dtsi"), "x").expect("write");
+        fs::write(d.join("manifest.json"), manifest(&["dt/a.dtsi"])).expect("write");
+        assert_eq!(refuse_reason(&d).expect("ok"), None);
+        // foreign files: listed (sorted, at most five)
+        for n in ["z.c", "b.c", "a.c", "d.c", "c.c", "e.c", "f.c"] {
+            fs::write(d.join(n), "x").expect("write");
+        }
+        let why = refuse_reason(&d).expect("ok").expect("refused");
+        assert!(why.starts_with("holds files zynq-net did not write ("), "{why}");
+        let names = why.split_once('(').expect("(").1.split_once(')').expect(")").0;
+        let names: Vec<&str> = names.split(", ").collect();
+        assert_eq!(names.len(), 5, "{why}");
+        assert!(names.windows(2).all(|w| w[0] < w[1]), "{why}");
+        // another tool's manifest, or none
+        fs::write(d.join("manifest.json"), br#"{"tool":"other","artifacts":[]}"#).expect("write");
+        assert!(refuse_reason(&d).expect("ok").expect("refused").contains("no zynq-net manifest.json"));
+        fs::remove_file(d.join("manifest.json")).expect("rm");
+        assert!(refuse_reason(&d).expect("ok").expect("refused").contains("not a zynq-net output"));
+    }
+
+    #[test]
+    fn a_large_tree_is_not_walked() {
+        let t = tempfile::tempdir().expect("tmp");
+        let d = t.path().join("big");
+        for i in 0..=MAX_SCAN_ENTRIES {
+            fs::create_dir_all(d.join(format!("d{i}"))).expect("mkdir");
+        }
+        let why = refuse_reason(&d).expect("ok").expect("refused");
+        assert!(why.contains(&format!("holds more than {MAX_SCAN_ENTRIES} entries")), "{why}");
+        // exactly the limit: walked (empty directories only: nothing foreign)
+        fs::remove_dir(d.join("d0")).expect("rm");
+        assert_eq!(refuse_reason(&d).expect("ok"), None);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn symlinks_and_system_directories_are_refused() {
+        let t = tempfile::tempdir().expect("tmp");
+        let real = t.path().join("real");
+        fs::create_dir(&real).expect("mkdir");
+        let link = t.path().join("link");
+        std::os::unix::fs::symlink(&real, &link).expect("symlink");
+        assert!(refuse_reason(&link).expect("ok").expect("refused").contains("symbolic link"));
+        // a link among the parents is resolved and reported
+        let r = resolve_output(&link.join("out")).expect("resolved");
+        assert_eq!(r.path, fs::canonicalize(&real).expect("canon").join("out"));
+        assert!(r.via_symlink);
+        let r = resolve_output(&real.join("out")).expect("resolved");
+        assert!(!r.via_symlink);
+        for d in ["/", "/etc", "/usr", "/var/tmp"] {
+            assert!(resolve_output(Path::new(d)).is_err(), "{d} accepted");
+        }
+        assert!(resolve_output(&t.path().join("missing/../x")).is_err());
+    }
+
+    #[test]
+    fn writes_replace_as_a_whole_and_cancel_cleanly() {
+        let t = tempfile::tempdir().expect("tmp");
+        let d = t.path().join("out");
+        let files = vec![
+            ("manifest.json".to_string(), manifest(&["tuning/run", "a.txt"]), false),
+            ("tuning/run".to_string(), b"#!/bin/sh\n".to_vec(), true),
+            ("a.txt".to_string(), b"one".to_vec(), false),
+        ];
+        write_atomic(&d, &files).expect("write");
+        assert_eq!(fs::read(d.join("a.txt")).expect("read"), b"one");
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = |p: &Path| fs::metadata(p).expect("meta").permissions().mode() & 0o777;
+            assert_eq!(mode(&d.join("tuning/run")), 0o755);
+            assert_eq!(mode(&d.join("a.txt")), 0o644);
+            assert_eq!(mode(&d), 0o755);
+        }
+        // replaced as a whole: a file of the first output that the second
+        // does not write is gone
+        let second = vec![
+            ("manifest.json".to_string(), manifest(&["b.txt"]), false),
+            ("b.txt".to_string(), b"two".to_vec(), false),
+        ];
+        write_atomic(&d, &second).expect("write");
+        assert!(!d.join("a.txt").exists() && d.join("b.txt").exists());
+        // cancelled: the earlier output stays, no staging directory is left
+        let err = write_atomic_cancellable(&d, &files, &|| true).expect_err("cancelled");
+        assert_eq!(err.source.kind(), std::io::ErrorKind::Interrupted);
+        assert_eq!(fs::read(d.join("b.txt")).expect("kept"), b"two");
+        let left: Vec<_> = fs::read_dir(t.path()).expect("ls").map(|e| e.expect("e").file_name()).collect();
+        assert_eq!(left, vec![std::ffi::OsString::from("out")], "{left:?}");
+    }
+
+    #[test]
+    fn stale_staging_of_dead_processes_is_removed() {
+        let t = tempfile::tempdir().expect("tmp");
+        let p = t.path();
+        // PID 0x7fffffff: above pid_max, so never a running process.
+        let dead = p.join(format!("{STAGING_PREFIX}2147483647.abc"));
+        let dead_old = p.join(".zynq-net-old.2147483647");
+        let mine = p.join(format!("{STAGING_PREFIX}{}.x", std::process::id()));
+        let other = p.join("keep-me");
+        for d in [&dead, &dead_old, &mine, &other] {
+            fs::create_dir(d).expect("mkdir");
+        }
+        clean_stale(p);
+        assert!(!dead.exists() && !dead_old.exists(), "stale staging kept");
+        assert!(mine.exists() && other.exists(), "removed what is not stale");
+    }
+}
