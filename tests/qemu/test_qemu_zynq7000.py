@@ -162,6 +162,9 @@ def test_boots_to_result_on_macb(run):
     mac = re.search(r'mac: "([0-9a-f:]+)"', BOARD.read_text()).group(1)
     assert f"link/ether {mac}" in run.text("link-up"), run.text("link-up")
     assert "52:54:00:12:70:02" not in run.text("link-up"), run.text("link-up")
+    # The ZC702's PHY address (ethernet-phy@7 in zynq-zc702.dts), which
+    # QEMU's xilinx-zynq-a9 GEM answers.
+    assert re.search(r"PHYAD: 7$", run.text("link-up"), re.M), run.text("link-up")
 
 
 def test_rings_applied_and_read_back(run):
@@ -199,6 +202,8 @@ def test_coalescing_reported_unsupported_and_skipped(run):
 def test_mtu_above_the_driver_limit_is_refused_on_the_target(run):
     """A plan that asks MTU 9000 anyway: the real macb refuses it (max_mtu
     1518 for zynq_config), the applier reports it and goes on."""
+    # The limit itself, as the driver states it (`ip -d link`: maxmtu).
+    assert re.search(rf"\bmaxmtu {ZYNQ_GEM_MAX_MTU}\b", run.text("link-up")), run.text("link-up")
     doc = run.json("extra-apply")
     mtu = [r for r in results(doc, "mtu") if r["iface"] == IFACE]
     assert mtu and mtu[0]["result"] in ("failed", "skipped") and mtu[0]["detail"], mtu
