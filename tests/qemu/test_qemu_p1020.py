@@ -33,7 +33,7 @@ import subprocess
 import pytest
 
 import qemu_results
-from qemu_results import ethtool_current, lowest_cpu, mask_int, results, skip_without_tcg
+from qemu_results import ethtool_current, lowest_cpu, mask_int, results, seal_plan, skip_without_tcg
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent.parent
 SCRIPT = ROOT / "scripts" / "qemu-p1020"
@@ -55,7 +55,7 @@ GFAR_TICK_NS = {1000: 512, 100: 2560, 10: 25600}
 # gianfar must refuse these ring sizes, and the applier must report it and
 # go on with the next step.
 VARIANT = """\
-zynq-net-plan 1
+zynq-net-plan 2
 # scripts/qemu-p1020 --extra-plan: test variant, not a board
 board p1020-qemu-variant
 rings eth1 rx 100
@@ -143,7 +143,7 @@ def run(gens, zynq_net, tmp_path_factory) -> Run:
     gen, ref = gens
     work = tmp_path_factory.mktemp("qemu-p1020")
     variant = work / "variant.plan"
-    variant.write_text(VARIANT)
+    variant.write_text(seal_plan(VARIANT))
     out = work / "out"
     proc = subprocess.run(
         [str(SCRIPT), "--gen", str(gen), "--kernel-gen", str(ref), "--extra-plan", str(variant),
