@@ -41,6 +41,15 @@ parse_console() {
         }'
 }
 
+# children_cpu: user + system CPU seconds of this shell's finished children
+# (the second line of `times`, e.g. "1m2.500s 0m3.100s").
+children_cpu() {
+    times | sed -n 2p | awk '{
+        t = 0
+        for (i = 1; i <= 2; i++) { v = $i; m = v; sub(/m.*/, "", m); s = v; sub(/^[0-9]+m/, "", s); sub(/s$/, "", s); t += m * 60 + s }
+        printf "%.2f\n", t }'
+}
+
 # elapsed START END: seconds between two `date +%s.%N` readings, one decimal.
 elapsed() {
     echo "$1 $2" | awk '{ printf "%.1f\n", $2 - $1 }'
@@ -286,6 +295,7 @@ kernel_build() {
     log "kernel $key: $kernel_base + $(fragments | sed 's|.*/||' | tr '\n' ' ')(log in $kdir/build.log)"
     log "building $kernel_target (make -j$jobs; docs/qemu.md has the time)"
     t0=$(date +%s.%N)
+    cpu0=$(children_cpu)
     {
         # merge_config.sh is the merge kernel-yocto and tests/kernel use.
         # shellcheck disable=SC2046 # one path a line, without spaces (ours)
@@ -306,12 +316,9 @@ kernel_build() {
     cp "$kb/.config" "$kdir/config"
     elapsed "$t0" "$(date +%s.%N)" >"$kdir/build-seconds"
     # CPU seconds of the build (user + system of the shell's children, from
-    # `times`): on a loaded machine the wall time says little, CPU / cores
-    # estimates the time on idle cores.
-    times | sed -n 2p | awk '{
-        t = 0
-        for (i = 1; i <= 2; i++) { v = $i; m = v; sub(/m.*/, "", m); s = v; sub(/^[0-9]+m/, "", s); sub(/s$/, "", s); t += m * 60 + s }
-        printf "%.1f\n", t }' >"$kdir/build-cpu-seconds"
+    # `times`, minus what they had used before): on a loaded machine the
+    # wall time says little, CPU / cores estimates the time on idle cores.
+    echo "$(children_cpu) $cpu0" | awk '{ printf "%.1f\n", $1 - $2 }' >"$kdir/build-cpu-seconds"
     kernel_build_s=$(cat "$kdir/build-seconds")
     touch "$kdir/.done"
 }
