@@ -42,9 +42,12 @@ parse_console() {
 }
 
 # children_cpu: user + system CPU seconds of this shell's finished children
-# (the second line of `times`, e.g. "1m2.500s 0m3.100s").
+# (the second line of `times`, e.g. "1m2.500s 0m3.100s"). `times` writes to
+# a file, not a pipe: in a pipeline it would run in a subshell, whose
+# children have used nothing yet.
 children_cpu() {
-    times | sed -n 2p | awk '{
+    times >"$cache/.times"
+    sed -n 2p "$cache/.times" | awk '{
         t = 0
         for (i = 1; i <= 2; i++) { v = $i; m = v; sub(/m.*/, "", m); s = v; sub(/^[0-9]+m/, "", s); sub(/s$/, "", s); t += m * 60 + s }
         printf "%.2f\n", t }'
