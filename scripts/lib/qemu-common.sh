@@ -41,16 +41,16 @@ parse_console() {
         }'
 }
 
-# children_cpu: user + system CPU seconds of this shell's finished children
-# (the second line of `times`, e.g. "1m2.500s 0m3.100s"). `times` writes to
-# a file, not a pipe: in a pipeline it would run in a subshell, whose
-# children have used nothing yet.
+# children_cpu: sets cpu_s to the user + system CPU seconds of this shell's
+# finished children (the second line of `times`, e.g. "1m2.500s 0m3.100s").
+# Call it directly, never in $(...) or a pipeline: a subshell's children
+# have used nothing yet.
 children_cpu() {
     times >"$cache/.times"
-    sed -n 2p "$cache/.times" | awk '{
+    cpu_s=$(sed -n 2p "$cache/.times" | awk '{
         t = 0
         for (i = 1; i <= 2; i++) { v = $i; m = v; sub(/m.*/, "", m); s = v; sub(/^[0-9]+m/, "", s); sub(/s$/, "", s); t += m * 60 + s }
-        printf "%.2f\n", t }'
+        printf "%.2f\n", t }')
 }
 
 # elapsed START END: seconds between two `date +%s.%N` readings, one decimal.
@@ -298,7 +298,8 @@ kernel_build() {
     log "kernel $key: $kernel_base + $(fragments | sed 's|.*/||' | tr '\n' ' ')(log in $kdir/build.log)"
     log "building $kernel_target (make -j$jobs; docs/qemu.md has the time)"
     t0=$(date +%s.%N)
-    cpu0=$(children_cpu)
+    children_cpu
+    cpu0=$cpu_s
     {
         # merge_config.sh is the merge kernel-yocto and tests/kernel use.
         # shellcheck disable=SC2046 # one path a line, without spaces (ours)
@@ -321,7 +322,8 @@ kernel_build() {
     # CPU seconds of the build (user + system of the shell's children, from
     # `times`, minus what they had used before): on a loaded machine the
     # wall time says little, CPU / cores estimates the time on idle cores.
-    echo "$(children_cpu) $cpu0" | awk '{ printf "%.1f\n", $1 - $2 }' >"$kdir/build-cpu-seconds"
+    children_cpu
+    echo "$cpu_s $cpu0" | awk '{ printf "%.1f\n", $1 - $2 }' >"$kdir/build-cpu-seconds"
     kernel_build_s=$(cat "$kdir/build-seconds")
     touch "$kdir/.done"
 }
