@@ -15,7 +15,7 @@ ZYNQ_NET_BOARDS_DIR ?= "${ZYNQ_NET_LAYERDIR}/boards"
 ZYNQ_NET_BOARDS_DIR[doc] = "Folder of the reference board descriptions shipped with meta-zynq-net."
 
 # MACHINE:board pairs used when ZYNQ_NET_BOARD is not set.
-ZYNQ_NET_DEFAULT_BOARDS ?= "zcu102-zynqmp:zcu102 zynqmp-zcu102-sdt-full:zcu102 p1020rdb:p1020rdb qemuarm64:qemuarm64"
+ZYNQ_NET_DEFAULT_BOARDS ?= "zcu102-zynqmp:zcu102 zynqmp-zcu102-sdt-full:zcu102 zc702-zynq7:zc702 p1020rdb:p1020rdb qemuarm64:qemuarm64"
 ZYNQ_NET_DEFAULT_BOARDS[doc] = "Space-separated MACHINE:BOARD pairs: the default ZYNQ_NET_BOARD is ${ZYNQ_NET_BOARDS_DIR}/BOARD.yml for the current MACHINE (when that file exists)."
 
 def zynq_net_default_board(d):

@@ -1,4 +1,6 @@
-# Shared by scripts/qemu-zcu102 and scripts/qemu-p1020 (sourced, POSIX sh).
+# Shared by scripts/qemu-zcu102, scripts/qemu-p1020 and scripts/qemu-zynq7000
+# (sourced, POSIX sh). The variables each section names are the caller's.
+# shellcheck shell=sh disable=SC2154,SC2034
 #
 # The guest's init (tests/qemu/init-lib.sh) frames every result on the
 # console with markers:
@@ -39,7 +41,312 @@ parse_console() {
         }'
 }
 
+# children_cpu: sets cpu_s to the user + system CPU seconds of this shell's
+# finished children (the second line of `times`, e.g. "1m2.500s 0m3.100s").
+# Call it directly, never in $(...) or a pipeline: a subshell's children
+# have used nothing yet.
+children_cpu() {
+    times >"$cache/.times"
+    cpu_s=$(sed -n 2p "$cache/.times" | awk '{
+        t = 0
+        for (i = 1; i <= 2; i++) { v = $i; m = v; sub(/m.*/, "", m); s = v; sub(/^[0-9]+m/, "", s); sub(/s$/, "", s); t += m * 60 + s }
+        printf "%.2f\n", t }')
+}
+
 # elapsed START END: seconds between two `date +%s.%N` readings, one decimal.
 elapsed() {
     echo "$1 $2" | awk '{ printf "%.1f\n", $2 - $1 }'
+}
+
+# wait_console PATTERN SECONDS: 0 when PATTERN appears in $out/console.log
+# before SECONDS pass and while QEMU ($qemu_pid) runs; 1 otherwise.
+wait_console() {
+    end=$(($(date +%s) + $2))
+    while [ "$(date +%s)" -lt "$end" ]; do
+        grep -aq "$1" "$out/console.log" 2>/dev/null && return 0
+        kill -0 "$qemu_pid" 2>/dev/null || return 1
+        sleep 1
+    done
+    return 1
+}
+
+# board_of GENDIR -> the board file named in GENDIR/manifest.json (the
+# manifest names it as given to `gen`: a path, or only its file name, then
+# looked up among the reference and test boards); nothing when not found.
+board_of() {
+    b=$(sed -n 's/.*"input"[[:space:]]*:[[:space:]]*"\([^"]*\)".*/\1/p' "$1/manifest.json" 2>/dev/null | head -n 1)
+    [ -n "$b" ] || return 0
+    for c in "$b" "$top/$b" "$top/meta-zynq-net/boards/${b##*/}" "$top/tests/qemu/boards/${b##*/}"; do
+        if [ -f "$c" ]; then
+            echo "$c"
+            return 0
+        fi
+    done
+    return 0
+}
+
+# ------------------------------------------- Debian binary packages ----
+# A private apt configuration for one foreign architecture: the host's
+# dpkg architectures and package lists stay untouched, nothing needs root.
+# The caller sets: cache (its cache directory), deb_arch (arm64, armhf),
+# multiarch (aarch64-linux-gnu, arm-linux-gnueabihf), suite_lists, mirror,
+# security, tools_pkgs, a programs() function printing the ELF files the
+# initramfs carries, and die/log functions.
+apt_opts() {
+    aptdir=$cache/apt
+    printf '%s\n' \
+        -o "APT::Architecture=$deb_arch" -o "APT::Architectures::=$deb_arch" \
+        -o "Dir::State=$aptdir/state" -o "Dir::State::Lists=$aptdir/lists" \
+        -o "Dir::State::status=$aptdir/status" -o "Dir::Cache=$aptdir/cache" \
+        -o "Dir::Cache::archives=$cache/debs" \
+        -o "Dir::Etc::SourceList=$aptdir/sources.list" \
+        -o "Dir::Etc::SourceParts=$aptdir/sources.list.d" \
+        -o "Dir::Etc::Preferences=$aptdir/preferences" \
+        -o "Dir::Etc::PreferencesParts=$aptdir/preferences.d" \
+        -o "Dir::Etc::TrustedParts=/etc/apt/trusted.gpg.d" \
+        -o Debug::NoLocking=1 -o APT::Sandbox::User=root
+}
+apt_run() { # apt_run apt-get|apt-cache ARGS...
+    cmd=$1
+    shift
+    # shellcheck disable=SC2046 # one option a line, no spaces in $cache (checked)
+    "$cmd" $(apt_opts) "$@"
+}
+
+apt_setup() {
+    aptdir=$cache/apt
+    case $cache in *[[:space:]]*) die "cache directory $cache: no whitespace, please" ;; esac
+    mkdir -p "$aptdir/state" "$aptdir/lists/partial" "$aptdir/cache" \
+        "$aptdir/sources.list.d" "$aptdir/preferences.d" "$cache/debs/partial"
+    : >"$aptdir/status"
+    : >"$aptdir/preferences"
+    key=/usr/share/keyrings/debian-archive-keyring.gpg
+    [ -r "$key" ] || die "needs $key (debian-archive-keyring)"
+    {
+        for s in $suite_lists; do
+            echo "deb [signed-by=$key] $mirror $s main"
+        done
+        echo "deb [signed-by=$key] $security bookworm-security main"
+    } >"$aptdir/sources.list"
+    # Refresh the lists at most once a day.
+    if [ -z "$(find "$aptdir/lists" -maxdepth 1 -name '*_Packages*' -mtime -1 2>/dev/null | head -n 1)" ]; then
+        log "apt-get update ($deb_arch, private lists in $aptdir)"
+        if ! apt_run apt-get -qq update >&2; then
+            # Offline with a filled cache still works: keep the old lists.
+            [ -n "$(find "$aptdir/lists" -maxdepth 1 -name '*_Packages*' | head -n 1)" ] ||
+                die "apt-get update failed"
+            log "apt-get update failed: using the cached package lists"
+        fi
+    fi
+}
+
+# pkg_version NAME -> candidate version
+pkg_version() {
+    apt_run apt-cache show --no-all-versions "$1" 2>/dev/null | sed -n 's/^Version: //p' | head -n 1
+}
+
+# cached_deb NAME VERSION -> the downloaded .deb of that version, if any
+cached_deb() {
+    find "$cache/debs" -maxdepth 1 -name "${1}_*_$deb_arch.deb" | while read -r f; do
+        [ "$(dpkg-deb -f "$f" Version)" = "$2" ] && echo "$f"
+    done | head -n 1
+}
+
+# fetch_pkg NAME: download (cached) and extract into $cache/pkgs/NAME.
+fetch_pkg() {
+    name=$1
+    ver=$(pkg_version "$name")
+    [ -n "$ver" ] || die "no $deb_arch package $name"
+    dest=$cache/pkgs/$name
+    if [ -f "$dest/.version" ] && [ "$(cat "$dest/.version")" = "$ver" ]; then
+        return 0
+    fi
+    deb=$(cached_deb "$name" "$ver")
+    if [ -z "$deb" ]; then
+        log "downloading $name $ver ($deb_arch)"
+        (cd "$cache/debs" && apt_run apt-get -qq download "$name=$ver" >&2) ||
+            die "download of $name failed"
+        deb=$(cached_deb "$name" "$ver")
+    fi
+    rm -rf "$dest"
+    mkdir -p "$dest"
+    dpkg-deb -x "$deb" "$dest"
+    dpkg-deb -f "$deb" Depends >"$dest/.depends"
+    echo "$ver" >"$dest/.version"
+}
+
+# lib_depends NAME: the library packages NAME depends on directly.
+lib_depends() {
+    tr ',' '\n' <"$cache/pkgs/$1/.depends" | sed 's/|.*//; s/(.*//; s/:any//; s/[[:space:]]//g' |
+        grep -E '^(lib|zlib)' | grep -v -- '-bin$' || true
+}
+
+# fetch_tools: $tools_pkgs and, following NEEDED until every shared object
+# of programs() resolves, the library packages they need; sets all_pkgs.
+fetch_tools() {
+    pkgs=$tools_pkgs
+    for p in $pkgs; do fetch_pkg "$p"; done
+    round=0
+    while :; do
+        round=$((round + 1))
+        missing=$(needed_closure 2>&1 >/dev/null | sed -n 's/^MISSING //p' | sort -u)
+        [ -z "$missing" ] && break
+        [ "$round" -gt 6 ] && die "unresolved libraries: $missing"
+        owners=$(echo "$missing" | awk '{print $2}' | sort -u)
+        added=0
+        for o in $owners; do
+            for d in $(lib_depends "$o"); do
+                case " $pkgs " in *" $d "*) continue ;; esac
+                fetch_pkg "$d"
+                pkgs="$pkgs $d"
+                added=1
+            done
+        done
+        [ "$added" = 1 ] || die "unresolved libraries: $missing"
+    done
+    all_pkgs=$pkgs
+}
+
+# find_lib SONAME -> path in the extracted packages (first match)
+find_lib() {
+    for d in "$cache"/pkgs/*/; do
+        for sub in "lib/$multiarch" "usr/lib/$multiarch" lib usr/lib; do
+            if [ -e "$d$sub/$1" ]; then
+                echo "$d$sub/$1"
+                return 0
+            fi
+        done
+    done
+    return 1
+}
+
+# needed_closure: prints the library paths programs() need; reports
+# "MISSING soname owner-package" on stderr.
+needed_closure() {
+    todo=$(programs)
+    seen=""
+    while [ -n "$todo" ]; do
+        next=""
+        for f in $todo; do
+            owner=$(echo "$f" | sed "s|^$cache/pkgs/\([^/]*\)/.*|\1|")
+            for so in $(readelf -d "$f" 2>/dev/null | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
+                case " $seen " in *" $so "*) continue ;; esac
+                seen="$seen $so"
+                if p=$(find_lib "$so"); then
+                    echo "$p"
+                    next="$next $p"
+                else
+                    echo "MISSING $so $owner" >&2
+                fi
+            done
+        done
+        todo=$next
+    done
+}
+
+# copy_libs ROOT LOADER: the libraries programs() need into
+# ROOT/lib/$multiarch and the dynamic loader LOADER (e.g.
+# ld-linux-armhf.so.3) into ROOT/lib.
+copy_libs() {
+    mkdir -p "$1/lib/$multiarch"
+    needed_closure 2>/dev/null | sort -u | while read -r lib; do
+        cp -L "$lib" "$1/lib/$multiarch/${lib##*/}"
+    done
+    ld=$(find_lib "$2") || die "no $2 in the fetched packages"
+    cp -L "$ld" "$1/lib/$2"
+}
+
+# ------------------------------------------------- cross-built kernel ----
+# The caller sets: ktree_arch (ARCH=), cross (CROSS_COMPILE), kernel_base
+# (a defconfig name, or "allnoconfig" for `merge_config.sh -n`), kernel_tag
+# (names the recipe in the cache key), kernel_image (path in the build dir
+# of what QEMU boots, e.g. arch/arm/boot/zImage), kernel_target (its make
+# target), jobs, cached_only, a fragments() function printing the fragment paths in merge
+# order, and die/log. Results: kdir (the cache entry: image, config,
+# build.log, build-seconds, build-cpu-seconds), kimage (the image in kdir), kernel_cached,
+# kernel_build_s.
+kernel_key() {
+    {
+        echo "$kernel_tag"
+        dpkg-query -W -f='${Version}\n' linux-source-6.12 2>/dev/null || echo unknown
+        "${cross}gcc" --version | head -n 1
+        for f in $(fragments); do
+            echo "== ${f##*/}"
+            cat "$f"
+        done
+    } | sha256sum | cut -c1-16
+}
+
+kernel_build() {
+    key=$(kernel_key)
+    kdir=$cache/kernel/$key
+    kimage=$kdir/${kernel_image##*/}
+    kernel_cached=1
+    if [ -f "$kdir/.done" ]; then
+        kernel_build_s=$(cat "$kdir/build-seconds")
+        return 0
+    fi
+    kernel_cached=0
+    if [ "$cached_only" = 1 ]; then
+        log "--cached-only: no kernel $key in $cache/kernel"
+        exit 3
+    fi
+    ktree=$("$top/scripts/kernel-tree") || die "scripts/kernel-tree failed"
+    kb=$cache/kbuild
+    mkdir -p "$kb" "$kdir"
+    km() { nice make -C "$ktree" O="$kb" ARCH="$ktree_arch" CROSS_COMPILE="$cross" "$@"; }
+    log "kernel $key: $kernel_base + $(fragments | sed 's|.*/||' | tr '\n' ' ')(log in $kdir/build.log)"
+    log "building $kernel_target (make -j$jobs; docs/qemu.md has the time)"
+    t0=$(date +%s.%N)
+    children_cpu
+    cpu0=$cpu_s
+    {
+        # merge_config.sh is the merge kernel-yocto and tests/kernel use.
+        # shellcheck disable=SC2046 # one path a line, without spaces (ours)
+        if [ "$kernel_base" = allnoconfig ]; then
+            # allnoconfig with the fragments as KCONFIG_ALLCONFIG; the first
+            # fragment is the base.
+            (cd "$ktree" && ARCH=$ktree_arch CROSS_COMPILE=$cross \
+                "$ktree/scripts/kconfig/merge_config.sh" -n -O "$kb" $(fragments))
+        else
+            km -s "$kernel_base" &&
+                (cd "$kb" && "$ktree/scripts/kconfig/merge_config.sh" -m -O "$kb" "$kb/.config" $(fragments))
+        fi && km -s olddefconfig && km -j"$jobs" "$kernel_target"
+    } >"$kdir/build.log" 2>&1 || {
+        tail -n 30 "$kdir/build.log" >&2
+        die "kernel build failed (see $kdir/build.log)"
+    }
+    cp "$kb/$kernel_image" "$kdir/${kernel_image##*/}"
+    cp "$kb/.config" "$kdir/config"
+    elapsed "$t0" "$(date +%s.%N)" >"$kdir/build-seconds"
+    # CPU seconds of the build (user + system of the shell's children, from
+    # `times`, minus what they had used before): on a loaded machine the
+    # wall time says little, CPU / cores estimates the time on idle cores.
+    children_cpu
+    echo "$cpu_s $cpu0" | awk '{ printf "%.1f\n", $1 - $2 }' >"$kdir/build-cpu-seconds"
+    kernel_build_s=$(cat "$kdir/build-seconds")
+    touch "$kdir/.done"
+}
+
+# kconfig_verify_report BASE_DESC: $out/kernel.config, and
+# $out/kconfig-report.txt with `zynq-net kconfig verify` of $kboard on it
+# ($out/kconfig-verify.rc its exit code). Needs kdir, kgen, kboard.
+kconfig_verify_report() {
+    rep=$out/kconfig-report.txt
+    cp "$kdir/config" "$out/kernel.config"
+    {
+        echo "kernel: $1 + $(fragments | sed 's|.*/||' | tr '\n' ' ')"
+        if [ -z "$kgen" ]; then
+            echo "no generated fragments (no --gen/--kernel-gen)"
+        elif [ -z "${ZYNQ_NET_BIN:-}" ] || [ -z "$kboard" ]; then
+            echo "kconfig verify: not run (needs --zynq-net and the board file in $kgen/manifest.json)"
+        else
+            echo "zynq-net kconfig verify $kboard --config kernel.config:"
+            rc=0
+            "$ZYNQ_NET_BIN" kconfig verify "$kboard" --config "$out/kernel.config" >"$out/kconfig-verify.txt" 2>&1 || rc=$?
+            sed 's/^/  /' "$out/kconfig-verify.txt"
+            echo "  exit $rc"
+            echo "$rc" >"$out/kconfig-verify.rc"
+        fi
+    } >"$rep"
 }

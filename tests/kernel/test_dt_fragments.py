@@ -30,6 +30,7 @@ ZCU102 = "xilinx/zynqmp-zcu102-rev1.0.dts"
 CASES = {
     "zcu102": (BOARDS / "zcu102.yml", "arm64", ZCU102, []),
     "p1020rdb": (BOARDS / "p1020rdb.yml", "powerpc", "fsl/p1020rdb-pd.dts", []),
+    "zc702": (BOARDS / "zc702.yml", "arm", "xilinx/zynq-zc702.dts", []),
     "zcu102-pl": (FIXTURES / "zcu102-pl.yml", "arm64", ZCU102, [FIXTURES / "pl.dtsi"]),
     "zcu102-axidma": (FIXTURES / "zcu102-axidma.yml", "arm64", ZCU102, []),
     # Design fixtures (issue 10): one per kind of real design.

@@ -18,6 +18,7 @@ from conftest import BOARDS, config_values, fragment_symbols, merged_config, run
 
 CASES = {
     "zcu102": ("arm64", "defconfig"),
+    "zc702": ("arm", "multi_v7_defconfig"),
     "p1020rdb": ("powerpc", "mpc85xx_smp_defconfig"),
     "mlx5-lab": ("x86", "x86_64_defconfig"),
 }

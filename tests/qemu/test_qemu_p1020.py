@@ -24,7 +24,6 @@ Driver facts checked (drivers/net/ethernet/freescale/gianfar*.c, 6.12):
 """
 from __future__ import annotations
 
-import json
 import os
 import pathlib
 import re
@@ -32,6 +31,9 @@ import shutil
 import subprocess
 
 import pytest
+
+import qemu_results
+from qemu_results import ethtool_current, lowest_cpu, mask_int, results, seal_plan, skip_without_tcg
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent.parent
 SCRIPT = ROOT / "scripts" / "qemu-p1020"
@@ -67,34 +69,6 @@ sysctl net.core.netdev_budget 500
 
 
 # --------------------------------------------------------------- helpers
-def seal_plan(text: str) -> str:
-    """Plan body + end line `end STEPS CKSUM BYTES` (docs/plan-format.md),
-    the checksum from the real `cksum` program. (The variant was a version 1
-    plan without an end line, which the applier refuses since issue 12.)"""
-    steps = len([ln for ln in text.splitlines() if ln.strip(" \t") and not ln.startswith("#")]) - 1
-    crc, size = subprocess.run(["cksum"], input=text.encode(), capture_output=True,
-                               check=True).stdout.split()
-    return f"{text}end {steps} {int(crc)} {int(size)}\n"
-
-
-def parse_plan(path: pathlib.Path) -> list[list[str]]:
-    steps = []
-    for line in path.read_text().splitlines():
-        line = line.strip()
-        if not line or line.startswith("#") or line.startswith(("zynq-net-plan ", "end ")):
-            continue
-        steps.append(line.split(" "))
-    return steps
-
-
-def mask_int(mask: str) -> int:
-    return int(mask.replace(",", ""), 16)
-
-
-def lowest_cpu(mask: int) -> int:
-    return (mask & -mask).bit_length() - 1
-
-
 def gfar_usecs(usecs: int, speed: int) -> int:
     """What gfar_gcoalesce() reads back after gfar_scoalesce(usecs)."""
     tick = GFAR_TICK_NS.get(speed, GFAR_TICK_NS[10])
@@ -109,12 +83,6 @@ def ethtool_blocks(text: str) -> dict[str, str]:
                          text, re.S):
         out[m.group(1)] = m.group(2)
     return out
-
-
-def current_rings(block: str) -> dict[str, int]:
-    cur = block.split("Current hardware settings:", 1)[1]
-    return {k.lower(): int(m.group(1)) for k in ("RX", "TX")
-            if (m := re.search(rf"^{k}:\s+(\d+)\s*$", cur, re.M))}
 
 
 def coalesce_value(block: str, key: str) -> int:
@@ -139,53 +107,9 @@ def irq_rows(text: str, pattern: str) -> dict[int, tuple[str, list[int]]]:
     return rows
 
 
-def results(doc: dict, verb: str) -> list[dict]:
-    return [s for s in doc["steps"] if s["verb"] == verb]
-
-
-class Run:
-    def __init__(self, out, proc, gen, variant):
-        self.out = out
-        self.proc = proc
-        self.gen = gen
-        self.plan = parse_plan(gen / "tuning" / "zynq-net.plan")
-        self.variant = parse_plan(variant)
-        self.env = {}
-        env = out / "result.env"
-        if env.exists():
-            for line in env.read_text().splitlines():
-                k, _, v = line.partition("=")
-                self.env[k] = v
-
-    def context(self) -> str:
-        console = self.out / "console.log"
-        tail = ""
-        if console.exists():
-            tail = "\n".join(console.read_text(errors="replace").splitlines()[-60:])
-        return (f"\n--- qemu-p1020 rc {self.proc.returncode}\n{self.proc.stdout[-4000:]}"
-                f"\n{self.proc.stderr[-4000:]}\n--- console tail ({console})\n{tail}")
-
-    def text(self, name: str) -> str:
-        path = self.out / "sections" / f"{name}.txt"
-        assert path.exists(), f"guest did not report section {name}" + self.context()
-        return path.read_text()
-
-    def rc(self, name: str) -> int:
-        path = self.out / "sections" / f"{name}.rc"
-        assert path.exists(), f"guest did not finish section {name}" + self.context()
-        return int(path.read_text().strip())
-
-    def json(self, name: str) -> dict:
-        raw = self.text(name)
-        try:
-            return json.loads(raw)
-        except json.JSONDecodeError as e:
-            raise AssertionError(f"section {name} is not JSON ({e}):\n{raw}") from e
-
-    def steps(self, verb: str) -> list[list[str]]:
-        return [s for s in self.plan if s[0] == verb]
-
+class Run(qemu_results.Run):
     def speed(self, iface: str) -> int:
+        """Link speed in Mb/s from the `link-up` section's `ethtool IFACE`."""
         blocks = re.split(r"(?=Settings for )", self.text("link-up"))
         for b in blocks:
             if b.startswith(f"Settings for {iface}:"):
@@ -197,14 +121,9 @@ class Run:
 
 # --------------------------------------------------------------- fixture
 def _skip_without_tools() -> None:
-    qemu = shutil.which("qemu-system-ppc")
-    if not qemu:
-        pytest.skip("qemu-system-ppc missing (Debian qemu-system-ppc, scripts/deps/apt.txt)")
     if not shutil.which("powerpc-linux-gnu-gcc"):
         pytest.skip("powerpc-linux-gnu-gcc missing (Debian gcc-powerpc-linux-gnu, scripts/deps/apt.txt)")
-    accel = subprocess.run([qemu, "-accel", "help"], capture_output=True, text=True)
-    if "tcg" not in accel.stdout:
-        pytest.skip(f"{qemu} has no TCG accelerator: {accel.stdout.strip()}")
+    skip_without_tcg("qemu-system-ppc", "qemu-system-ppc")
 
 
 @pytest.fixture(scope="module")
@@ -239,7 +158,7 @@ def run(gens, zynq_net, tmp_path_factory) -> Run:
     if CACHED_ONLY and proc.returncode == 3:
         pytest.skip("ZYNQ_NET_P1020_CACHED_ONLY=1 and the P1020 kernel/userland are not cached: "
                     + proc.stderr.strip().splitlines()[-1])
-    return Run(out, proc, gen, variant)
+    return Run("qemu-p1020", out, proc, gen, variant)
 
 
 # ----------------------------------------------------------------- tests
@@ -287,8 +206,8 @@ def test_rings_applied_and_read_back(run):
     blocks = ethtool_blocks(run.text("before-ethtool-g"))
     doc = run.json("apply1")
     for iface in IFACES:
-        before = current_rings(blocks[iface])
-        after = current_rings(ethtool_blocks(run.text(f"ethtool-g-{iface}"))[iface])
+        before = ethtool_current(blocks[iface])
+        after = ethtool_current(ethtool_blocks(run.text(f"ethtool-g-{iface}"))[iface])
         got = {r["target"]: r for r in results(doc, "rings") if r["iface"] == iface}
         for _, _, param, value in (s for s in run.steps("rings") if s[1] == iface):
             assert before[param] != int(value), f"{iface} {param} already {value}: nothing proven"
@@ -301,7 +220,7 @@ def test_rings_gianfar_refuses_are_reported(run):
     EINVAL and keeps the old size; the applier says so and goes on."""
     doc = run.json("extra-apply")
     got = {r["target"]: r for r in results(doc, "rings") if r["iface"] == "eth1"}
-    cur = current_rings(ethtool_blocks(run.text("extra-ethtool-g"))["eth1"])
+    cur = ethtool_current(ethtool_blocks(run.text("extra-ethtool-g"))["eth1"])
     board = {s[2]: int(s[3]) for s in run.steps("rings") if s[1] == "eth1"}
     for param in ("rx", "tx"):
         assert got[param]["result"] in ("failed", "skipped"), got[param]

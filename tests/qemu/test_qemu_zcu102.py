@@ -3,7 +3,7 @@
 scripts/qemu-zcu102 boots Debian's arm64 kernel on QEMU's xlnx-zcu102
 machine (four Cortex-A53, GIC-400, Cadence GEMs; eth0 = gem3) with a
 TEST-ONLY DTB (tests/qemu/zcu102-qemu-adapt.dtsi) and an initramfs holding
-the generated plan and applier (tests/qemu/zcu102-init.sh runs them). One
+the generated plan and applier (tests/qemu/macb-init.sh runs them). One
 boot serves every test in this module; the guest's results arrive as
 sections (see the script's header) and are checked here against the plan.
 
@@ -22,10 +22,12 @@ import json
 import os
 import pathlib
 import re
-import shutil
 import subprocess
 
 import pytest
+
+from qemu_results import (Run, ethtool_current, irq_rows, lowest_cpu, macb_ring, mask_int, results,
+                          seal_plan, skip_without_tcg, sysfs_values)
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent.parent
 SCRIPT = ROOT / "scripts" / "qemu-zcu102"
@@ -70,145 +72,10 @@ sysctl net.core.netdev_budget 600
 """
 
 
-def seal_plan(text: str) -> str:
-    """Plan body + end line `end STEPS CKSUM BYTES` (docs/plan-format.md),
-    the checksum from the real `cksum` program."""
-    steps = len([ln for ln in text.splitlines() if ln.strip(" \t") and not ln.startswith("#")]) - 1
-    crc, size = subprocess.run(["cksum"], input=text.encode(), capture_output=True,
-                               check=True).stdout.split()
-    return f"{text}end {steps} {int(crc)} {int(size)}\n"
-
-
-# --------------------------------------------------------------- helpers
-def parse_plan(path: pathlib.Path) -> list[list[str]]:
-    """Steps of a plan (docs/plan-format.md) as lists of fields."""
-    steps = []
-    for line in path.read_text().splitlines():
-        line = line.strip()
-        if not line or line.startswith("#") or line.startswith("zynq-net-plan ") \
-                or line.startswith("end "):
-            continue
-        steps.append(line.split(" "))
-    return steps
-
-
-def mask_int(mask: str) -> int:
-    """Kernel bitmap text (comma-separated 32-bit groups) to an int."""
-    return int(mask.replace(",", ""), 16)
-
-
-def lowest_cpu(mask: int) -> int:
-    return (mask & -mask).bit_length() - 1
-
-
-def macb_ring(param: str, value: int) -> int:
-    """What macb_set_ringparam() keeps for a requested size."""
-    lo, hi = 64, (8192 if param == "rx" else 4096)
-    value = min(max(value, lo), hi)
-    return 1 << (value - 1).bit_length()
-
-
-class Run:
-    """The results of one boot (the --out directory of scripts/qemu-zcu102)."""
-
-    def __init__(self, out: pathlib.Path, proc: subprocess.CompletedProcess,
-                 gen: pathlib.Path, variant: pathlib.Path):
-        self.out = out
-        self.proc = proc
-        self.gen = gen
-        plan = gen / "tuning" / "zynq-net.plan"
-        self.plan = parse_plan(plan) if plan.exists() else []
-        self.variant = parse_plan(variant)
-        self.env = {}
-        env = out / "result.env"
-        if env.exists():
-            for line in env.read_text().splitlines():
-                k, _, v = line.partition("=")
-                self.env[k] = v
-
-    def context(self) -> str:
-        """Script output and the console tail, for assert messages."""
-        console = self.out / "console.log"
-        tail = ""
-        if console.exists():
-            tail = "\n".join(console.read_text(errors="replace").splitlines()[-60:])
-        return (f"\n--- qemu-zcu102 rc {self.proc.returncode}\n{self.proc.stdout}"
-                f"\n{self.proc.stderr}\n--- console tail ({console})\n{tail}")
-
-    def text(self, name: str) -> str:
-        path = self.out / "sections" / f"{name}.txt"
-        assert path.exists(), f"guest did not report section {name}" + self.context()
-        return path.read_text()
-
-    def rc(self, name: str) -> int:
-        path = self.out / "sections" / f"{name}.rc"
-        assert path.exists(), f"guest did not finish section {name}" + self.context()
-        return int(path.read_text().strip())
-
-    def json(self, name: str) -> dict:
-        raw = self.text(name)
-        try:
-            return json.loads(raw)
-        except json.JSONDecodeError as e:
-            raise AssertionError(f"section {name} is not JSON ({e}):\n{raw}") from e
-
-    def steps(self, verb: str) -> list[list[str]]:
-        return [s for s in self.plan if s[0] == verb]
-
-
-def ethtool_current(text: str) -> dict[str, int]:
-    """'Current hardware settings' of `ethtool -g`."""
-    cur = text.split("Current hardware settings:", 1)[1]
-    out = {}
-    for key in ("RX", "TX"):
-        m = re.search(rf"^{key}:\s+(\d+)\s*$", cur, re.M)
-        if m:
-            out[key.lower()] = int(m.group(1))
-    return out
-
-
-def sysfs_values(text: str) -> dict[str, str]:
-    """'rx-0/rps_cpus e' lines of the queues section."""
-    vals = {}
-    for line in text.splitlines():
-        key, _, val = line.partition(" ")
-        vals[key] = val.strip()
-    return vals
-
-
-def irq_rows(text: str, action: str) -> dict[int, list[int]]:
-    """IRQ number -> per-CPU counts for /proc/interrupts rows naming action."""
-    lines = text.splitlines()
-    ncpu = len(lines[0].split())
-    rows = {}
-    for line in lines[1:]:
-        f = line.split()
-        if not f or not f[0].rstrip(":").isdigit():
-            continue
-        names = " ".join(f[1 + ncpu:])
-        if re.search(rf"(^|[\s,]){re.escape(action)}(,|\s|$)", names):
-            rows[int(f[0].rstrip(":"))] = [int(x) for x in f[1:1 + ncpu]]
-    return rows
-
-
-def results(doc: dict, verb: str) -> list[dict]:
-    return [s for s in doc["steps"] if s["verb"] == verb]
-
-
 # --------------------------------------------------------------- fixture
-def _skip_without_tcg() -> None:
-    qemu = shutil.which("qemu-system-aarch64")
-    if not qemu:
-        pytest.skip("qemu-system-aarch64 missing (Debian qemu-system-arm, "
-                    "scripts/deps/apt.txt)")
-    accel = subprocess.run([qemu, "-accel", "help"], capture_output=True, text=True)
-    if "tcg" not in accel.stdout:
-        pytest.skip(f"{qemu} has no TCG accelerator: {accel.stdout.strip()}")
-
-
 @pytest.fixture(scope="module")
 def run(gen_board, zynq_net, tmp_path_factory) -> Run:
-    _skip_without_tcg()
+    skip_without_tcg("qemu-system-aarch64", "qemu-system-arm")
     gen = gen_board("zcu102")
     work = tmp_path_factory.mktemp("qemu-zcu102")
     variant = work / "variant.plan"
@@ -222,7 +89,7 @@ def run(gen_board, zynq_net, tmp_path_factory) -> Run:
          "--out", str(out), "--timeout", str(BOOT_TIMEOUT),
          "--zynq-net", str(zynq_net)] + (["--applier", applier] if applier else []),
         capture_output=True, text=True, timeout=SCRIPT_TIMEOUT)
-    return Run(out, proc, gen, variant)
+    return Run("qemu-zcu102", out, proc, gen, variant)
 
 
 # ----------------------------------------------------------------- tests

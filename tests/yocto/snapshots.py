@@ -22,7 +22,7 @@ import sys
 import yaml
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent.parent
-KASFILES = ("kas/zcu102.yml", "kas/p1020rdb.yml", "kas/qemuarm64.yml")
+KASFILES = ("kas/zcu102.yml", "kas/zc702.yml", "kas/p1020rdb.yml", "kas/qemuarm64.yml")
 
 
 def snapshot_dir() -> pathlib.Path:

@@ -15,6 +15,7 @@ ROOT = bbparse.ROOT
 
 @pytest.mark.parametrize("name,machine,extra", [
     ("zcu102", "zcu102-zynqmp", {"meta-arm", "meta-xilinx", "meta-xilinx-tools"}),
+    ("zc702", "zc702-zynq7", {"meta-arm", "meta-xilinx", "meta-xilinx-tools"}),
     ("p1020rdb", "p1020rdb", {"meta-freescale"}),
     ("qemuarm64", "qemuarm64", set()),
 ])

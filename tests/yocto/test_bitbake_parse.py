@@ -36,6 +36,7 @@ USER = os.environ.get("ZYNQ_NET_BBUSER", "bb")
 # kas file -> (kernel recipe, other recipes whose final variables are checked)
 MACHINES = {
     "zcu102": ("linux-xlnx", ["device-tree"]),
+    "zc702": ("linux-xlnx", ["device-tree"]),
     "p1020rdb": ("linux-qoriq", ["zynq-net-flowtable"]),
     "qemuarm64": ("linux-yocto", []),
 }

@@ -60,7 +60,7 @@ def test_no_bench_subcommand(recipe_binary):
     assert res.returncode == 2 and "unrecognized subcommand" in res.stderr, res.stderr
 
 
-@pytest.mark.parametrize("board", ["zcu102", "p1020rdb", "qemuarm64"])
+@pytest.mark.parametrize("board", ["zcu102", "zc702", "p1020rdb", "qemuarm64"])
 def test_same_artifacts_as_the_full_tool(recipe_binary, tmp_path, board):
     binary, _ = recipe_binary
     full = TARGET / "release" / "zynq-net"

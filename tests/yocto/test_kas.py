@@ -68,7 +68,7 @@ def test_schema_is_the_pinned_kas():
 
 def test_top_level_files_exist():
     names = {f.name for f in TOP}
-    assert {"zcu102.yml", "p1020rdb.yml", "qemuarm64.yml"} <= names, names
+    assert {"zcu102.yml", "zc702.yml", "p1020rdb.yml", "qemuarm64.yml"} <= names, names
 
 
 @pytest.mark.parametrize("path", ALL, ids=lambda p: str(p.relative_to(ROOT)))

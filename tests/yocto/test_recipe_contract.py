@@ -26,7 +26,7 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent.parent
 META = ROOT / "meta-zynq-net"
 KCLASS = META / "classes" / "zynq-net-kernel.bbclass"
 TUNING = META / "recipes-connectivity" / "zynq-net" / "zynq-net-tuning_1.0.bb"
-BOARDS = [b for b in ("zcu102", "p1020rdb") if (META / "boards" / f"{b}.yml").exists()]
+BOARDS = [b for b in ("zcu102", "zc702", "p1020rdb") if (META / "boards" / f"{b}.yml").exists()]
 
 
 def shell_function(path: pathlib.Path, name: str) -> str:

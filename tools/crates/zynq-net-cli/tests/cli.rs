@@ -62,7 +62,7 @@ fn tree(dir: &Path) -> Vec<(String, Vec<u8>)> {
     out
 }
 
-const REFERENCE_BOARDS: &[&str] = &["zcu102", "p1020rdb", "mlx5-lab", "qemuarm64"];
+const REFERENCE_BOARDS: &[&str] = &["zcu102", "p1020rdb", "mlx5-lab", "qemuarm64", "zc702"];
 
 #[test]
 fn reference_boards_check_clean() {

@@ -81,14 +81,18 @@ pub fn caps(driver: Driver, soc: Soc) -> DriverCaps {
         // macb_main.c: macb_set_ringparam clamps rx to 64..8192 (MIN/MAX_RX_RING_SIZE),
         // tx to 64..4096, then roundup_pow_of_two() and reopens the device; no
         // set_coalesce; max_mtu = jumbo_max_len - ETH_HLEN - ETH_FCS_LEN
-        // (zynqmp_config: 10240 -> 10222), 1536 - 18 = 1518 without jumbo (Zynq-7000).
+        // (zynqmp_config: 10240 -> 10222), 1536 - 18 = 1518 without jumbo (Zynq-7000:
+        // zynq_config has no MACB_CAPS_JUMBO). Queues: macb_probe_queues counts what
+        // the GEM reports (DCFG6, at most MACB_MAX_QUEUES = 8) and macb_init takes one
+        // IRQ per queue (platform_get_irq(pdev, q)); the Zynq-7000 GEM has one queue
+        // (zynq-7000.dtsi: one interrupt per GEM; UG585 ch. 16: no priority queues).
         Driver::Macb => DriverCaps {
             source: "drivers/net/ethernet/cadence/macb_main.c",
             rx_ring: ring(64, 8192, false, true),
             tx_ring: ring(64, 4096, false, true),
             coalesce: &[],
             max_mtu: if soc == Soc::Zynq7000 { 1518 } else { 10222 },
-            max_tx_queues: 8,
+            max_tx_queues: if soc == Soc::Zynq7000 { 1 } else { 8 },
             zero_copy_rx: false,
         },
         // gianfar_ethtool.c: gfar_sringparam rejects > GFAR_{RX,TX}_MAX_RING_SIZE (256)

@@ -150,6 +150,7 @@ pub fn check(b: &Board) -> Vec<Diagnostic> {
             }
         }
     }
+    out.extend(zynq7000_gem_and_bench_mtu(b));
     let mut count = std::collections::BTreeMap::new();
     for (i, ifc) in b.interfaces.iter().enumerate() {
         if let Some((max, names)) = on_chip_macs(b.board.soc, ifc.driver) {
@@ -162,6 +163,53 @@ pub fn check(b: &Board) -> Vec<Diagnostic> {
                     format!("more than {max} {} ports: the {} SoC has {max} ({names})", ifc.driver, b.board.soc),
                 ));
             }
+        }
+    }
+    out
+}
+
+/// What the driver of the bench's DUT interface cannot carry, and the
+/// Zynq-7000 GEM's single RX queue (the TX side is `max_tx_queues` in
+/// [`crate::drivers::caps`]):
+/// - a `bench.matrix.mtus` entry above the largest MTU of the DUT
+///   interface's driver (macb on the Zynq-7000: 1518, no jumbo frames)
+///   would fail on the target when the runner sets it;
+/// - macb on the Zynq-7000 has one RX queue: macb_probe_queues counts the
+///   queues the GEM reports and macb_init takes one IRQ per queue, and
+///   zynq-7000.dtsi gives each GEM a single interrupt.
+pub fn zynq7000_gem_and_bench_mtu(b: &Board) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    for (i, ifc) in b.interfaces.iter().enumerate() {
+        if b.board.soc == Soc::Zynq7000 && ifc.driver == Driver::Macb && ifc.queues.rx > 1 {
+            out.push(Diagnostic::new(
+                Rule::RxQueuesMax,
+                format!("/interfaces/{i}/queues/rx"),
+                format!(
+                    "macb on zynq7000 has 1 RX queue, not {}: the Zynq-7000 GEM has no priority queues (one \
+                     interrupt per GEM in zynq-7000.dtsi; macb_main.c macb_probe_queues/macb_init)",
+                    ifc.queues.rx
+                ),
+            ));
+        }
+    }
+    let Some(bench) = &b.bench else { return out };
+    let (Some(m), Some(dut)) = (&bench.matrix, b.interfaces.iter().find(|i| i.name == bench.dut.iface)) else {
+        return out;
+    };
+    let c = crate::drivers::caps(dut.driver, b.board.soc);
+    for (j, mtu) in m.mtus.iter().enumerate() {
+        if (68..=65535).contains(mtu) && *mtu > c.max_mtu {
+            out.push(
+                Diagnostic::new(
+                    Rule::BenchMtuDriver,
+                    format!("/bench/matrix/mtus/{j}"),
+                    format!(
+                        "bench MTU {mtu} exceeds {}, the largest MTU of `{}` ({} on {}, {})",
+                        c.max_mtu, dut.name, dut.driver, b.board.soc, c.source
+                    ),
+                )
+                .hint(format!("use MTUs up to {} in bench.matrix.mtus", c.max_mtu)),
+            );
         }
     }
     out

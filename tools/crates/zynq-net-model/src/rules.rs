@@ -240,6 +240,10 @@ rules! {
         summary: "TX queues are at most the driver's maximum",
         source: "the driver's alloc_etherdev_mq count (drivers.rs)",
         hint: None;
+    RxQueuesMax = "rx-queues-max", Error,
+        summary: "RX queues are at most the hardware's (macb on the Zynq-7000: 1)",
+        source: "drivers/net/ethernet/cadence/macb_main.c: macb_probe_queues, macb_init (one IRQ per queue); arch/arm/boot/dts/xilinx/zynq-7000.dtsi: one GEM interrupt",
+        hint: Some("use queues: { rx: 1, tx: 1 } and spread receive work with rps");
     ChannelsMismatch = "channels-mismatch", Warning,
         summary: "`channels` and `queues` give the same queue counts",
         source: "`ethtool -L` sets the counts every other step assumes",
@@ -548,6 +552,10 @@ rules! {
         summary: "bench MTUs are 68..65535",
         source: "net/ethernet/eth.c: ETH_MIN_MTU, ETH_MAX_MTU",
         hint: Some("use 68..65535");
+    BenchMtuDriver = "bench-mtu-driver", Error,
+        summary: "bench MTUs are at most the DUT interface's driver maximum (Zynq-7000 GEM: 1518)",
+        source: "the driver's max_mtu (drivers.rs); the runner sets each MTU on the DUT",
+        hint: None;
     BenchFrameSize = "bench-frame-size", Error,
         summary: "RFC 2544 frame sizes are 64..9018 bytes",
         source: "RFC 2544, section 9.1 (+ 9018 jumbo)",

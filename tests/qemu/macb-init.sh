@@ -1,9 +1,11 @@
 #!/bin/sh
-# /init of the TEST-ONLY initramfs that scripts/qemu-zcu102 boots on QEMU's
-# xlnx-zcu102 machine. It loads the macb module (and its dependencies),
-# brings eth0 (gem3) up, runs the zynq-net applier from the generated plan
-# (apply, status --json, apply again), dumps what the real driver reports
-# and powers off.
+# /init of the TEST-ONLY initramfs of the two emulated GEM boards:
+# scripts/qemu-zcu102 (QEMU xlnx-zcu102, eth0 = gem3, macb as a module of
+# Debian's arm64 kernel) and scripts/qemu-zynq7000 (QEMU xilinx-zynq-a9,
+# eth0 = gem0, macb built in; /lib/modules/load.order is empty). It loads
+# the modules the script listed, brings eth0 up, runs the zynq-net applier
+# from the generated plan (apply, status --json, apply again), dumps what
+# the real driver reports and powers off.
 #
 # Results go to the console as sections (tests/qemu/init-lib.sh).
 
@@ -18,12 +20,12 @@
 /bin/busybox --install -s /bbin
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin:/bbin
 
-# kmsg, section, queues, irqs, sysctls (scripts/qemu-zcu102 copies it here).
+# kmsg, section, queues, irqs, sysctls (the qemu-* script copies it here).
 # shellcheck source=tests/qemu/init-lib.sh
 . /lib/zynq-net-qemu/init-lib.sh
 
-# QEMU has no programmable logic: the PL interfaces (AXI/XXV Ethernet)
-# never appear, so cap every `wait` step (docs/applier.md) instead of
+# QEMU has no programmable logic: the PL interfaces (AXI/XXV Ethernet) of
+# the zcu102 board never appear, so cap every `wait` step (docs/applier.md) instead of
 # spending the plan's full wait on each run.
 export ZYNQ_NET_WAIT_MAX=1
 PLAN=/etc/zynq-net/zynq-net.plan
@@ -35,7 +37,7 @@ section cmdline cat /proc/cmdline
 section cpus cat /sys/devices/system/cpu/online
 section tools sh -c 'for t in sh ip tc ethtool; do printf "%s -> %s\n" "$t" "$(command -v "$t")"; done; ip -V; ethtool --version' 
 
-# Modules in dependency order (scripts/qemu-zcu102 wrote the list).
+# Modules in dependency order (the qemu-* script wrote the list).
 section modules sh -c 'while read -r m; do insmod "/lib/modules/$m" || echo "insmod $m failed"; done </lib/modules/load.order; cat /proc/modules'
 
 i=0
@@ -65,7 +67,7 @@ else
     kmsg "ZNQ:NOTE no applier/plan in the initramfs: only the driver state is dumped"
 fi
 
-# Some traffic through gem3 so /proc/interrupts shows where its IRQ lands
+# Some traffic through the GEM so /proc/interrupts shows where its IRQ lands
 # after the plan moved it (compare the two snapshots).
 section interrupts-before-ping cat /proc/interrupts
 ip addr add 10.0.2.15/24 dev "$IFACE" 2>/dev/null
@@ -79,7 +81,7 @@ section ethtool-l ethtool -l "$IFACE"
 section queues queues "$IFACE"
 section sysctls sysctls
 section tc tc qdisc show dev "$IFACE"
-# Optional second plan (scripts/qemu-zcu102 --extra-plan): a variant the
+# Optional second plan (--extra-plan of the qemu-* script): a variant the
 # test uses for what the board itself does not exercise (e.g. a ring size
 # macb must round).
 EXTRA=/etc/zynq-net/extra.plan
@@ -106,7 +108,7 @@ if [ -x "$APPLY" ] && [ -r "$EXTRA" ]; then
     section extra-tc-class tc -s class show dev "$IFACE"
 fi
 
-section dmesg-net sh -c "dmesg | grep -v ZNQ | grep -iE 'macb|$IFACE|ff0e0000|phylink|fixed'"
+section dmesg-net sh -c "dmesg | grep -v ZNQ | grep -iE 'macb|$IFACE|ff0e0000|e000b000|phylink|fixed'"
 
 kmsg "ZNQ:DONE uptime=$(cut -d' ' -f1 /proc/uptime)"
 sync
