@@ -345,6 +345,16 @@ pub fn effects(title: &str, rows: &[EffectRow]) -> String {
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
+    #[test]
+    fn axis_numbers_are_short() {
+        assert_eq!(super::human(2.5e9), "2500M");
+        assert_eq!(super::human(1e6), "1M");
+        assert_eq!(super::human(999_999.0), "999.999k");
+        assert_eq!(super::human(1e3), "1k");
+        assert_eq!(super::human(999.0), "999");
+        assert_eq!(super::esc("<a & \"b\">"), "&lt;a &amp; &quot;b&quot;&gt;");
+    }
+
     use super::*;
 
     #[test]

@@ -350,6 +350,11 @@ mod tests {
         assert!(!Version::parse("iperf 3.12").map(|v| v.multithreaded()).unwrap_or(true));
         assert!(Version::parse("iperf 3.16").map(|v| v.multithreaded()).unwrap_or(false));
         assert_eq!(Version::parse("bash: iperf3: not found"), None);
+        // --bidir came with 3.7
+        let v = |major, minor| Version { major, minor, patch: 0 };
+        assert!(!v(3, 6).has_bidir() && v(3, 7).has_bidir() && v(3, 12).has_bidir() && v(4, 0).has_bidir());
+        assert!(!v(3, 15).multithreaded() && v(3, 16).multithreaded());
+        assert_eq!(v(3, 12).to_string(), "3.12.0");
     }
 
     #[test]

@@ -239,6 +239,16 @@ mod tests {
         assert_eq!(tcp.length, 131072);
         let back: Plan = serde_json::from_str(&serde_json::to_string(&p).unwrap()).unwrap();
         assert_eq!(back, p);
+        // the table: a header naming the board, cells and trials, then one row per cell
+        let text = p.to_text();
+        let lines: Vec<&str> = text.lines().collect();
+        assert!(lines[0].starts_with("plan for zcu102: 16 cells, "), "{text}");
+        assert_eq!(lines.len(), 3 + p.cells.len(), "{text}");
+        assert!(lines.last().unwrap().starts_with("rfc2544 frame sizes [64, "), "{text}");
+        assert!(!text.contains("pinning") && !text.contains("kept off"), "{text}");
+        assert!(lines[1].split_whitespace().eq(["cell", "proto", "dir", "mtu", "-P", "-l", "-b", "-t", "rep"]));
+        assert!(lines.iter().any(|l| l.starts_with("udp-rx-mtu9000-p2 ") && l.contains(" 8972 ")), "{text}");
+        assert!(Plan::from_spec(None, &spec).to_text().starts_with("plan for (unnamed board): "));
     }
 
     #[test]
