@@ -349,6 +349,14 @@ mod tests {
         assert!(big < small, "{big} {small}");
         assert_eq!(repeats_for(0.1, 0.0, p), 2);
         assert!(repeats_for(1e-9, 1.0, p) > MAX_REPEATS_ESTIMATE);
+        assert_eq!(repeats_for(0.0, 0.2, p), MAX_REPEATS_ESTIMATE + 1, "no effect: more than the cap");
+        assert_eq!(repeats_for(-0.1, 0.2, p), MAX_REPEATS_ESTIMATE + 1);
+        // the smallest n whose half-width is below the effect
+        let half = |n: u32| t_quantile(p, f64::from(n - 1)) * 0.2 / f64::from(n).sqrt();
+        for effect in [0.5, 0.2, 0.1, 0.05] {
+            let n = repeats_for(effect, 0.2, p);
+            assert!(half(n) < effect && half(n - 1) >= effect, "effect {effect}: n = {n}");
+        }
     }
 
     #[test]
@@ -362,5 +370,18 @@ mod tests {
         s.sort_unstable();
         assert_eq!(s, (0..10).collect::<Vec<_>>());
         assert_ne!(a, (0..10).collect::<Vec<_>>());
+        // every order of three equally likely (each of the 6 about 1/6 of 6000 seeds)
+        let mut seen = std::collections::BTreeMap::new();
+        for seed in 0..6000 {
+            let mut v = [0, 1, 2];
+            SplitMix64::new(seed).shuffle(&mut v);
+            *seen.entry(v).or_insert(0u32) += 1;
+        }
+        assert_eq!(seen.len(), 6, "{seen:?}");
+        assert!(seen.values().all(|&c| (850..1150).contains(&c)), "{seen:?}");
+        // below(n) stays below n and reaches its top
+        let mut r = SplitMix64::new(1);
+        let draws: Vec<usize> = (0..1000).map(|_| r.below(5)).collect();
+        assert!(draws.iter().all(|&d| d < 5) && draws.contains(&4) && draws.contains(&0));
     }
 }
