@@ -54,8 +54,8 @@ pub fn convert(b: &Bench, r: &ResolvedBench) -> Result<(BenchSpec, Targets), Ben
         if let Some(p) = &r.pin_cpus {
             s.cpus.client = cpus(p);
         }
-        if let Some(r) = &m.udp_rate {
-            s.udp_bitrate = Rate::parse(r).map_err(BenchError::Invalid)?;
+        if let Some(r) = r.udp_rate {
+            s.udp_bitrate = Rate(r.bits_per_second());
         }
     }
     if let Some(i) = &r.irq_cpus {

@@ -182,6 +182,36 @@ pub fn parse_channel_id(s: &str) -> Option<u8> {
         .and_then(|h| u8::from_str_radix(h, 16).ok())
 }
 
+/// A bit rate in bits per second (iperf3's `-b`), from `2500M`, `1G`,
+/// `1.5g`, `100k`, `1000000` or `200mbit` (suffixes k/M/G/T are powers of
+/// 1000, case-insensitive; an optional `bit`, `bps` or `bit/s` after them).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BitRate(f64);
+
+impl BitRate {
+    /// Parses a rate; `None` for anything else, a negative or non-finite
+    /// number.
+    pub fn parse(s: &str) -> Option<BitRate> {
+        let t = s.trim().to_ascii_lowercase();
+        let t =
+            t.strip_suffix("bit/s").or_else(|| t.strip_suffix("bps")).or_else(|| t.strip_suffix("bit")).unwrap_or(&t);
+        let (num, mult) = match t.chars().last() {
+            Some('k') => (&t[..t.len() - 1], 1e3),
+            Some('m') => (&t[..t.len() - 1], 1e6),
+            Some('g') => (&t[..t.len() - 1], 1e9),
+            Some('t') => (&t[..t.len() - 1], 1e12),
+            _ => (t, 1.0),
+        };
+        let n: f64 = num.trim().parse().ok()?;
+        (n >= 0.0 && n.is_finite()).then_some(BitRate(n * mult))
+    }
+
+    /// Bits per second.
+    pub fn bits_per_second(self) -> f64 {
+        self.0
+    }
+}
+
 /// RPS/XPS CPUs of one queue selection.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct QueueCpuSet {
@@ -230,16 +260,18 @@ pub struct ResolvedIface {
 }
 
 /// The typed values of the `bench` section.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ResolvedBench {
     /// `bench.matrix.pin_cpus`.
     pub pin_cpus: Option<CpuSet>,
     /// `bench.dut.irq_cpus`.
     pub irq_cpus: Option<CpuSet>,
+    /// `bench.matrix.udp_rate`.
+    pub udp_rate: Option<BitRate>,
 }
 
 /// Every typed value of a valid board. Built only by the loader.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Resolved {
     /// One entry per `board.interfaces` entry, same order.
     pub interfaces: Vec<ResolvedIface>,
@@ -316,6 +348,13 @@ pub(crate) fn resolve(b: &Board) -> Result<Resolved, Unresolved> {
                 Some(l) => Some(cpus("/bench/dut/irq_cpus".into(), l, nr)?),
                 None => None,
             },
+            udp_rate: match bn.matrix.as_ref().and_then(|m| m.udp_rate.as_deref()) {
+                Some(r) => Some(
+                    BitRate::parse(r)
+                        .ok_or_else(|| Unresolved { ptr: "/bench/matrix/udp_rate".into(), what: r.into() })?,
+                ),
+                None => None,
+            },
         }),
     };
     Ok(Resolved { interfaces, bench })
@@ -364,6 +403,18 @@ mod tests {
         assert_eq!(parse_channel_id("0x10"), Some(16));
         for bad in ["1", "0x", "0x100", "0x+1", "0xg"] {
             assert_eq!(parse_channel_id(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn rates_take_decimal_suffixes() {
+        for (s, bps) in
+            [("2500M", 2.5e9), ("1G", 1e9), ("1.5g", 1.5e9), ("100k", 1e5), ("1000000", 1e6), ("200mbit", 2e8)]
+        {
+            assert_eq!(BitRate::parse(s).map(BitRate::bits_per_second), Some(bps), "{s}");
+        }
+        for bad in ["fast", "", "M", "-1M", "inf", "NaN", "1X"] {
+            assert_eq!(BitRate::parse(bad), None, "{bad}");
         }
     }
 

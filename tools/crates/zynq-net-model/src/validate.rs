@@ -10,7 +10,7 @@ use crate::cpus::CpuList;
 use crate::diag::Diagnostic;
 use crate::drivers::{self, caps, RingLimit};
 use crate::model::*;
-use crate::resolve::{parse_channel_id, Ipv4Prefix, Mac};
+use crate::resolve::{parse_channel_id, BitRate, Ipv4Prefix, Mac};
 use crate::rules::Rule;
 
 /// Characters allowed in an interface name. Linux allows more (anything but
@@ -986,6 +986,13 @@ impl V<'_> {
                         "iperf3 would share a CPU with the NIC's IRQ".into(),
                     );
                 }
+            }
+            if let Some(r) = m.udp_rate.as_deref().filter(|r| BitRate::parse(r).is_none()) {
+                self.report(
+                    Rule::BenchUdpRate,
+                    "/bench/matrix/udp_rate".into(),
+                    format!("`{r}` is not a bit rate (expected e.g. 2500M, 1G, 1000000)"),
+                );
             }
             for (j, mtu) in m.mtus.iter().enumerate() {
                 if !(68..=65535).contains(mtu) {

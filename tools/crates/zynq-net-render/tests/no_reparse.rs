@@ -56,16 +56,10 @@ const ALLOWED: &[(&str, &str, &str)] = &[
     ("zynq-net-bench/src/lab.rs", "cur.parse::<u64>()", "a /proc/sys value read on the lab host"),
     ("zynq-net-bench/src/lab.rs", "serde_json::from_str(&t)", "the lab's own JSON state file"),
     (
-        "zynq-net-bench/src/board.rs",
-        "Rate::parse(r)",
-        "bench.matrix.udp_rate: not yet resolved by the loader (see the report of issue 16)",
-    ),
-    (
         "zynq-net-bench/src/spec.rs",
         "Rate::parse",
         "the standalone bench spec file (a second schema; issue 16 item 'one bench schema')",
     ),
-    ("zynq-net-bench/src/spec.rs", "num.trim().parse()", "the standalone bench spec file's rates"),
     (
         "zynq-net-bench/src/spec.rs",
         "FromStr for Rate",
