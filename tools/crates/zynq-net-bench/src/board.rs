@@ -6,6 +6,7 @@
 use std::path::Path;
 
 use zynq_net_model::bench::{Bench, Direction as MDirection, Protocol as MProtocol};
+use zynq_net_model::resolve::{CpuSet, ResolvedBench};
 
 use crate::error::BenchError;
 use crate::exec::Host;
@@ -13,8 +14,8 @@ use crate::iperf::{Direction, Protocol};
 use crate::spec::{BenchSpec, Rate, Rfc2544Spec};
 use crate::targets::{Endpoint, Targets, TARGETS_FORMAT};
 
-fn cpus(l: &zynq_net_model::cpus::CpuList) -> Result<Vec<usize>, BenchError> {
-    Ok(l.cpus().map_err(|e| BenchError::Invalid(e.to_string()))?.into_iter().map(|c| c as usize).collect())
+fn cpus(s: &CpuSet) -> Vec<usize> {
+    s.iter().map(|c| c as usize).collect()
 }
 
 fn host(ssh: &Option<String>) -> Host {
@@ -24,8 +25,9 @@ fn host(ssh: &Option<String>) -> Host {
     }
 }
 
-/// Converts the model's bench section.
-pub fn convert(b: &Bench) -> Result<(BenchSpec, Targets), BenchError> {
+/// Converts the model's bench section; `r` holds its resolved values
+/// ([`zynq_net_model::LoadedBoard::resolved`]).
+pub fn convert(b: &Bench, r: &ResolvedBench) -> Result<(BenchSpec, Targets), BenchError> {
     let mut s = BenchSpec::default();
     if let Some(m) = &b.matrix {
         s.protocols = m
@@ -49,15 +51,15 @@ pub fn convert(b: &Bench) -> Result<(BenchSpec, Targets), BenchError> {
         s.streams = m.streams.clone();
         s.duration = f64::from(m.duration_s);
         s.repeats = m.repeats;
-        if let Some(p) = &m.pin_cpus {
-            s.cpus.client = cpus(p)?;
+        if let Some(p) = &r.pin_cpus {
+            s.cpus.client = cpus(p);
         }
-        if let Some(r) = &m.udp_rate {
-            s.udp_bitrate = Rate::parse(r).map_err(BenchError::Invalid)?;
+        if let Some(r) = r.udp_rate {
+            s.udp_bitrate = Rate(r.bits_per_second());
         }
     }
-    if let Some(i) = &b.dut.irq_cpus {
-        s.irq_cpus.client = cpus(i)?;
+    if let Some(i) = &r.irq_cpus {
+        s.irq_cpus.client = cpus(i);
     }
     if let Some(r) = &b.rfc2544 {
         s.frame_sizes = r.frame_sizes.clone();
@@ -103,11 +105,9 @@ pub fn convert(b: &Bench) -> Result<(BenchSpec, Targets), BenchError> {
 /// Loads a board file with the model crate (every diagnostic rendered on error).
 pub fn load(path: &Path) -> Result<(String, BenchSpec, Targets), BenchError> {
     let loaded = zynq_net_model::load_board(path).map_err(|e| BenchError::Invalid(e.to_string()))?;
-    let bench = loaded
-        .board
-        .bench
-        .as_ref()
-        .ok_or_else(|| BenchError::Invalid(format!("{}: the board has no `bench` section", path.display())))?;
-    let (spec, targets) = convert(bench)?;
+    let no_bench = || BenchError::Invalid(format!("{}: the board has no `bench` section", path.display()));
+    let bench = loaded.board.bench.as_ref().ok_or_else(no_bench)?;
+    let resolved = loaded.resolved.bench.as_ref().ok_or_else(no_bench)?;
+    let (spec, targets) = convert(bench, resolved)?;
     Ok((loaded.board.board.name.clone(), spec, targets))
 }

@@ -442,7 +442,7 @@ fn run_ablate(a: &AblateArgs) -> anyhow::Result<i32> {
             (p.display().to_string(), std::fs::read_to_string(p).with_context(|| format!("reading {}", p.display()))?)
         }
         None => {
-            let arts = zynq_net_render::render_all(&loaded.board, &input)?;
+            let arts = zynq_net_render::render_all(&loaded, &input)?;
             let art =
                 arts.iter().find(|x| x.path == "tuning/zynq-net.plan").context("the board renders no tuning plan")?;
             (format!("{input} (tuning/zynq-net.plan)"), String::from_utf8_lossy(&art.contents).into_owned())

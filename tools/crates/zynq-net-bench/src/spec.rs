@@ -53,24 +53,15 @@ impl TryFrom<Value> for Rate {
 }
 
 impl Rate {
-    /// Parses `200M`, `1G`, `1.5g`, `100k`, `1000000`, `200mbit`.
+    /// Parses `200M`, `1G`, `1.5g`, `100k`, `1000000`, `200mbit` with the
+    /// board loader's parser ([`zynq_net_model::resolve::BitRate`]), so a
+    /// spec file and a board's `udp_rate` accept the same rates.
     pub fn parse(s: &str) -> Result<Rate, String> {
-        let t = s.trim().to_ascii_lowercase();
-        let t =
-            t.strip_suffix("bit/s").or_else(|| t.strip_suffix("bps")).or_else(|| t.strip_suffix("bit")).unwrap_or(&t);
-        let (num, mult) = match t.chars().last() {
-            Some('k') => (&t[..t.len() - 1], 1e3),
-            Some('m') => (&t[..t.len() - 1], 1e6),
-            Some('g') => (&t[..t.len() - 1], 1e9),
-            Some('t') => (&t[..t.len() - 1], 1e12),
-            _ => (t, 1.0),
-        };
-        let n: f64 =
-            num.trim().parse().map_err(|_| format!("`{s}` is not a rate (expected e.g. 200M, 1G, 1000000)"))?;
-        if !(n >= 0.0 && n.is_finite()) {
-            return Err(format!("`{s}`: a rate must be a non-negative number"));
-        }
-        Ok(Rate(n * mult))
+        zynq_net_model::resolve::BitRate::parse(s).map(|r| Rate(r.bits_per_second())).ok_or_else(|| {
+            format!(
+                "`{s}` is not a rate (a non-negative number with an optional k/M/G/T suffix, e.g. 200M, 1G, 1000000)"
+            )
+        })
     }
 }
 

@@ -4,7 +4,9 @@
 //! Flow: `load_board` parses YAML with positions ([`yaml`]), validates the
 //! document against the JSON Schema derived from [`model::Board`]
 //! ([`schema`]), deserializes it, then runs the semantic rules
-//! ([`validate`]). All problems come back at once as [`Diagnostics`].
+//! ([`validate`]) and, for a board without errors, resolves its string
+//! values into typed ones ([`resolve`]). All problems come back at once as
+//! [`Diagnostics`].
 
 pub mod bench;
 pub mod cpus;
@@ -12,6 +14,7 @@ pub mod diag;
 pub mod drivers;
 pub mod limits;
 pub mod model;
+pub mod resolve;
 pub mod rules;
 pub mod schema;
 pub mod validate;
@@ -29,6 +32,9 @@ pub use yaml::SourceMap;
 pub struct LoadedBoard {
     /// The validated board.
     pub board: Board,
+    /// Its typed values ([`resolve`]): what generators read instead of
+    /// the board's strings.
+    pub resolved: resolve::Resolved,
     /// The file it came from.
     pub file: PathBuf,
     /// The file's text.
@@ -83,9 +89,16 @@ pub fn load_board_str(file: &Path, text: &str) -> Result<LoadedBoard, Diagnostic
     if items.iter().any(Diagnostic::is_error) {
         return Err(fail(items));
     }
+    let resolved = resolve::resolve(&board).map_err(|u| {
+        fail(vec![map.locate(Diagnostic::new(
+            Rule::Internal,
+            u.ptr,
+            format!("internal error: validated value `{}` did not resolve", u.what),
+        ))])
+    })?;
     let mut warnings = items;
     warnings.sort_by_key(|d| d.pos);
-    Ok(LoadedBoard { board, file: file.to_path_buf(), source: text.to_string(), warnings })
+    Ok(LoadedBoard { board, resolved, file: file.to_path_buf(), source: text.to_string(), warnings })
 }
 
 /// Largest board file accepted (bytes).

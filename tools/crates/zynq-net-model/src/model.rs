@@ -356,7 +356,7 @@ impl OnOff {
 }
 
 /// A queue selector: one queue index or `all`.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(untagged)]
 pub enum QueueSel {
     /// One queue, by index.
@@ -366,7 +366,7 @@ pub enum QueueSel {
 }
 
 /// The word `all`.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum AllQueues {
     /// Every queue.

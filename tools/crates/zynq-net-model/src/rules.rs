@@ -556,6 +556,10 @@ rules! {
         summary: "bench MTUs are at most the DUT interface's driver maximum (Zynq-7000 GEM: 1518)",
         source: "the driver's max_mtu (drivers.rs); the runner sets each MTU on the DUT",
         hint: None;
+    BenchUdpRate = "bench-udp-rate", Error,
+        summary: "the bench's UDP rate is a bit rate (iperf3 -b)",
+        source: "iperf3(1) -b n[KMGT]; iperf3 src/units.c unit_atof_rate: suffixes in powers of 1000",
+        hint: Some("write a number with an optional k/M/G/T suffix, e.g. 2500M");
     BenchFrameSize = "bench-frame-size", Error,
         summary: "RFC 2544 frame sizes are 64..9018 bytes",
         source: "RFC 2544, section 9.1 (+ 9018 jumbo)",

@@ -5,12 +5,12 @@
 //! docs/board-format.md for the list and the field cases they come from.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::net::Ipv4Addr;
 
 use crate::cpus::CpuList;
 use crate::diag::Diagnostic;
 use crate::drivers::{self, caps, RingLimit};
 use crate::model::*;
+use crate::resolve::{parse_channel_id, BitRate, Ipv4Prefix, Mac};
 use crate::rules::Rule;
 
 /// Characters allowed in an interface name. Linux allows more (anything but
@@ -21,31 +21,6 @@ pub fn valid_iface_name(name: &str) -> bool {
         && name != "."
         && name != ".."
         && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-' || b == b'.')
-}
-
-/// Parses `xx:xx:xx:xx:xx:xx`.
-pub fn parse_mac(s: &str) -> Option<[u8; 6]> {
-    let parts: Vec<&str> = s.split(':').collect();
-    if parts.len() != 6 {
-        return None;
-    }
-    let mut out = [0u8; 6];
-    for (o, p) in out.iter_mut().zip(parts) {
-        if p.len() != 2 {
-            return None;
-        }
-        *o = u8::from_str_radix(p, 16).ok()?;
-    }
-    Some(out)
-}
-
-/// Parses `a.b.c.d` or `a.b.c.d/len`.
-pub fn parse_ipv4_prefix(s: &str) -> Option<(Ipv4Addr, u8)> {
-    let (a, len) = match s.split_once('/') {
-        Some((a, l)) => (a, l.parse::<u8>().ok().filter(|l| *l <= 32)?),
-        None => (s, 32),
-    };
-    Some((a.parse().ok()?, len))
 }
 
 struct V<'a> {
@@ -163,7 +138,7 @@ impl V<'_> {
     }
 
     fn mac(&mut self, ptr: &str, mac: &str, seen: &mut BTreeMap<[u8; 6], usize>, i: usize) {
-        let Some(m) = parse_mac(mac) else {
+        let Some(Mac(m)) = Mac::parse(mac) else {
             self.report(Rule::MacSyntax, ptr.into(), format!("`{mac}` is not a MAC address"));
             return;
         };
@@ -438,7 +413,7 @@ impl V<'_> {
                     format!("use a queue in 0..{}", ifc.queues.tx.saturating_sub(1)),
                 );
             }
-            if parse_ipv4_prefix(&f.address).is_none() {
+            if Ipv4Prefix::parse(&f.address).is_none() {
                 self.report(
                     Rule::FilterAddress,
                     format!("{fp}/address"),
@@ -757,10 +732,7 @@ impl V<'_> {
             }
             let mut ids = BTreeSet::new();
             for (j, id) in n.channel_ids.iter().enumerate() {
-                let v = id
-                    .strip_prefix("0x")
-                    .filter(|h| !h.is_empty() && h.len() <= 2)
-                    .and_then(|h| u8::from_str_radix(h, 16).ok());
+                let v = parse_channel_id(id);
                 match v {
                     None => self.report_hint(Rule::McdmaChannelId, format!("{np}/channel_ids/{j}"), format!("channel id `{id}` is not a hex string like \"0x1\""), "linux-xlnx parses xlnx,channel-ids as hex strings"),
                     Some(v) if !(1..=16).contains(&v) => self.report_hint(Rule::McdmaChannelId, format!("{np}/channel_ids/{j}"), format!("channel id {id} outside 1..16: MCDMA channel ids are 1-based (register 0x40 + (id-1) * 0x40)"), "use 0x1 .. 0x10"),
@@ -1014,6 +986,13 @@ impl V<'_> {
                         "iperf3 would share a CPU with the NIC's IRQ".into(),
                     );
                 }
+            }
+            if let Some(r) = m.udp_rate.as_deref().filter(|r| BitRate::parse(r).is_none()) {
+                self.report(
+                    Rule::BenchUdpRate,
+                    "/bench/matrix/udp_rate".into(),
+                    format!("`{r}` is not a bit rate (expected e.g. 2500M, 1G, 1000000)"),
+                );
             }
             for (j, mtu) in m.mtus.iter().enumerate() {
                 if !(68..=65535).contains(mtu) {

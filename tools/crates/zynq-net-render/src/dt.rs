@@ -17,7 +17,8 @@
 use zynq_net_model::model::{
     Arch, Board, ClockRef, Driver, Gpio, IfaceDt, Interface, Irq, KernelFlavour, Mdio, PcsPmaMode, PlEthernet, Sfp, Soc,
 };
-use zynq_net_model::validate::parse_mac;
+use zynq_net_model::resolve::ResolvedIface;
+use zynq_net_model::LoadedBoard;
 
 use crate::dtval::{Cell, Prop};
 use crate::probe;
@@ -128,9 +129,9 @@ fn clock_props(
 }
 
 /// MAC address, phy-mode and the link properties shared by both modes.
-fn link_props(i: &Interface, dt: &IfaceDt, props: &mut Vec<Prop>) {
-    if let Some(m) = dt.mac.as_deref().and_then(parse_mac) {
-        props.push(Prop::bytes("local-mac-address", &m));
+fn link_props(i: &Interface, r: &ResolvedIface, dt: &IfaceDt, props: &mut Vec<Prop>) {
+    if let Some(m) = r.mac {
+        props.push(Prop::bytes("local-mac-address", &m.octets()));
     }
     if let Some(mode) = &dt.phy_mode {
         // gianfar trees spell it phy-connection-type (of_get_phy_mode reads
@@ -270,11 +271,11 @@ fn phy_type_fix(i: &Interface, dt: &IfaceDt, p: &mut Patch) {
     }
 }
 
-fn pl_nodes(b: &Board, i: &Interface, dt: &IfaceDt, n: &PlEthernet, cells: u32) -> Vec<Node> {
+fn pl_nodes(b: &Board, i: &Interface, r: &ResolvedIface, dt: &IfaceDt, n: &PlEthernet, cells: u32) -> Vec<Node> {
     let gic = gic_label(b.board.soc);
     let d = &n.dma;
     let flavour = b.board.kernel;
-    let layout = probe::irq_layout(i.driver, flavour, n);
+    let layout = probe::irq_layout(i.driver, flavour, n, &r.channel_ids);
     let mut dma_props = Vec::new();
     let mut children = Vec::new();
     let mut eth = Vec::new();
@@ -353,7 +354,7 @@ fn pl_nodes(b: &Board, i: &Interface, dt: &IfaceDt, n: &PlEthernet, cells: u32) 
         eth.push(Prop::strs("dma-names", &["tx_chan0", "rx_chan0"]));
     }
     eth.push(Prop::u32("xlnx,rxmem", n.rxmem));
-    link_props(i, dt, &mut eth);
+    link_props(i, r, dt, &mut eth);
     vec![
         Node {
             label: d.label.clone(),
@@ -395,18 +396,19 @@ fn mac_head(eth: &mut Vec<Prop>, compat: &str, driver: Driver, n: &PlEthernet, g
 
 /// Builds the fragment view of a board. Depends only on `interfaces[].dt`,
 /// drivers, SoC, kernel flavour and arch: never on runtime tuning.
-pub fn view(b: &Board) -> DtView {
+pub fn view(loaded: &LoadedBoard) -> DtView {
+    let b = &loaded.board;
     let cells = if b.board.arch == Arch::Arm64 { 2 } else { 1 };
     let mut patches = Vec::new();
     let mut pl = Vec::new();
     let mut root = Vec::new();
-    for i in &b.interfaces {
+    for (i, r) in b.interfaces.iter().zip(&loaded.resolved.interfaces) {
         let Some(dt) = &i.dt else { continue };
         if let Some(n) = dt.sfp.as_ref().and_then(|s| sfp_node(&i.name, s)) {
             root.push(n);
         }
         match &dt.node {
-            Some(n) => pl.extend(pl_nodes(b, i, dt, n, cells)),
+            Some(n) => pl.extend(pl_nodes(b, i, r, dt, n, cells)),
             None => {
                 let mut p = Patch {
                     label: dt.label.clone(),
@@ -416,7 +418,7 @@ pub fn view(b: &Board) -> DtView {
                     children: link_children(dt),
                     notes: Vec::new(),
                 };
-                link_props(i, dt, &mut p.props);
+                link_props(i, r, dt, &mut p.props);
                 phy_type_fix(i, dt, &mut p);
                 if dt.fixed_link.is_some() {
                     // A legacy 5-cell `fixed-link` property (p1020rdb-pd.dts) beside

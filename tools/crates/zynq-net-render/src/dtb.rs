@@ -9,6 +9,7 @@
 //! address, so vendor DTBs without symbols can be checked too.
 
 use zynq_net_model::model::{Board, Driver, IfaceDt, Interface, KernelFlavour, Soc};
+use zynq_net_model::LoadedBoard;
 
 use crate::dt::{self, Node, PL_BUS};
 use crate::dtval::{show, Encoded, Prop};
@@ -205,9 +206,10 @@ fn check_children(t: &Tree<'_, '_>, at: At<'_, '_>, children: &[Node], rep: &mut
 
 /// Everything the board asked for that the DTB lacks or has differently,
 /// plus what the drivers' probe would refuse.
-pub fn verify(board: &Board, fdt: &fdt::Fdt<'_>) -> Report {
+pub fn verify(loaded: &LoadedBoard, fdt: &fdt::Fdt<'_>) -> Report {
+    let board = &loaded.board;
     let t = Tree { fdt, nodes: all_paths(fdt) };
-    let view = dt::view(board);
+    let view = dt::view(loaded);
     let mut rep = Report::default();
     let flavour = board.board.kernel;
     let mut patches = view.patches.iter();

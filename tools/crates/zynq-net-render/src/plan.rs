@@ -5,8 +5,9 @@
 //! filters, sysctl; Freescale ASF modules load first and its UDP timeout
 //! is set last (qoriq-sdk boards only).
 
-use zynq_net_model::cpus::kernel_bitmap;
-use zynq_net_model::model::{Board, Interface, KernelFlavour, QueueCpus, QueueSel, SysctlValue};
+use zynq_net_model::model::{Board, Interface, KernelFlavour, MatchField, QueueSel, SysctlValue};
+use zynq_net_model::resolve::{QueueCpuSet, ResolvedIface};
+use zynq_net_model::LoadedBoard;
 
 /// Plan format version written in the first line (`zynq-net-plan 2`).
 /// Version 2 added the end line (`end STEPS CKSUM BYTES`); an applier of
@@ -120,12 +121,11 @@ pub struct Step {
     pub line: String,
 }
 
-fn queue_masks(list: &[QueueCpus], count: u32, prefix: &str, nr_cpus: u32) -> Vec<(String, String)> {
+fn queue_masks(list: &[QueueCpuSet], count: u32, prefix: &str, nr_cpus: u32) -> Vec<(String, String)> {
     let mut per_queue: Vec<Option<String>> = vec![None; count as usize];
     // Later entries override earlier ones, so `all` followed by one queue works.
     for qc in list {
-        let Ok(cpus) = qc.cpus.cpus() else { continue };
-        let mask = kernel_bitmap(&cpus, nr_cpus);
+        let mask = qc.cpus.kernel_bitmap(nr_cpus);
         match qc.queue {
             QueueSel::All(_) => per_queue.iter_mut().for_each(|m| *m = Some(mask.clone())),
             QueueSel::One(q) => {
@@ -138,7 +138,7 @@ fn queue_masks(list: &[QueueCpus], count: u32, prefix: &str, nr_cpus: u32) -> Ve
     per_queue.into_iter().enumerate().filter_map(|(q, m)| m.map(|m| (format!("{prefix}-{q}"), m))).collect()
 }
 
-fn iface_steps(i: &Interface, nr_cpus: u32, out: &mut Vec<Step>) {
+fn iface_steps(i: &Interface, r: &ResolvedIface, nr_cpus: u32, out: &mut Vec<Step>) {
     let n = &i.name;
     let mut push = |phase: Phase, line: String| out.push(Step { phase, line });
     push(Phase::Prepare, format!("wait {n} {WAIT_SECONDS}"));
@@ -146,8 +146,8 @@ fn iface_steps(i: &Interface, nr_cpus: u32, out: &mut Vec<Step>) {
     // reads it); the board's MAC is also set at boot, before the MTU and the
     // link coming up, for images whose DTB does not carry the fragment.
     if i.driver.is_axi() {
-        if let Some(mac) = i.dt.as_ref().and_then(|d| d.mac.as_deref()) {
-            push(Phase::Link, format!("mac {n} {}", mac.to_ascii_lowercase()));
+        if let Some(mac) = r.mac {
+            push(Phase::Link, format!("mac {n} {mac}"));
         }
     }
     if let Some(mtu) = i.mtu {
@@ -190,7 +190,7 @@ fn iface_steps(i: &Interface, nr_cpus: u32, out: &mut Vec<Step>) {
             push(Phase::Ptp, format!("ptp {n} off"));
         }
     }
-    for (q, m) in queue_masks(&i.rps, i.queues.rx, "rx", nr_cpus) {
+    for (q, m) in queue_masks(&r.rps, i.queues.rx, "rx", nr_cpus) {
         push(Phase::Rps, format!("rps {n} {q} {m}"));
     }
     if let Some(cnt) = i.rfs_flow_cnt {
@@ -200,7 +200,7 @@ fn iface_steps(i: &Interface, nr_cpus: u32, out: &mut Vec<Step>) {
             push(Phase::Rfs, format!("rfs {n} rx-{q} {cnt}"));
         }
     }
-    for (q, m) in queue_masks(&i.xps, i.queues.tx, "tx", nr_cpus) {
+    for (q, m) in queue_masks(&r.xps, i.queues.tx, "tx", nr_cpus) {
         push(Phase::Xps, format!("xps {n} {q} {m}"));
     }
     if let Some(z) = &i.zero_copy_rx {
@@ -218,19 +218,17 @@ fn iface_steps(i: &Interface, nr_cpus: u32, out: &mut Vec<Step>) {
             ),
         );
     }
-    for ia in &i.irq_affinity {
-        if let Ok(cpus) = ia.cpus.cpus() {
-            push(Phase::IrqAffinity, format!("irq {n} {} {}", ia.irq, kernel_bitmap(&cpus, nr_cpus)));
-        }
+    for ia in &r.irq_affinity {
+        push(Phase::IrqAffinity, format!("irq {n} {} {}", ia.pattern, ia.cpus.kernel_bitmap(nr_cpus)));
     }
-    if let Some(q) = &i.qdisc {
+    if i.qdisc.is_some() {
         push(Phase::Qdisc, format!("qdisc {n} multiq"));
-        for (j, f) in q.filters.iter().enumerate() {
+        for (j, f) in r.filters.iter().enumerate() {
             let m = match f.match_ {
-                zynq_net_model::model::MatchField::Src => "src",
-                zynq_net_model::model::MatchField::Dst => "dst",
+                MatchField::Src => "src",
+                MatchField::Dst => "dst",
             };
-            push(Phase::Filter, format!("filter {n} {} {m} {} {}", j + 1, f.address, f.queue));
+            push(Phase::Filter, format!("filter {n} {} {m} {} {}", j + 1, f.prefix, f.queue));
         }
     }
 }
@@ -270,7 +268,8 @@ pub fn sysctls(b: &Board) -> Vec<(String, String)> {
 }
 
 /// All plan steps in execution order.
-pub fn steps(b: &Board) -> Vec<Step> {
+pub fn steps(loaded: &LoadedBoard) -> Vec<Step> {
+    let b = &loaded.board;
     let mut out = Vec::new();
     // Freescale ASF (qoriq-sdk only, validated): modules first, UDP timeout last.
     let asf = b.fastpath.asf.as_ref().filter(|_| b.board.kernel == KernelFlavour::QoriqSdk);
@@ -279,8 +278,8 @@ pub fn steps(b: &Board) -> Vec<Step> {
             out.push(Step { phase: Phase::Prepare, line: format!("module {m}") });
         }
     }
-    for i in &b.interfaces {
-        iface_steps(i, b.board.cpus, &mut out);
+    for (i, r) in b.interfaces.iter().zip(&loaded.resolved.interfaces) {
+        iface_steps(i, r, b.board.cpus, &mut out);
     }
     if let Some(t) = asf.and_then(|a| a.udp_timeout_s) {
         out.push(Step { phase: Phase::AsfTimeout, line: format!("asf udp-timeout {t}") });
@@ -296,8 +295,13 @@ pub fn steps(b: &Board) -> Vec<Step> {
 }
 
 /// IRQ name patterns the board pins (for the irqbalance policy; rule `irqbalance-running`).
-pub fn pinned_irq_patterns(b: &Board) -> Vec<String> {
-    let mut v: Vec<String> = b.interfaces.iter().flat_map(|i| i.irq_affinity.iter().map(|a| a.irq.clone())).collect();
+pub fn pinned_irq_patterns(loaded: &LoadedBoard) -> Vec<String> {
+    let mut v: Vec<String> = loaded
+        .resolved
+        .interfaces
+        .iter()
+        .flat_map(|i| i.irq_affinity.iter().map(|a| a.pattern.as_str().to_string()))
+        .collect();
     v.sort();
     v.dedup();
     v

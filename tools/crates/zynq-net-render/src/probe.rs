@@ -65,12 +65,6 @@ pub struct IrqLayout {
     pub dma_names: Vec<String>,
 }
 
-/// MCDMA channel ids as numbers (`"0x1"` → 1); the board validator checks
-/// the syntax. linux-xlnx parses them with `kstrtou16(.., 16)`.
-pub fn channel_ids(n: &PlEthernet) -> Vec<u16> {
-    n.channel_ids.iter().filter_map(|s| u16::from_str_radix(s.trim_start_matches("0x"), 16).ok()).collect()
-}
-
 /// The interrupt layout a port's driver reads:
 /// - MAC core IRQ: `platform_get_irq(pdev, 0)` on the Ethernet node (index
 ///   0, optional, both flavours), named `mac_irq` as generated trees do.
@@ -82,16 +76,18 @@ pub fn channel_ids(n: &PlEthernet) -> Vec<u16> {
 ///   mainline 6.12 axienet_probe): `irq_of_parse_and_map(dma, 0)` TX and
 ///   `(dma, 1)` RX on the DMA node, names unused (`mm2s_introut`,
 ///   `s2mm_introut` as generated).
-pub fn irq_layout(driver: Driver, flavour: KernelFlavour, n: &PlEthernet) -> IrqLayout {
+///
+/// `channel_ids` are the port's resolved MCDMA channel ids
+/// ([`zynq_net_model::resolve::ResolvedIface::channel_ids`]).
+pub fn irq_layout(driver: Driver, flavour: KernelFlavour, n: &PlEthernet, channel_ids: &[u8]) -> IrqLayout {
     let mut eth: Vec<(Irq, String)> = n.interrupts.iter().take(1).map(|i| (*i, "mac_irq".to_string())).collect();
     let d = &n.dma.interrupts;
     if driver == Driver::XxvMcdma && flavour == KernelFlavour::LinuxXlnx {
-        let ids = channel_ids(n);
         let half = d.len() / 2;
         let mut names = Vec::new();
         for (k, irq) in d.iter().enumerate() {
             let (dir, idx) = if k < half { ("mm2s", k) } else { ("s2mm", k - half) };
-            let id = ids.get(idx).copied().unwrap_or(u16::try_from(idx + 1).unwrap_or(u16::MAX));
+            let id = channel_ids.get(idx).map_or(idx + 1, |&v| usize::from(v));
             let name = format!("{dir}_ch{id}_introut");
             eth.push((*irq, name.clone()));
             names.push(name);

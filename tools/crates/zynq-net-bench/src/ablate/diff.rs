@@ -207,7 +207,7 @@ pub fn board_diff(board_file: &Path, plan: &PlanText, removed: &[usize]) -> Resu
         BenchError::Invalid(format!("{name}: the edited board does not validate, no diff written:\n{d}"))
     })?;
     let input = board_file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let arts = zynq_net_render::render_all(&loaded.board, &input)
+    let arts = zynq_net_render::render_all(&loaded, &input)
         .map_err(|e| BenchError::Invalid(format!("{name}: rendering the edited board: {e}")))?;
     let plan_art = arts
         .iter()
@@ -239,7 +239,7 @@ mod tests {
 
     fn plan_of(path: &Path) -> PlanText {
         let b = zynq_net_model::load_board(path).unwrap();
-        let arts = zynq_net_render::render_all(&b.board, "zcu102.yml").unwrap();
+        let arts = zynq_net_render::render_all(&b, "zcu102.yml").unwrap();
         let p = arts.iter().find(|a| a.path == "tuning/zynq-net.plan").unwrap();
         PlanText::parse("zcu102.plan", &String::from_utf8_lossy(&p.contents)).unwrap()
     }

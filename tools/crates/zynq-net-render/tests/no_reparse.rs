@@ -1,0 +1,150 @@
+//! No generator parses a string into a value: the board's strings are
+//! parsed once, by the loader (zynq-net-model: `validate` for diagnostics,
+//! `resolve` for the typed values every generator reads).
+//!
+//! This test greps the generator crates' sources (zynq-net-render,
+//! zynq-net-bench, zynq-net-cli) for string-to-value parsing and fails on
+//! any hit that is not in [`ALLOWED`], each with the reason it is not a
+//! board value. It also fails on an allow-list entry that no longer
+//! matches, so the list cannot go stale. Test modules (everything after a
+//! file's `#[cfg(test)]`) and comment lines are not scanned.
+//!
+//! Run: `cargo test -p zynq-net-render --test no_reparse`.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+/// What counts as parsing a string into a value.
+const PATTERNS: &[&str] = &[
+    ".parse::<",
+    ".parse()",
+    ".parse::",
+    "str::parse",
+    "from_str_radix",
+    "FromStr",
+    "from_str(",
+    "parse_mac",
+    "parse_ipv4",
+    "parse_cpu_list",
+    "parse_channel_id",
+    ".cpus()",
+    "Mac::parse",
+    "Ipv4Prefix::parse",
+    "CpuSet::from_list",
+    "IrqPattern::check",
+    "Ipv4Addr::",
+    "Rate::parse",
+];
+
+/// (crate-relative file, text on the line, why it is not a board value).
+const ALLOWED: &[(&str, &str, &str)] = &[
+    (
+        "zynq-net-render/src/write.rs",
+        "p.parse::<u32>()",
+        "the PID in a stale staging directory's name (filesystem, not the board)",
+    ),
+    (
+        "zynq-net-render/src/dtb.rs",
+        "u64::from_str_radix(name.split_once('@')",
+        "`verify`: a node's unit address in a compiled DTB",
+    ),
+    (
+        "zynq-net-render/src/probe.rs",
+        "u16::from_str_radix(id.trim_start_matches(\"0x\")",
+        "`verify`: xlnx,channel-ids strings read back from a compiled DTB",
+    ),
+    ("zynq-net-bench/src/lab.rs", "cur.parse::<u64>()", "a /proc/sys value read on the lab host"),
+    ("zynq-net-bench/src/lab.rs", "serde_json::from_str(&t)", "the lab's own JSON state file"),
+    (
+        "zynq-net-bench/src/spec.rs",
+        "Rate::parse",
+        "the standalone bench spec file (a second schema; issue 16 item 'one bench schema')",
+    ),
+    (
+        "zynq-net-bench/src/spec.rs",
+        "FromStr for Rate",
+        "the standalone bench spec file's rates (command-line --udp-rate too)",
+    ),
+    ("zynq-net-bench/src/spec.rs", "fn from_str(", "the FromStr impl above"),
+    ("zynq-net-bench/src/spec.rs", "saphyr::YamlOwned::load_from_str(text)", "the standalone bench spec file's YAML"),
+    ("zynq-net-bench/src/iperf.rs", "s.parse::<u32>()", "iperf3 --version output"),
+    ("zynq-net-bench/src/iperf.rs", "serde_json::from_str(text)", "iperf3 --json output"),
+    ("zynq-net-bench/src/report.rs", "serde_json::from_str(&t)", "results files the bench wrote earlier"),
+    ("zynq-net-bench/src/compare.rs", "serde_json::from_str(&t)", "results files the bench wrote earlier"),
+    ("zynq-net-bench/src/plan.rs", "serde_json::from_str(&text)", "a bench plan file the bench wrote"),
+    ("zynq-net-bench/src/plan.rs", "x.parse().unwrap_or(0)", "per-CPU counts in /proc/interrupts"),
+    ("zynq-net-bench/src/ablate/mod.rs", "serde_json::from_str(&t)", "an ablation design file the bench wrote"),
+    ("zynq-net-bench/src/run.rs", "serde_json::from_str(l)", "iperf3 JSON lines"),
+    ("zynq-net-bench/src/targets.rs", "serde_json::from_str(&text)", "the lab's targets file"),
+    ("zynq-net-bench/src/cpu.rs", "num.parse()", "CPU numbers in /proc/stat"),
+    ("zynq-net-bench/src/cpu.rs", "x.parse::<u64>()", "tick counts in /proc/stat"),
+    ("zynq-net-cli/src/main.rs", "v.parse::<u64>()", "ZYNQ_NET_TEST_GEN_DELAY_MS, a test hook in the environment"),
+];
+
+/// Crates whose sources are generators (or feed generators) and must not
+/// parse board strings.
+const CRATES: &[&str] = &["zynq-net-render", "zynq-net-bench", "zynq-net-cli"];
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for e in fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {
+        let p = e.expect("dir entry").path();
+        if p.is_dir() {
+            rust_files(&p, out);
+        } else if p.extension().is_some_and(|x| x == "rs") {
+            out.push(p);
+        }
+    }
+}
+
+/// Every (line number, line) of `text` that parses, test modules and
+/// comments excepted.
+fn hits(text: &str) -> Vec<(usize, &str)> {
+    text.lines()
+        .enumerate()
+        .take_while(|(_, l)| l.trim() != "#[cfg(test)]")
+        .filter(|(_, l)| !l.trim_start().starts_with("//"))
+        .filter(|(_, l)| PATTERNS.iter().any(|p| l.contains(p)))
+        .map(|(n, l)| (n + 1, l))
+        .collect()
+}
+
+#[test]
+fn no_generator_parses_a_string() {
+    let crates = Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("crates dir");
+    let mut bad = Vec::new();
+    let mut used = vec![false; ALLOWED.len()];
+    for c in CRATES {
+        let mut files = Vec::new();
+        rust_files(&crates.join(c).join("src"), &mut files);
+        files.sort();
+        assert!(!files.is_empty(), "no sources under {c}/src");
+        for f in files {
+            let rel = f.strip_prefix(crates).expect("under crates").to_string_lossy().replace('\\', "/");
+            let text = fs::read_to_string(&f).expect("source");
+            for (n, line) in hits(&text) {
+                match ALLOWED.iter().position(|(file, needle, _)| *file == rel && line.contains(needle)) {
+                    Some(k) => used[k] = true,
+                    None => bad.push(format!("{rel}:{n}: {}", line.trim())),
+                }
+            }
+        }
+    }
+    assert!(
+        bad.is_empty(),
+        "string-to-value parsing outside the loader (read the typed value from LoadedBoard::resolved, \
+         or allow-list it in tests/no_reparse.rs with a reason):\n{}",
+        bad.join("\n")
+    );
+    let stale: Vec<String> =
+        ALLOWED.iter().zip(&used).filter(|(_, u)| !**u).map(|((f, n, _), _)| format!("{f}: {n}")).collect();
+    assert!(stale.is_empty(), "allow-list entries that match nothing any more:\n{}", stale.join("\n"));
+}
+
+/// The scanner finds what it is meant to find (so the test above can fail).
+#[test]
+fn the_scanner_sees_parses_and_skips_comments_and_tests() {
+    let src = "let m = parse_mac(s);\n// x.parse::<u8>()\nlet c = qc.cpus.cpus();\nlet n: u8 = t.parse().unwrap();\n\
+               #[cfg(test)]\nmod tests { let a = b.parse::<u8>(); }\n";
+    let lines: Vec<usize> = hits(src).into_iter().map(|(n, _)| n).collect();
+    assert_eq!(lines, vec![1, 3, 4]);
+}
