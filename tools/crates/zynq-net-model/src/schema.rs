@@ -169,6 +169,16 @@ struct Quick<'s> {
 }
 
 impl<'s> Quick<'s> {
+    /// The subschema a local `$ref` names; `#/$defs/Name` (every `$ref`
+    /// schemars writes) without the general JSON-pointer walk, which
+    /// allocates for each segment.
+    fn target(&self, r: &str) -> Option<&'s Value> {
+        match r.strip_prefix("#/$defs/") {
+            Some(name) if !name.contains(['~', '/']) => self.root.get("$defs")?.get(name),
+            _ => self.root.pointer(r.strip_prefix('#')?),
+        }
+    }
+
     fn valid(&mut self, inst: &Value, schema: &'s Value, depth: usize) -> bool {
         if depth > 2 * crate::yaml::MAX_DEPTH + 16 {
             return false;
@@ -180,7 +190,7 @@ impl<'s> Quick<'s> {
         };
         if let Some(r) = obj.get("$ref") {
             // Draft 7: `$ref` ignores its siblings.
-            let Some(target) = r.as_str().and_then(|r| r.strip_prefix('#')).and_then(|p| self.root.pointer(p)) else {
+            let Some(target) = r.as_str().and_then(|r| self.target(r)) else {
                 return false;
             };
             return self.valid(inst, target, depth + 1);
