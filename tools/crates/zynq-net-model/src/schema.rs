@@ -165,7 +165,7 @@ const UNCHECKED_FORMATS: &[&str] =
 /// holds it against jsonschema on every fixture).
 struct Quick<'s> {
     root: &'s Value,
-    regexes: std::collections::HashMap<&'s str, Option<regex::Regex>>,
+    regexes: std::collections::HashMap<&'s str, Option<regex_automata::meta::Regex>>,
 }
 
 impl<'s> Quick<'s> {
@@ -242,12 +242,9 @@ impl<'s> Quick<'s> {
                 "maximum" => !inst.is_number() || int_cmp(inst, v).is_some_and(|o| o.is_le()),
                 "pattern" => match inst {
                     Value::String(s) => match v.as_str() {
-                        Some(p) => self
-                            .regexes
-                            .entry(p)
-                            .or_insert_with(|| regex::Regex::new(p).ok())
-                            .as_ref()
-                            .is_some_and(|r| r.is_match(s)),
+                        Some(p) => {
+                            self.regexes.entry(p).or_insert_with(|| pattern(p)).as_ref().is_some_and(|r| r.is_match(s))
+                        }
                         None => false,
                     },
                     _ => true,
@@ -262,6 +259,15 @@ impl<'s> Quick<'s> {
         }
         true
     }
+}
+
+/// A `pattern` compiled for one or a few matches: the NFA and the PikeVM
+/// only (the engines `regex` builds besides, for speed on long texts, cost
+/// more to build than a board's short values take to match); `None` when
+/// it does not compile (the answer is then "not sure").
+fn pattern(p: &str) -> Option<regex_automata::meta::Regex> {
+    let config = regex_automata::meta::Config::new().hybrid(false).dfa(false).onepass(false).backtrack(false);
+    regex_automata::meta::Builder::new().configure(config).build(p).ok()
 }
 
 /// `inst` is of JSON Schema type `t`; a float is never taken for an
