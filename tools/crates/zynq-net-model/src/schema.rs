@@ -109,9 +109,256 @@ fn drop_null_alternatives(v: &mut Value) {
     }
 }
 
+/// The schema with only what validation reads (no `description`, `title`,
+/// `default`, ids), as compact JSON: [`schema_value`] with those keywords
+/// removed. Checked in as `board.schema.min.json` so that a run does not
+/// derive the schema (schemars: about 5 M instructions); the test
+/// `embedded_schema_is_current` fails when the model changed and the file
+/// did not (regenerate it with `cargo test -p zynq-net-model -- --ignored
+/// regenerate_embedded_schema`).
+pub fn validation_schema_json() -> String {
+    let mut v = schema_value();
+    strip_annotations(&mut v);
+    let mut s = serde_json::to_string(&v).unwrap_or_default();
+    s.push('\n');
+    s
+}
+
+const EMBEDDED_SCHEMA: &str = include_str!("board.schema.min.json");
+
+/// Keywords that do not take part in validation (annotations).
+const ANNOTATIONS: &[&str] = &["description", "title", "default", "examples", "$schema", "$id"];
+
+/// Removes the annotation keywords from a schema (not from `properties` /
+/// `$defs` names, which are maps of subschemas by name).
+fn strip_annotations(v: &mut Value) {
+    match v {
+        Value::Object(map) => {
+            map.retain(|k, _| !ANNOTATIONS.contains(&k.as_str()));
+            for (k, x) in map.iter_mut() {
+                match (k.as_str(), x) {
+                    ("properties" | "$defs" | "definitions", Value::Object(named)) => {
+                        named.values_mut().for_each(strip_annotations);
+                    }
+                    ("enum" | "const" | "required", _) => {}
+                    (_, x) => strip_annotations(x),
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(strip_annotations),
+        _ => {}
+    }
+}
+
+/// Formats no validator checks (schemars' names of Rust number types):
+/// `format` with one of these constrains nothing.
+const UNCHECKED_FORMATS: &[&str] =
+    &["uint8", "uint16", "uint32", "uint64", "int8", "int16", "int32", "int64", "double", "float", "uint", "int"];
+
+/// A yes/no check of a document against the schema, for the common case of
+/// a valid board: it interprets the keywords the board schema uses
+/// (Draft 7 semantics) directly on the schema value, so nothing is
+/// compiled. It is conservative: any keyword, format, number or `items`
+/// form it does not know answers "not valid", and the caller then runs the
+/// full validator, which produces the diagnostics. It never answers "valid"
+/// for a document jsonschema rejects (test `quick_check_agrees_with_jsonschema`
+/// holds it against jsonschema on every fixture).
+struct Quick<'s> {
+    root: &'s Value,
+    regexes: std::collections::HashMap<&'s str, Option<regex_automata::meta::Regex>>,
+}
+
+impl<'s> Quick<'s> {
+    /// The subschema a local `$ref` names; `#/$defs/Name` (every `$ref`
+    /// schemars writes) without the general JSON-pointer walk, which
+    /// allocates for each segment.
+    fn target(&self, r: &str) -> Option<&'s Value> {
+        match r.strip_prefix("#/$defs/") {
+            Some(name) if !name.contains(['~', '/']) => self.root.get("$defs")?.get(name),
+            _ => self.root.pointer(r.strip_prefix('#')?),
+        }
+    }
+
+    fn valid(&mut self, inst: &Value, schema: &'s Value, depth: usize) -> bool {
+        if depth > 2 * crate::yaml::MAX_DEPTH + 16 {
+            return false;
+        }
+        let obj = match schema {
+            Value::Object(o) => o,
+            Value::Bool(b) => return *b,
+            _ => return false,
+        };
+        if let Some(r) = obj.get("$ref") {
+            // Draft 7: `$ref` ignores its siblings.
+            let Some(target) = r.as_str().and_then(|r| self.target(r)) else {
+                return false;
+            };
+            return self.valid(inst, target, depth + 1);
+        }
+        let d = depth + 1;
+        for (k, v) in obj {
+            let ok = match k.as_str() {
+                "$defs" | "definitions" => true,
+                k if ANNOTATIONS.contains(&k) => true,
+                "format" => v.as_str().is_some_and(|f| UNCHECKED_FORMATS.contains(&f)),
+                "type" => match v {
+                    Value::String(t) => type_is(inst, t),
+                    Value::Array(ts) => ts.iter().any(|t| t.as_str().is_some_and(|t| type_is(inst, t))),
+                    _ => false,
+                },
+                "enum" => v.as_array().is_some_and(|a| a.iter().any(|e| same(e, inst))),
+                "const" => same(v, inst),
+                "properties" => match (inst, v) {
+                    (Value::Object(o), Value::Object(props)) => {
+                        props.iter().all(|(name, s)| o.get(name).map_or(true, |x| self.valid(x, s, d)))
+                    }
+                    (Value::Object(_), _) => false,
+                    _ => true,
+                },
+                "additionalProperties" => match inst {
+                    Value::Object(o) => {
+                        let props = obj.get("properties").and_then(Value::as_object);
+                        o.iter()
+                            .filter(|(name, _)| !props.is_some_and(|p| p.contains_key(name.as_str())))
+                            .all(|(_, x)| self.valid(x, v, d))
+                    }
+                    _ => true,
+                },
+                "required" => match inst {
+                    Value::Object(o) => {
+                        v.as_array().is_some_and(|r| r.iter().all(|n| n.as_str().is_some_and(|n| o.contains_key(n))))
+                    }
+                    _ => true,
+                },
+                "items" => match inst {
+                    Value::Array(a) => !v.is_array() && a.iter().all(|x| self.valid(x, v, d)),
+                    _ => true,
+                },
+                "minItems" => match inst {
+                    Value::Array(a) => v.as_u64().is_some_and(|m| a.len() as u64 >= m),
+                    _ => true,
+                },
+                "minimum" => !inst.is_number() || int_cmp(inst, v).is_some_and(|o| o.is_ge()),
+                "maximum" => !inst.is_number() || int_cmp(inst, v).is_some_and(|o| o.is_le()),
+                "pattern" => match inst {
+                    Value::String(s) => match v.as_str() {
+                        Some(p) => {
+                            self.regexes.entry(p).or_insert_with(|| pattern(p)).as_ref().is_some_and(|r| r.is_match(s))
+                        }
+                        None => false,
+                    },
+                    _ => true,
+                },
+                "anyOf" => v.as_array().is_some_and(|a| a.iter().any(|s| self.valid(inst, s, d))),
+                "oneOf" => v.as_array().is_some_and(|a| a.iter().filter(|s| self.valid(inst, s, d)).count() == 1),
+                _ => false,
+            };
+            if !ok {
+                return false;
+            }
+        }
+        true
+    }
+}
+
+/// A `pattern` compiled for one or a few matches: the NFA and the PikeVM
+/// only (the engines `regex` builds besides, for speed on long texts, cost
+/// more to build than a board's short values take to match); `None` when
+/// it does not compile (the answer is then "not sure").
+fn pattern(p: &str) -> Option<regex_automata::meta::Regex> {
+    let config = regex_automata::meta::Config::new().hybrid(false).dfa(false).onepass(false).backtrack(false);
+    regex_automata::meta::Builder::new().configure(config).build(p).ok()
+}
+
+/// `inst` is of JSON Schema type `t`; a float is never taken for an
+/// integer here (conservative: the full validator decides).
+fn type_is(inst: &Value, t: &str) -> bool {
+    match (t, inst) {
+        ("object", Value::Object(_))
+        | ("array", Value::Array(_))
+        | ("string", Value::String(_))
+        | ("boolean", Value::Bool(_))
+        | ("null", Value::Null)
+        | ("number", Value::Number(_)) => true,
+        ("integer", Value::Number(n)) => n.is_i64() || n.is_u64(),
+        _ => false,
+    }
+}
+
+/// Equality for `enum`/`const`, conservative for numbers: only integers
+/// compare (jsonschema takes `1` and `1.0` as equal; this says "differ",
+/// and the full validator decides).
+fn same(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => int_of(x).is_some() && int_of(x) == int_of(y),
+        (Value::Array(x), Value::Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(a, b)| same(a, b)),
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len() && x.iter().all(|(k, a)| y.get(k).is_some_and(|b| same(a, b)))
+        }
+        _ => a == b,
+    }
+}
+
+fn int_of(n: &serde_json::Number) -> Option<i128> {
+    n.as_i64().map(i128::from).or_else(|| n.as_u64().map(i128::from))
+}
+
+/// Exact comparison of two numbers; `None` when it cannot be exact here
+/// (a float against an integer beyond 2^53, or not numbers).
+fn int_cmp(a: &Value, b: &Value) -> Option<std::cmp::Ordering> {
+    const EXACT: i128 = 1 << 53;
+    let as_f64 = |n: &serde_json::Number| match int_of(n) {
+        Some(i) if (-EXACT..=EXACT).contains(&i) => n.as_f64(),
+        Some(_) => None,
+        None => n.as_f64(),
+    };
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => match (int_of(x), int_of(y)) {
+            (Some(i), Some(j)) => Some(i.cmp(&j)),
+            _ => as_f64(x)?.partial_cmp(&as_f64(y)?),
+        },
+        _ => None,
+    }
+}
+
+/// The checked-in validation schema, parsed once per process.
+fn embedded_schema() -> Option<&'static Value> {
+    static PARSED: std::sync::OnceLock<Option<Value>> = std::sync::OnceLock::new();
+    PARSED.get_or_init(|| serde_json::from_str(EMBEDDED_SCHEMA).ok()).as_ref()
+}
+
+/// `doc` is valid under the board schema, decided without compiling it;
+/// `false` means "not sure", not "invalid".
+fn quick_valid(doc: &Value) -> bool {
+    let Some(root) = embedded_schema() else { return false };
+    Quick { root, regexes: std::collections::HashMap::new() }.valid(doc, root, 0)
+}
+
 /// Validates `doc` against the board schema; returns every violation,
 /// located with `map`.
+///
+/// A valid board (no float where the file wrote one) is recognised by a
+/// quick check that compiles nothing; anything else goes to jsonschema,
+/// which finds and describes every violation.
 pub fn validate_structure(doc: &Value, map: &SourceMap) -> Vec<Diagnostic> {
+    let floats_fit = || embedded_schema().is_some_and(|s| map.float_pointers().iter().all(|p| !wants_integer(s, p)));
+    if floats_fit() && quick_valid(doc) {
+        return Vec::new();
+    }
+    validate_full(doc, map)
+}
+
+/// The schema expects an integer at `ptr` (where the file wrote a float).
+fn wants_integer(schema: &Value, ptr: &str) -> bool {
+    let ty = subschema(schema, ptr).and_then(|s| s.get("type"));
+    ty.is_some_and(|t| {
+        t == "integer"
+            || t.as_array().is_some_and(|a| a.iter().any(|x| x == "integer") && !a.iter().any(|x| x == "number"))
+    })
+}
+
+/// The full validation: every violation, with jsonschema.
+fn validate_full(doc: &Value, map: &SourceMap) -> Vec<Diagnostic> {
     // Built once per process (the fuzz target and `bench` load many boards).
     // The `regex` engine (linear time, no backtracking) is enough for our
     // patterns and much cheaper to set up than the default fancy-regex.
@@ -147,12 +394,7 @@ pub fn validate_structure(doc: &Value, map: &SourceMap) -> Vec<Diagnostic> {
     };
     let mut out = Vec::new();
     for ptr in map.float_pointers() {
-        let ty = subschema(schema, ptr).and_then(|s| s.get("type")).cloned();
-        let wants_int = ty.as_ref().is_some_and(|t| {
-            t == "integer"
-                || t.as_array().is_some_and(|a| a.iter().any(|x| x == "integer") && !a.iter().any(|x| x == "number"))
-        });
-        if wants_int {
+        if wants_integer(schema, ptr) {
             let got = doc.pointer(ptr).map(short).unwrap_or_default();
             let d = Diagnostic::new(
                 Rule::NotInteger,
@@ -350,4 +592,118 @@ fn levenshtein(a: &str, b: &str) -> usize {
         prev = cur;
     }
     prev[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fixture_docs() -> Vec<(std::path::PathBuf, Value, SourceMap)> {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        let dirs = [
+            root.join("../meta-zynq-net/boards"),
+            root.join("crates/zynq-net-cli/tests/fixtures/good"),
+            root.join("crates/zynq-net-cli/tests/fixtures/bad"),
+        ];
+        let mut out = Vec::new();
+        for dir in dirs {
+            let mut files: Vec<_> = std::fs::read_dir(&dir)
+                .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.extension().is_some_and(|x| x == "yml"))
+                .collect();
+            files.sort();
+            for f in files {
+                let text = std::fs::read_to_string(&f).unwrap_or_default();
+                if let Ok((v, m)) = crate::yaml::load(&text) {
+                    out.push((f, v, m));
+                }
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn embedded_schema_is_current() {
+        assert!(
+            EMBEDDED_SCHEMA == validation_schema_json(),
+            "src/board.schema.min.json is stale: run `cargo test -p zynq-net-model -- --ignored regenerate_embedded_schema`"
+        );
+    }
+
+    #[test]
+    #[ignore = "writes src/board.schema.min.json"]
+    fn regenerate_embedded_schema() {
+        let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/board.schema.min.json");
+        std::fs::write(p, validation_schema_json()).unwrap_or_else(|e| panic!("{e}"));
+    }
+
+    /// The quick check against jsonschema on every board and fixture that
+    /// parses: never "valid" where jsonschema finds a violation (that
+    /// would drop diagnostics), and "valid" on every board jsonschema
+    /// accepts without floats (else the speed-up is lost).
+    #[test]
+    fn quick_check_agrees_with_jsonschema() {
+        let docs = fixture_docs();
+        assert!(docs.len() > 50, "{} documents", docs.len());
+        let (mut valid, mut invalid) = (0, 0);
+        for (f, doc, map) in &docs {
+            let full = validate_full(doc, map);
+            let quick = quick_valid(doc);
+            let fast = validate_structure(doc, map);
+            assert_eq!(format!("{fast:?}"), format!("{full:?}"), "{}", f.display());
+            if quick {
+                assert!(full.is_empty(), "{}: quick check says valid, jsonschema finds {full:?}", f.display());
+            } else if embedded_schema().is_some_and(|s| map.float_pointers().iter().all(|p| !wants_integer(s, p))) {
+                assert!(!full.is_empty(), "{}: jsonschema accepts, quick check does not", f.display());
+            }
+            if full.is_empty() {
+                valid += 1;
+            } else {
+                invalid += 1;
+            }
+        }
+        // both outcomes exercised
+        assert!(valid >= 3 && invalid >= 5, "{valid} valid, {invalid} invalid");
+    }
+
+    #[test]
+    fn quick_check_each_keyword_rejects() {
+        let root = serde_json::json!({
+            "type": "object", "additionalProperties": false, "required": ["a"],
+            "properties": {
+                "a": { "type": "integer", "minimum": 1, "maximum": 9, "format": "uint32" },
+                "b": { "type": "string", "pattern": "^x[0-9]$" },
+                "c": { "type": "array", "items": { "$ref": "#/$defs/E" }, "minItems": 1 },
+                "d": { "oneOf": [{ "const": "on" }, { "enum": ["off", "x"] }] },
+                "e": { "anyOf": [{ "type": "boolean" }, { "type": "null" }] },
+                "f": { "type": "string", "format": "ipv4" },
+                "g": { "type": "number", "format": "double", "minimum": 0, "maximum": 100 }
+            },
+            "$defs": { "E": { "enum": ["p", "q"] } }
+        });
+        let check = |doc: Value| Quick { root: &root, regexes: std::collections::HashMap::new() }.valid(&doc, &root, 0);
+        assert!(check(serde_json::json!({"a": 1, "b": "x1", "c": ["p"], "d": "on", "e": null, "g": 0.0})));
+        assert!(check(serde_json::json!({"a": 9, "g": 100})));
+        for bad in [
+            serde_json::json!({"b": "x1"}),
+            serde_json::json!({"a": 1, "z": 0}),
+            serde_json::json!({"a": "1"}),
+            serde_json::json!({"a": 1.0}),
+            serde_json::json!({"a": 0}),
+            serde_json::json!({"a": 10}),
+            serde_json::json!({"a": 9.5}),
+            serde_json::json!({"a": 1, "g": 100.5}),
+            serde_json::json!({"a": 1, "g": -0.1}),
+            serde_json::json!({"a": 1, "b": "y1"}),
+            serde_json::json!({"a": 1, "c": []}),
+            serde_json::json!({"a": 1, "c": ["r"]}),
+            serde_json::json!({"a": 1, "d": "no"}),
+            serde_json::json!({"a": 1, "e": 3}),
+            // a checked format: not sure, so not valid
+            serde_json::json!({"a": 1, "f": "1.2.3.4"}),
+        ] {
+            assert!(!check(bad.clone()), "{bad}");
+        }
+    }
 }

@@ -62,7 +62,11 @@ impl SourceMap {
 
 /// Escapes one JSON-pointer segment (RFC 6901).
 pub fn escape_segment(s: &str) -> String {
-    s.replace('~', "~0").replace('/', "~1")
+    if s.contains(['~', '/']) {
+        s.replace('~', "~0").replace('/', "~1")
+    } else {
+        s.to_string()
+    }
 }
 
 fn pos_of(node: &MarkedYaml<'_>) -> Pos {
@@ -91,11 +95,20 @@ const MAX_LIMIT_ERRORS: usize = 20;
 /// the depth or node limit is crossed, each at its line:col. A syntax error
 /// ends the check silently: [`load`] reports it with its position.
 pub fn check_limits(text: &str) -> Result<(), Vec<Diagnostic>> {
+    scan(text, None)
+}
+
+/// [`check_limits`], and when `dups` is given, [`DuplicateKeys`] on the
+/// same pass over the events (one parse instead of two).
+fn scan(text: &str, mut dups: Option<&mut DuplicateKeys>) -> Result<(), Vec<Diagnostic>> {
     let mut errors = Vec::new();
     let (mut depth, mut nodes) = (0usize, 0usize);
     for ev in Parser::new_from_str(text) {
         let Ok((ev, span)) = ev else { break };
         let pos = Pos { line: span.start.line(), col: span.start.col() + 1 };
+        if let Some(d) = dups.as_deref_mut() {
+            d.event(&ev, pos);
+        }
         let at = |rule: Rule, msg: String| Diagnostic { pos, ..Diagnostic::new(rule, "", msg) };
         match ev {
             Event::SequenceStart(..) | Event::MappingStart(..) => {
@@ -141,7 +154,8 @@ pub fn check_limits(text: &str) -> Result<(), Vec<Diagnostic>> {
 /// Diagnostics for the limits of [`check_limits`], syntax errors, duplicate
 /// keys (each repeated key), non-string keys, aliases and multiple documents.
 pub fn load(text: &str) -> Result<(Value, SourceMap), Vec<Diagnostic>> {
-    check_limits(text)?;
+    let mut dups = DuplicateKeys::default();
+    scan(text, Some(&mut dups))?;
     let docs = MarkedYaml::load_from_str(text).map_err(|e| {
         let m = e.marker();
         vec![Diagnostic {
@@ -150,7 +164,7 @@ pub fn load(text: &str) -> Result<(Value, SourceMap), Vec<Diagnostic>> {
         }]
     })?;
     let mut map = SourceMap::default();
-    let mut errors = duplicate_keys(text);
+    let mut errors = dups.found;
     let value = match docs.as_slice() {
         [] => {
             errors.push(Diagnostic::new(Rule::EmptyFile, "", "the file is empty"));
@@ -227,45 +241,49 @@ fn convert(node: &MarkedYaml<'_>, ptr: String, map: &mut SourceMap, errors: &mut
     }
 }
 
-/// Every repeated key of a mapping, at the repeated key's position.
+/// Every repeated key of a mapping, at the repeated key's position, fed
+/// the parser's events by [`scan`].
 ///
 /// saphyr before 0.0.9 (the line that builds with Rust 1.75, the Rust of
 /// Yocto scarthgap) keeps the last of duplicate keys silently, so this pass
 /// over the parser's events finds them. Syntax errors end the pass: the
 /// loader reports those.
-fn duplicate_keys(text: &str) -> Vec<Diagnostic> {
-    use saphyr_parser::{Event, Parser};
-    enum Frame {
-        Map { keys: HashMap<String, Pos>, key_next: bool },
-        Seq,
-    }
+#[derive(Default)]
+struct DuplicateKeys {
+    stack: Vec<Frame>,
+    found: Vec<Diagnostic>,
+}
+
+enum Frame {
+    Map { keys: HashMap<String, Pos>, key_next: bool },
+    Seq,
+}
+
+impl DuplicateKeys {
     // A node in a mapping fills its key slot, then its value slot.
-    fn fill_slot(stack: &mut [Frame]) {
-        if let Some(Frame::Map { key_next, .. }) = stack.last_mut() {
+    fn fill_slot(&mut self) {
+        if let Some(Frame::Map { key_next, .. }) = self.stack.last_mut() {
             *key_next = !*key_next;
         }
     }
-    let mut stack: Vec<Frame> = Vec::new();
-    let mut out = Vec::new();
-    for item in Parser::new_from_str(text) {
-        let Ok((event, span)) = item else { break };
-        let pos = Pos { line: span.start.line(), col: span.start.col() + 1 };
+
+    fn event(&mut self, event: &Event<'_>, pos: Pos) {
         match event {
             Event::MappingStart(..) => {
-                fill_slot(&mut stack);
-                stack.push(Frame::Map { keys: HashMap::new(), key_next: true });
+                self.fill_slot();
+                self.stack.push(Frame::Map { keys: HashMap::new(), key_next: true });
             }
             Event::SequenceStart(..) => {
-                fill_slot(&mut stack);
-                stack.push(Frame::Seq);
+                self.fill_slot();
+                self.stack.push(Frame::Seq);
             }
             Event::MappingEnd | Event::SequenceEnd => {
-                stack.pop();
+                self.stack.pop();
             }
             Event::Scalar(value, ..) => {
-                if let Some(Frame::Map { keys, key_next: true }) = stack.last_mut() {
+                if let Some(Frame::Map { keys, key_next: true }) = self.stack.last_mut() {
                     if let Some(first) = keys.get(value.as_ref()) {
-                        out.push(Diagnostic {
+                        self.found.push(Diagnostic {
                             pos,
                             ..Diagnostic::new(
                                 Rule::DuplicateKey,
@@ -280,13 +298,12 @@ fn duplicate_keys(text: &str) -> Vec<Diagnostic> {
                         keys.insert(value.to_string(), pos);
                     }
                 }
-                fill_slot(&mut stack);
+                self.fill_slot();
             }
-            Event::Alias(_) => fill_slot(&mut stack),
+            Event::Alias(_) => self.fill_slot(),
             _ => {}
         }
     }
-    out
 }
 
 fn scalar(s: &Scalar<'_>) -> Value {
