@@ -525,3 +525,20 @@ fn rule_table_in_the_docs_is_generated_from_the_rules() {
         "docs/board-format.md's rule table differs from `zynq-net rules --markdown` (UPDATE_GOLDEN=1 cargo test -p zynq-net-cli --test cli to regenerate it)"
     );
 }
+
+/// A UTF-8 byte order mark (YAML 1.2 allows one at the start of a stream)
+/// is not read as part of the first key; positions are unchanged.
+#[test]
+fn a_byte_order_mark_is_accepted() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let f = tmp.path().join("bom.yml");
+    let mut text = "\u{feff}".to_string() + &fs::read_to_string(board("zcu102")).expect("board");
+    fs::write(&f, &text).expect("write");
+    let o = run(&["check", s(&f)]);
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    text = text.replacen("mtu: 9000", "mtu: 99999", 1);
+    let line = text.lines().position(|l| l.contains("mtu: 99999")).expect("line") + 1;
+    fs::write(&f, &text).expect("write");
+    let err = String::from_utf8_lossy(&run(&["check", s(&f)]).stderr).into_owned();
+    assert!(err.contains(&format!("bom.yml:{line}:10: MTU 99999")), "{err}");
+}

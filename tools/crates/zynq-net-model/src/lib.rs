@@ -55,6 +55,9 @@ impl LoadedBoard {
 /// # Errors
 /// [`Diagnostics`] with every error and warning found, sorted by position.
 pub fn load_board_str(file: &Path, text: &str) -> Result<LoadedBoard, Diagnostics> {
+    // A byte order mark may open a YAML 1.2 stream (spec 5.2, editors on
+    // Windows write one); it is not part of the first key.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let fail = |items: Vec<Diagnostic>| {
         let mut items = items;
         items.sort_by_key(|a| (a.pos, a.severity()));
