@@ -510,5 +510,22 @@ mod tests {
         let html = to_html(&d, &r);
         assert_eq!(html.matches("class=\"plot-effects\"").count(), d.cells.len());
         assert!(!html.contains("could not be drawn"));
+        // written: the three reports and the suggestions; a stale suggestion
+        // of an earlier run is removed when this run has none
+        let out = tempfile::tempdir().unwrap();
+        let paths = write_all(&d, &r, Some("--- a\n+++ b\n".into()), out.path()).unwrap();
+        let names: Vec<String> = paths.iter().map(|p| p.file_name().unwrap().to_string_lossy().into_owned()).collect();
+        for n in
+            [files::REPORT_MD, files::REPORT_HTML, files::REPORT_JSON, files::SUGGESTED_PLAN, files::SUGGESTED_DIFF]
+        {
+            assert!(names.iter().any(|x| x == n), "{n} not written: {names:?}");
+            assert!(out.path().join(n).is_file(), "{n}");
+        }
+        assert_eq!(std::fs::read_to_string(out.path().join(files::REPORT_MD)).unwrap(), md);
+        let back: AblationReport =
+            serde_json::from_str(&std::fs::read_to_string(out.path().join(files::REPORT_JSON)).unwrap()).unwrap();
+        assert_eq!(back.suggestion.remove, r.suggestion.remove);
+        write_all(&d, &r, None, out.path()).unwrap();
+        assert!(!out.path().join(files::SUGGESTED_DIFF).exists(), "stale suggested diff kept");
     }
 }
