@@ -140,6 +140,9 @@ mod tests {
         assert_eq!(kernel_bitmap(&parse_cpu_list("32").unwrap(), 64), "00000001,00000000");
         assert_eq!(kernel_bitmap(&parse_cpu_list("31").unwrap(), 32), "80000000");
         assert_eq!(kernel_bitmap(&parse_cpu_list("0,63").unwrap(), 64), "80000000,00000001");
+        // a CPU at or above nr_cpus widens the bitmap instead of being lost
+        assert_eq!(kernel_bitmap(&parse_cpu_list("32").unwrap(), 32), "00000001,00000000");
+        assert_eq!(kernel_bitmap(&parse_cpu_list("0").unwrap(), 0), "00000001");
     }
 
     #[test]
