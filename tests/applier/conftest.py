@@ -19,6 +19,8 @@ import uuid
 
 import pytest
 
+from plan_seal import seal_plan
+
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 SOURCE_APPLIER = ROOT / "tools" / "crates" / "zynq-net-render" / "assets" / "zynq-net-apply.sh"
 SOURCE_TEMPLATES = ROOT / "tools" / "crates" / "zynq-net-render" / "templates"
@@ -65,18 +67,6 @@ def plan_interfaces(steps):
         if verb == "channels":
             ifs[f[0]] = max(n, int(f[2]))
     return ifs
-
-
-def seal_plan(text: str) -> str:
-    """A hand-written plan body plus its end line (docs/plan-format.md):
-    `end STEPS CKSUM BYTES`, the checksum from the real `cksum` program."""
-    if not text.endswith("\n"):
-        text += "\n"
-    lines = [line for line in text.splitlines() if line.strip(" \t") and not line.startswith("#")]
-    steps = len(lines) - 1  # the version line is not a step
-    crc, size = subprocess.run(["cksum"], input=text.encode(), capture_output=True,
-                               check=True).stdout.split()
-    return f"{text}end {steps} {int(crc)} {int(size)}\n"
 
 
 def write_plan(path, text: str) -> pathlib.Path:

@@ -14,18 +14,11 @@ import uuid
 
 import pytest
 
+from plan_seal import seal_plan
+
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 # ZYNQ_NET_APPLIER: the applier under test (tests/applier/test_mutations.py)
 APPLIER = pathlib.Path(os.environ.get("ZYNQ_NET_APPLIER") or ROOT / "tools/crates/zynq-net-render/assets/zynq-net-apply.sh")
-
-
-def seal_plan(text: str) -> str:
-    """Plan body + end line `end STEPS CKSUM BYTES` (docs/plan-format.md),
-    the checksum from the real `cksum` program."""
-    steps = len([ln for ln in text.splitlines() if ln.strip(" \t") and not ln.startswith("#")]) - 1
-    crc, size = subprocess.run(["cksum"], input=text.encode(), capture_output=True,
-                               check=True).stdout.split()
-    return f"{text}end {steps} {int(crc)} {int(size)}\n"
 
 
 FAKE_ETHTOOL = r'''#!/bin/sh

@@ -18,6 +18,8 @@ import subprocess
 
 import pytest
 
+from plan_seal import seal_plan  # noqa: F401 (re-exported to the QEMU tests)
+
 
 def parse_plan(path: pathlib.Path) -> list[list[str]]:
     """Steps of a plan (docs/plan-format.md) as lists of fields; header,
@@ -30,15 +32,6 @@ def parse_plan(path: pathlib.Path) -> list[list[str]]:
             continue
         steps.append(line.split(" "))
     return steps
-
-
-def seal_plan(text: str) -> str:
-    """Plan body + end line `end STEPS CKSUM BYTES` (docs/plan-format.md),
-    the checksum from the real `cksum` program."""
-    steps = len([ln for ln in text.splitlines() if ln.strip(" \t") and not ln.startswith("#")]) - 1
-    crc, size = subprocess.run(["cksum"], input=text.encode(), capture_output=True,
-                               check=True).stdout.split()
-    return f"{text}end {steps} {int(crc)} {int(size)}\n"
 
 
 def mask_int(mask: str) -> int:
