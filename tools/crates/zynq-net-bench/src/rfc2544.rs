@@ -290,18 +290,25 @@ where
     }
 }
 
-/// Paces the client's egress to `fps` frames of `frame` bytes: a tbf at the
-/// frame rate in bytes the qdisc sees (`F - 4`, no FCS) plus 2% (room to
-/// catch up after a late qdisc watchdog; iperf3 itself keeps the average), with a
-/// bucket of 1.5 ms of traffic (at least two frames), so iperf3's catch-up
-/// bursts leave the tester spread out while a late qdisc watchdog on a
-/// loaded host does not throttle the sender. The socket send buffer gives
-/// back-pressure.
-fn pace(host: &crate::exec::Host, dev: &str, fps: f64, frame: u32) -> Result<(), crate::BenchError> {
+/// The tbf that paces the client's egress to `fps` frames of `frame` bytes,
+/// as `(rate bit/s, burst bytes, limit bytes)`: the frame rate in bytes the
+/// qdisc sees (`F - 4`, no FCS) plus 2% (room to catch up after a late
+/// qdisc watchdog; iperf3 itself keeps the average), at least 8 kbit/s;
+/// a bucket of 1.5 ms of traffic (at least two frames and 3200 bytes), so
+/// iperf3's catch-up bursts leave the tester spread out while a late qdisc
+/// watchdog on a loaded host does not throttle the sender; a queue of the
+/// bucket, 0.1 s of traffic and 8 MiB (room for a whole socket send buffer:
+/// the socket, not the qdisc, pushes back).
+pub fn pace_params(fps: f64, frame: u32) -> (f64, u64, u64) {
     let rate = (fps * 8.0 * (frame - 4) as f64 * 1.02).max(8000.0);
     let burst = (2 * frame as u64).max((rate / 8.0 * 0.0015) as u64).max(3200);
-    // Room for a whole socket send buffer: the socket, not the qdisc, pushes back.
     let limit = burst + (rate / 8.0 * 0.1) as u64 + 8 * 1024 * 1024;
+    (rate, burst, limit)
+}
+
+/// Paces the client's egress on `dev` with the tbf of [`pace_params`].
+fn pace(host: &crate::exec::Host, dev: &str, fps: f64, frame: u32) -> Result<(), crate::BenchError> {
+    let (rate, burst, limit) = pace_params(fps, frame);
     crate::exec::replace_tbf(host, dev, rate, burst, limit)
 }
 
@@ -410,11 +417,17 @@ mod tests {
             seconds: secs,
             ..Flow::default()
         };
+        trial_of(flow, o.length)
+    }
+
+    /// A trial whose iperf3 result has `flow` as its forward direction.
+    fn trial_of(flow: Flow, length: u32) -> Trial {
+        let secs = flow.seconds;
         let summary = Summary {
             version: None,
             protocol: Protocol::Udp,
             streams: 1,
-            blksize: o.length as u64,
+            blksize: u64::from(length),
             reverse: false,
             bidir: false,
             forward: flow,
@@ -614,5 +627,182 @@ mod tests {
         assert!((line_percent(max_fps(1e9, 512), 512, 1e9) - 100.0).abs() < 1e-9);
         // frame bits, not wire bits: 64 B at line rate is 761.9 Mbit/s of frames.
         assert!((frame_bps(max_fps(1e9, 64), 64) / 1e6 - 761.9).abs() < 0.1);
+    }
+
+    /// The frame counts of a step come from iperf3's UDP counters: sent by
+    /// the client, lost as the receiver counts them, over the receiver's
+    /// measurement time.
+    #[test]
+    fn a_step_counts_frames_per_second_of_the_receivers_interval() {
+        // 2000 datagrams sent over 2 s, 100 lost: 1000 sent/s, 950 received/s, 5% loss.
+        let flow = |packets: Option<u64>, lost: Option<u64>, bytes: u64, seconds: f64| Flow {
+            packets_sent: packets,
+            lost_packets: lost,
+            sent_bytes: bytes,
+            seconds,
+            ..Flow::default()
+        };
+        let t = trial_of(flow(Some(2000), Some(100), 2000 * 1472, 2.0), 1472);
+        let st = step_from(&t, 4, false, 1000.0, 1472, 5.0);
+        assert_eq!((st.n, st.confirm, st.sent, st.lost), (4, false, 2000, 100));
+        assert!((st.sent_fps - 1000.0).abs() < 1e-9, "{st:?}");
+        assert!((st.received_fps - 950.0).abs() < 1e-9, "{st:?}");
+        assert!((st.loss_percent - 5.0).abs() < 1e-9, "{st:?}");
+        assert!(st.pass, "5% loss is within a 5% tolerance: {st:?}");
+        assert!(!step_from(&t, 4, false, 1000.0, 1472, 4.9).pass, "5% loss is over 4.9%");
+        // No packet counter (an iperf3 that left it out): frames from the
+        // bytes sent over the payload; no lost counter: nothing lost.
+        let t = trial_of(flow(None, None, 3000 * 1472, 1.5), 1472);
+        let st = step_from(&t, 1, true, 2000.0, 1472, 0.0);
+        assert_eq!((st.sent, st.lost), (3000, 0));
+        assert!((st.sent_fps - 2000.0).abs() < 1e-9 && st.pass && st.confirm, "{st:?}");
+        // A result without a measurement time counts as one second, not as
+        // an infinite rate.
+        let t = trial_of(flow(Some(500), Some(0), 500 * 18, 0.0), 18);
+        let st = step_from(&t, 1, false, 500.0, 18, 0.0);
+        assert!((st.sent_fps - 500.0).abs() < 1e-9 && (st.received_fps - 500.0).abs() < 1e-9, "{st:?}");
+        // Nothing sent never passes, whatever the tolerance: its loss is 100%.
+        let t = trial_of(flow(Some(0), Some(0), 0, 1.0), 18);
+        let st = step_from(&t, 1, false, 500.0, 18, 100.0);
+        assert!(!st.pass && st.loss_percent == 100.0 && st.sent_fps == 0.0, "{st:?}");
+    }
+
+    /// A line rate whose frame maximum is exactly 100,000 frames/s at 1518 B
+    /// (8 · 1538 · 100,000 bit/s).
+    const LINE_100K: f64 = 8.0 * 1538.0 * 100_000.0;
+
+    #[test]
+    fn a_sender_exactly_2_percent_short_still_offers_the_rate() {
+        // "unless the sender fell more than 2% short": 98,000 of 100,000
+        // frames/s is not short; 97,000 is.
+        assert_eq!(max_fps(LINE_100K, 1518), 100_000.0);
+        assert_eq!(100_000.0 * 0.98, 98_000.0);
+        let r = search(&ctx(), &Rfc2544Spec::default(), LINE_100K, 1518, |o, _| sim(o, 1e9, 98_000.0));
+        assert_eq!(r.search_trials, 1, "{:?}", r.steps);
+        assert!(!r.sender_limited && r.confirmed, "{r:?}");
+        assert_eq!(r.fps, 100_000.0);
+        let r = search(&ctx(), &Rfc2544Spec::default(), LINE_100K, 1518, |o, _| sim(o, 1e9, 97_000.0));
+        assert!(r.sender_limited && r.confirmed, "{r:?}");
+        assert_eq!(r.fps, 97_000.0);
+    }
+
+    #[test]
+    fn two_short_sends_after_a_loss_mean_the_sender_is_the_limit() {
+        // Trial 1 at line rate loses (the DUT forwards 30,000 frames/s), then
+        // the sender manages only 20,000: one short pass is not yet a
+        // verdict, the second is. The result is the rate actually sent.
+        let r = search(&ctx(), &Rfc2544Spec::default(), 1e9, 512, |o, n| {
+            sim(o, 30_000.0, if n == 1 { 1e9 } else { 20_000.0 })
+        });
+        assert!(!r.steps[0].pass && r.steps[1].pass && r.steps[2].pass, "{:?}", r.steps);
+        assert_eq!(r.search_trials, 3, "{:?}", r.steps);
+        assert!(r.sender_limited && r.confirmed, "{r:?}");
+        assert_eq!(r.fps, 20_000.0);
+        // The probes after the loss sit just under and just over its receive rate.
+        assert!((r.steps[1].offered_fps - 30_000.0 * 0.995).abs() < 1e-6, "{:?}", r.steps[1]);
+        assert!((r.steps[2].offered_fps - 30_000.0 * 1.005).abs() < 1e-6, "{:?}", r.steps[2]);
+    }
+
+    #[test]
+    fn a_loss_where_the_sender_fell_short_bounds_the_bracket_at_the_rate_sent() {
+        // The sender manages 40,160 frames/s, the DUT forwards 40,000: trial 1
+        // loses at 40,160 (not at the line rate asked), trial 2 passes at
+        // 40,000 · 0.995 = 39,800, and 40,160 - 39,800 is 0.9% of 40,160:
+        // within the 1% resolution, so the search stops there.
+        let r = search(&ctx(), &Rfc2544Spec::default(), 1e9, 512, |o, _| sim(o, 40_000.0, 40_160.0));
+        assert_eq!(r.search_trials, 2, "{:?}", r.steps);
+        assert!(!r.steps[0].pass && r.steps[1].pass);
+        assert!((r.fps - 39_800.0).abs() < 1e-6 && r.confirmed, "{r:?}");
+        assert!(!r.sender_limited, "the sender was short only where the DUT lost");
+    }
+
+    #[test]
+    fn when_the_estimate_is_spent_the_search_gallops_up_from_the_last_pass() {
+        // A DUT that forwards 50,000 frames/s but collapses to 25,000 when
+        // overloaded: the receive rate of a lossy trial underestimates it.
+        // After the two probes around the estimate, each probe is the last
+        // pass raised by the resolution times 2, 4, 8, ...
+        let (cap, collapsed) = (50_000.0, 25_000.0);
+        let mut numbers = Vec::new();
+        let r = search(&ctx(), &Rfc2544Spec::default(), 1e9, 512, |o, n| {
+            numbers.push(n);
+            let mut t = sim(o, cap, 1e9);
+            if offered(o) > cap {
+                t = sim(o, collapsed, 1e9);
+            }
+            t
+        });
+        let s: Vec<f64> = r.steps.iter().map(|s| s.offered_fps).collect();
+        assert!((s[1] - collapsed * 0.995).abs() < 1e-6 && (s[2] - collapsed * 1.005).abs() < 1e-6, "{s:?}");
+        let mut k = 1;
+        for w in r.steps[2..].windows(2).take_while(|w| w[0].pass && w[1].pass && !w[1].confirm) {
+            let want = 1.0 + 0.01 * f64::from(1u32 << k);
+            assert!((w[1].offered_fps / w[0].offered_fps - want).abs() < 1e-9, "step {k}: {s:?}");
+            k += 1;
+        }
+        assert!(k >= 5, "at least four doubling steps before reaching the DUT's limit: {s:?}");
+        // Every probe passes below the cap and fails above it.
+        assert!(r.steps.iter().all(|st| st.pass == (st.offered_fps <= cap)), "{:?}", r.steps);
+        assert_eq!(r.search_trials, 10, "the trial budget runs out: {s:?}");
+        assert!(r.confirmed && r.fps <= cap && r.fps > cap * 0.8, "{r:?}");
+        // The trials are numbered 1, 2, 3, ... in the order run, confirmation included.
+        let total = r.steps.len() as u32;
+        assert_eq!(numbers, (1..=total).collect::<Vec<_>>());
+        assert_eq!(r.steps.iter().map(|s| s.n).collect::<Vec<_>>(), numbers);
+    }
+
+    #[test]
+    fn the_result_states_rates_in_frames_payload_and_line_terms() {
+        // A DUT at exactly 10,000 frames/s of 1518 B at 1 Gbit/s.
+        let cap = 10_000.0;
+        let r = search(&ctx(), &Rfc2544Spec::default(), 1e9, 1518, |o, _| sim(o, cap, 1e9));
+        assert_eq!((r.frame_size, r.udp_payload), (1518, 1472));
+        let fps = r.fps;
+        assert!(fps <= cap && fps > cap * 0.98, "{fps}");
+        assert!((r.frame_bps - fps * 1518.0 * 8.0).abs() < 1e-6);
+        assert!((r.payload_bps - fps * 1472.0 * 8.0).abs() < 1e-6);
+        // 1518 B at 1 Gbit/s: 81,274 frames/s at most.
+        assert!((r.max_fps - 1e9 / (8.0 * 1538.0)).abs() < 1e-6);
+        assert!((r.line_percent - 100.0 * fps * 8.0 * 1538.0 / 1e9).abs() < 1e-9);
+        // The search asks iperf3 for the payload rate of the frames: -l 1472, -b fps·8·1472.
+        let mut asked = Vec::new();
+        search(&ctx(), &Rfc2544Spec::default(), 1e9, 1518, |o, _| {
+            asked.push((o.length, o.bitrate, o.seconds, o.protocol, o.streams));
+            sim(o, cap, 1e9)
+        });
+        let top: f64 = 1e9 / (8.0 * 1538.0);
+        assert_eq!(asked[0], (1472, Some((top * 8.0 * 1472.0).round() as u64), 1.0, Protocol::Udp, 1));
+        assert_eq!(asked.last().map(|a| a.2), Some(5.0), "the confirmation runs confirm_seconds");
+    }
+
+    #[test]
+    fn the_confirmation_reports_the_load_it_saw() {
+        let core = |cpu, idle| crate::cpu::CoreLoad { cpu, usr: 0.0, sys: 0.0, irq: 0.0, softirq: 100.0 - idle, idle };
+        let r = search(&ctx(), &Rfc2544Spec::default(), 1e9, 1518, |o, _| {
+            let mut t = sim(o, 1e9, 1e9);
+            let busy_core = if o.seconds > 1.0 { 3.0 } else { 50.0 };
+            t.record.cpu =
+                vec![crate::run::MachineLoad { role: "dut".into(), cores: vec![core(0, 90.0), core(1, busy_core)] }];
+            t.record.cpu_bound = if o.seconds > 1.0 { vec!["dut cpu1 97%".into()] } else { vec![] };
+            t
+        });
+        assert!((r.max_core_busy - 97.0).abs() < 1e-9, "{}", r.max_core_busy);
+        assert_eq!(r.cpu_bound, vec!["dut cpu1 97%".to_string()]);
+    }
+
+    #[test]
+    fn pacing_tbf_follows_the_frame_rate() {
+        // 10,000 frames/s of 1518 B: the qdisc sees 1514 B each, plus 2%:
+        // 10,000 · 8 · 1514 · 1.02 = 123,542,400 bit/s; 1.5 ms of that is
+        // 23,164 bytes; the queue adds 0.1 s (1,544,280 B) and 8 MiB.
+        assert_eq!(pace_params(10_000.0, 1518), (123_542_400.0, 23_164, 23_164 + 1_544_280 + 8_388_608));
+        // 100 frames/s of 64 B: 48,960 bit/s; the bucket is the 3200-byte floor.
+        assert_eq!(pace_params(100.0, 64), (48_960.0, 3200, 3200 + 612 + 8_388_608));
+        // 1 frame/s: the 8 kbit/s floor.
+        assert_eq!(pace_params(1.0, 64), (8000.0, 3200, 3200 + 100 + 8_388_608));
+        // Jumbo frames at a low rate: the bucket holds two frames.
+        let (rate, burst, limit) = pace_params(10.0, 9018);
+        assert!((rate - 735_542.4).abs() < 1e-6, "{rate}");
+        assert_eq!((burst, limit), (18_036, 18_036 + 9194 + 8_388_608));
     }
 }
