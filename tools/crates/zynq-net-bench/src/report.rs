@@ -482,3 +482,288 @@ pub fn write_all(r: &Report, out: &Path) -> Result<Vec<PathBuf>, BenchError> {
     put("report.html", to_html(r))?;
     Ok(written)
 }
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    use crate::iperf::{Flow, Protocol, Summary};
+    use crate::rfc2544::{FrameResult, Step};
+    use crate::run::{append_jsonl, MachineLoad};
+    use crate::spec::Rfc2544Spec;
+
+    fn core(cpu: usize, usr: f64, sys: f64, irq: f64, softirq: f64) -> CoreLoad {
+        CoreLoad { cpu, usr, sys, irq, softirq, idle: 100.0 - usr - sys - irq - softirq }
+    }
+
+    fn rec(cell: &str, repeat: u32, bps: f64) -> TrialRecord {
+        TrialRecord {
+            cell: cell.into(),
+            repeat,
+            started: 0.0,
+            wall_seconds: 1.0,
+            command: String::new(),
+            throughput_bps: bps,
+            summary: None,
+            cpu: vec![],
+            cpu_bound: vec![],
+            notes: vec![],
+            error: None,
+        }
+    }
+
+    fn udp(bps: f64, sent: f64, lost_percent: f64, reverse_sent: Option<f64>) -> Summary {
+        Summary {
+            version: None,
+            protocol: Protocol::Udp,
+            streams: 1,
+            blksize: 1472,
+            reverse: false,
+            bidir: reverse_sent.is_some(),
+            forward: Flow { received_bps: bps, sent_bps: sent, lost_percent: Some(lost_percent), ..Flow::default() },
+            reverse_flow: reverse_sent.map(|s| Flow { sent_bps: s, ..Flow::default() }),
+            host_cpu_percent: None,
+            remote_cpu_percent: None,
+        }
+    }
+
+    /// Two cells: `tcp` with two good repeats (100 and 120 Mbit/s, the
+    /// second CPU-bound) and a failed one; `udp` with two repeats (0.1234%
+    /// and 1.5% loss). Every figure below is worked out by hand from these.
+    fn trials() -> Vec<TrialRecord> {
+        let mut a = rec("tcp", 0, 100e6);
+        a.cpu = vec![MachineLoad {
+            role: "client+server".into(),
+            cores: vec![core(1, 30.0, 10.0, 0.0, 20.0), core(0, 10.0, 10.0, 0.0, 0.0)],
+        }];
+        a.notes = vec!["client: pinned".into()];
+        let mut b = rec("tcp", 1, 120e6);
+        b.cpu = vec![MachineLoad {
+            role: "client+server".into(),
+            cores: vec![core(0, 30.0, 10.0, 0.0, 0.0), core(1, 50.0, 20.0, 10.0, 16.0)],
+        }];
+        b.cpu_bound = vec!["client+server cpu1 96%".into()];
+        let mut c = rec("tcp", 2, 0.0);
+        c.error = Some("iperf3: boom, \"refused\"".into());
+        c.cpu = vec![MachineLoad { role: "client+server".into(), cores: vec![core(0, 100.0, 0.0, 0.0, 0.0)] }];
+        c.cpu_bound = vec!["client+server cpu0 100%".into()];
+        let mut d = rec("udp", 0, 50e6);
+        d.summary = Some(udp(50e6, 52e6, 0.1234, Some(3e6)));
+        d.notes = vec!["client: pinned".into(), "single-threaded".into()];
+        let mut e = rec("udp", 1, 40e6);
+        e.summary = Some(udp(40e6, 41e6, 1.5, None));
+        vec![a, b, c, d, e]
+    }
+
+    fn frames() -> Rfc2544Result {
+        let step = |n, confirm, offered_fps, sent_fps, lost, pass| Step {
+            n,
+            confirm,
+            offered_fps,
+            sent_fps,
+            received_fps: sent_fps,
+            sent: sent_fps as u64,
+            lost,
+            loss_percent: 0.0,
+            pass,
+            error: None,
+        };
+        Rfc2544Result {
+            format: "zynq-net-bench-rfc2544 1".into(),
+            line_rate_bps: 1e9,
+            settings: Rfc2544Spec::default(),
+            frames: vec![
+                FrameResult {
+                    frame_size: 1518,
+                    udp_payload: 1472,
+                    fps: 40_000.0,
+                    frame_bps: 485.76e6,
+                    payload_bps: 471.04e6,
+                    line_percent: 49.2159,
+                    max_fps: 81_274.38,
+                    search_trials: 2,
+                    confirmed: true,
+                    sender_limited: false,
+                    max_core_busy: 99.0,
+                    cpu_bound: vec!["dut cpu0 99%".into()],
+                    steps: vec![
+                        step(1, false, 81_274.38, 81_274.0, 41_000, false),
+                        step(2, false, 40_000.0, 40_000.0, 0, true),
+                        step(3, true, 40_000.0, 40_000.0, 0, true),
+                    ],
+                },
+                FrameResult {
+                    frame_size: 64,
+                    udp_payload: 18,
+                    fps: 50_000.0,
+                    frame_bps: 25.6e6,
+                    payload_bps: 7.2e6,
+                    line_percent: 3.36,
+                    max_fps: 1_488_095.2,
+                    search_trials: 1,
+                    confirmed: false,
+                    sender_limited: true,
+                    max_core_busy: 10.0,
+                    cpu_bound: vec![],
+                    steps: vec![step(1, false, 1_488_095.2, 50_000.0, 0, true)],
+                },
+            ],
+            deviations: vec!["RFC 2544-style, not RFC 2544.".into()],
+        }
+    }
+
+    /// A run directory as `bench run` and `bench rfc2544` leave it.
+    fn run_dir(with_rfc: bool) -> tempfile::TempDir {
+        let d = tempfile::tempdir().unwrap();
+        for t in trials() {
+            append_jsonl(&d.path().join(files::RESULTS), &t).unwrap();
+        }
+        let ctx = serde_json::json!({"context": {
+            "client_version": {"major": 3, "minor": 12, "patch": 0},
+            "server_version": {"major": 3, "minor": 9, "patch": 1},
+            "client_cpus": [1, 3], "server_cpus": [],
+            "targets": {"description": "lab shaped to 200 Mbit/s"}}});
+        std::fs::write(d.path().join(files::RUN), ctx.to_string()).unwrap();
+        if with_rfc {
+            std::fs::write(d.path().join(files::RFC2544), serde_json::to_string(&frames()).unwrap()).unwrap();
+        }
+        d
+    }
+
+    #[test]
+    fn cells_aggregate_the_good_repeats() {
+        let d = run_dir(false);
+        let r = load(d.path()).unwrap();
+        assert_eq!(r.title, d.path().file_name().unwrap().to_string_lossy());
+        assert_eq!(r.trials.len(), 5);
+        assert_eq!(r.cells.iter().map(|c| c.cell.as_str()).collect::<Vec<_>>(), ["tcp", "udp"]);
+        let tcp = &r.cells[0];
+        // 100 and 120 Mbit/s: mean 110, sample sd sqrt(2 · 10²) = 14.14; the failed repeat is counted apart.
+        assert_eq!((tcp.throughput.n, tcp.failed), (2, 1));
+        assert!((tcp.throughput.mean - 110e6).abs() < 1.0);
+        assert!((tcp.throughput.sd - 200f64.sqrt() * 1e6).abs() < 1.0);
+        assert_eq!(tcp.cpu_bound, vec!["client+server cpu1 96%".to_string()], "failed repeats do not count");
+        assert_eq!(tcp.notes, vec!["client: pinned".to_string()]);
+        // Per-core means over the good repeats, sorted by CPU.
+        let (role, cores) = &tcp.cpu[0];
+        assert_eq!((role.as_str(), tcp.cpu.len(), cores.len()), ("client+server", 1, 2));
+        let want = [core(0, 20.0, 10.0, 0.0, 0.0), core(1, 40.0, 15.0, 5.0, 18.0)];
+        for (got, want) in cores.iter().zip(&want) {
+            assert_eq!(got.cpu, want.cpu);
+            for (g, w) in [(got.usr, want.usr), (got.sys, want.sys), (got.irq, want.irq), (got.softirq, want.softirq)] {
+                assert!((g - w).abs() < 1e-9, "{got:?} vs {want:?}");
+            }
+            assert!((got.idle - want.idle).abs() < 1e-9, "{got:?} vs {want:?}");
+        }
+        assert!(r.rfc2544.is_none() && r.plan.is_none() && r.run.is_some());
+        // Nothing to report is an error that names the directory.
+        let empty = tempfile::tempdir().unwrap();
+        let e = load(empty.path()).unwrap_err().to_string();
+        assert!(e.contains(&empty.path().display().to_string()) && e.contains("no results.jsonl"), "{e}");
+        // A broken rfc2544.json is an error naming the file, not a silent gap.
+        std::fs::write(empty.path().join(files::RFC2544), "{").unwrap();
+        let e = load(empty.path()).unwrap_err().to_string();
+        assert!(e.contains("rfc2544.json"), "{e}");
+    }
+
+    #[test]
+    fn markdown_shows_the_matrix_and_the_rfc2544_table() {
+        let d = run_dir(true);
+        let md = to_markdown(&load(d.path()).unwrap());
+        let title = d.path().file_name().unwrap().to_string_lossy().into_owned();
+        assert!(md.starts_with(&format!("# zynq-net benchmark: {title}\n\n")), "{md}");
+        for line in [
+            "iperf3 client 3.12.0 / server 3.9.1; client CPUs 1,3, server not pinned (taskset).",
+            "Setup: lab shaped to 200 Mbit/s",
+            // busiest mean core: cpu1 at 40 + 15 + 5 + 18 = 78%
+            "| tcp | 110.0 ± 14.1 | 2 | - | 78% | **yes** (client+server cpu1 96%) | 1 |",
+            // 50 and 40 Mbit/s: sd sqrt(50) = 7.07; the worst loss of the two repeats
+            "| udp | 45.0 ± 7.1 | 2 | 1.50% | 0% | no | 0 |",
+            "- client: pinned\n- single-threaded\n",
+            "at least 95% busy",
+            "## RFC 2544-style throughput (line rate 1000.0 Mbit/s)",
+            "| 1518 | 40000 | 485.8 | 49.2% | 81274 | 2 | yes | CPU-bound (dut cpu0 99%) |",
+            "| 64 | 50000 | 25.6 | 3.4% | 1488095 | 1 | no | sender-limited |",
+            "- 1518 B: 81274 ✗41000, 40000 ✓, c 40000 ✓\n",
+            "- 64 B: 1488095 (sent 50000) ✓\n",
+            "Deviations from RFC 2544:\n- RFC 2544-style, not RFC 2544.\n",
+        ] {
+            assert!(md.contains(line), "missing `{line}` in\n{md}");
+        }
+        // Without a matrix or an RFC 2544 result, neither section.
+        let mut r = load(d.path()).unwrap();
+        r.cells.clear();
+        r.rfc2544 = None;
+        r.run = None;
+        let md = to_markdown(&r);
+        assert!(!md.contains("## Matrix") && !md.contains("RFC 2544") && !md.contains("iperf3 client"), "{md}");
+    }
+
+    #[test]
+    fn csv_has_one_line_per_trial() {
+        let csv = to_csv(&load(run_dir(false).path()).unwrap());
+        let lines: Vec<&str> = csv.lines().collect();
+        assert_eq!(lines.len(), 6, "{csv}");
+        assert!(lines[0].starts_with("cell,repeat,protocol,direction,mtu,streams,received_mbps,sent_mbps"));
+        // busiest core of the first repeat: cpu1, 60%
+        assert_eq!(lines[1], "tcp,0,,,,,100.000,0.000,,,60.0,,");
+        assert_eq!(lines[2], "tcp,1,,,,,120.000,0.000,,,96.0,client+server cpu1 96%,");
+        // an error with a comma and quotes is one quoted field
+        assert_eq!(lines[3], "tcp,2,,,,,0.000,0.000,,,100.0,client+server cpu0 100%,\"iperf3: boom, \"\"refused\"\"\"");
+        // sent: both directions of a bidir result (52 + 3 Mbit/s)
+        assert_eq!(lines[4], "udp,0,,,,,50.000,55.000,,0.1234,0.0,,");
+        assert_eq!(lines[5], "udp,1,,,,,40.000,41.000,,1.5000,0.0,,");
+        assert_eq!(csv_field("a\nb"), "\"a\nb\"");
+        let rfc = rfc2544_csv(&frames());
+        let lines: Vec<&str> = rfc.lines().collect();
+        assert_eq!(lines[1], "1518,1472,40000.0,485.760,471.040,49.22,81274.4,2,true,false");
+        assert_eq!(lines[2], "64,18,50000.0,25.600,7.200,3.36,1488095.2,1,false,true");
+    }
+
+    #[test]
+    fn markdown_to_html_keeps_tables_lists_and_headings() {
+        let html = md_tables_to_html(
+            "# T <1>\n\n| a | b |\n|---|---:|\n| x | **y** & z |\n\nSome `code`.\n- one\n- two\n## H\ntail\n| last | table |\n",
+        );
+        assert_eq!(
+            html,
+            "<h1>T &lt;1&gt;</h1>\n<table><tr><th>a</th><th>b</th></tr>\n<tr><td>x</td><td>y &amp; z</td></tr>\n\
+</table>\n<p>Some code.</p>\n<ul><li>one</li><li>two</li></ul>\n<h2>H</h2>\n<p>tail</p>\n\
+<table><tr><th>last</th><th>table</th></tr>\n</table>\n"
+        );
+        assert_eq!(md_tables_to_html("- open list"), "<ul><li>open list</li></ul>\n");
+        assert_eq!(esc("<a href=\"x\">&</a>"), "&lt;a href=&quot;x&quot;&gt;&amp;&lt;/a&gt;");
+    }
+
+    #[test]
+    fn html_is_one_page_with_the_plots_and_every_file_is_written() {
+        let d = run_dir(true);
+        let mut r = load(d.path()).unwrap();
+        r.title = "zcu102 <A&B>".into();
+        let html = to_html(&r);
+        assert!(html.starts_with("<!DOCTYPE html>") && html.ends_with("</html>\n"));
+        assert!(html.contains("<title>zynq-net benchmark: zcu102 &lt;A&amp;B&gt;</title>"));
+        assert!(html.contains("<figure id=\"plot-rfc2544\"><svg"));
+        assert!(html.contains("<figure id=\"plot-cells\"><svg"));
+        // a CPU plot for the cell with CPU samples only
+        assert_eq!(html.matches("<figure class=\"plot-cpu\">").count(), 1);
+        assert!(html.contains("<figcaption>tcp</figcaption>"));
+        assert!(!html.contains("src=\"http") && !html.contains("href=\"http"), "self-contained");
+        let out = tempfile::tempdir().unwrap();
+        let written = write_all(&r, out.path()).unwrap();
+        let names: Vec<String> =
+            written.iter().map(|p| p.file_name().unwrap().to_string_lossy().into_owned()).collect();
+        assert_eq!(names, ["report.md", "report.csv", "report-rfc2544.csv", "report.json", "report.html"]);
+        for (p, want) in written.iter().zip([to_markdown(&r), to_csv(&r)]) {
+            assert_eq!(std::fs::read_to_string(p).unwrap(), want);
+        }
+        let back: Report =
+            serde_json::from_str(&std::fs::read_to_string(out.path().join("report.json")).unwrap()).unwrap();
+        assert_eq!(back, r);
+        r.rfc2544 = None;
+        let written = write_all(&r, out.path()).unwrap();
+        assert_eq!(written.len(), 4);
+        assert!(!to_html(&r).contains("plot-rfc2544"));
+    }
+}
