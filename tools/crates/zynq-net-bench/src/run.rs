@@ -543,4 +543,204 @@ mod tests {
         assert_eq!(v.len(), 2);
         std::fs::remove_dir_all(&d).unwrap();
     }
+
+    #[test]
+    fn niced_and_progress() {
+        let cmd = argv(&["iperf3", "-s"]);
+        assert_eq!(niced(Some(-5), cmd.clone()), argv(&["nice", "-n", "-5", "iperf3", "-s"]));
+        assert_eq!(niced(None, cmd.clone()), cmd);
+        // The bar counts tenths of nominal seconds.
+        assert_eq!(progress(2.55, false).length(), Some(26));
+        assert!(progress(1.0, true).is_hidden() && progress(1.0, true).length().is_none());
+    }
+
+    #[test]
+    fn jsonl_round_trip_and_errors() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("r.jsonl");
+        assert!(read_jsonl::<Value>(&p).unwrap().is_empty(), "a missing file is no results yet");
+        append_jsonl(&p, &serde_json::json!({"a": 1})).unwrap();
+        append_jsonl(&p, &serde_json::json!({"a": 2})).unwrap();
+        assert_eq!(std::fs::read_to_string(&p).unwrap(), "{\"a\":1}\n{\"a\":2}\n");
+        assert_eq!(read_jsonl::<Value>(&p).unwrap(), vec![serde_json::json!({"a": 1}), serde_json::json!({"a": 2})]);
+        // A broken line that is not the last is an error naming file and line.
+        std::fs::write(&p, "{\"a\":1}\n\n{\"a\"\n{\"a\":3}\n").unwrap();
+        let e = read_jsonl::<Value>(&p).unwrap_err().to_string();
+        assert!(e.starts_with(&format!("{}:2: ", p.display())), "{e}");
+        // A directory is not a results file.
+        assert!(read_jsonl::<Value>(d.path()).is_err());
+        assert!(append_jsonl(d.path(), &1).is_err());
+    }
+
+    /// A TCP/UDP port nobody listens on now (the kernel's choice).
+    fn free_port() -> u16 {
+        std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+    }
+
+    fn local_targets(port: u16) -> Targets {
+        let end = |address: &str| Endpoint {
+            host: Host::Local,
+            address: address.into(),
+            ifaces: vec![],
+            irq_pattern: None,
+            pace_iface: None,
+            nice: None,
+        };
+        Targets {
+            format: crate::targets::TARGETS_FORMAT.into(),
+            client: end(""),
+            server: end("127.0.0.1"),
+            dut: None,
+            port,
+            description: String::new(),
+            udp_socket_buffer: None,
+        }
+    }
+
+    fn online() -> Vec<usize> {
+        cpu::parse_proc_stat(&std::fs::read_to_string("/proc/stat").unwrap())
+            .unwrap()
+            .cpus
+            .iter()
+            .map(|c| c.0)
+            .collect()
+    }
+
+    /// The real iperf3 over loopback: one trial as the runner makes it.
+    #[test]
+    fn a_trial_runs_iperf3_and_samples_every_core() {
+        let port = free_port();
+        let mut targets = local_targets(port);
+        targets.client.nice = Some(0);
+        let version = detect_version(&Host::Local).unwrap();
+        let ctx = Context {
+            targets,
+            client_version: version,
+            server_version: version,
+            client_cpus: vec![0],
+            server_cpus: vec![],
+            machines: vec![("client+server".into(), Host::Local)],
+            // Every core is at least 0% busy: each is listed.
+            cpu_bound_percent: 0.0,
+            notes: vec!["from the context".into()],
+        };
+        let opts = ClientOpts {
+            server: "127.0.0.1".into(),
+            port,
+            protocol: iperf::Protocol::Udp,
+            direction: iperf::Direction::Tx,
+            streams: 2,
+            seconds: 1.0,
+            length: 1000,
+            bitrate: Some(8_000_000),
+            mss: None,
+            omit: 0,
+            zerocopy: false,
+            window: None,
+        };
+        let before = now_unix();
+        let t = trial(&ctx, &opts, "udp-cell", 3);
+        let r = &t.record;
+        assert_eq!(r.error, None, "{r:?}");
+        assert_eq!((r.cell.as_str(), r.repeat), ("udp-cell", 3));
+        assert_eq!(
+            r.command,
+            format!("nice -n 0 taskset -c 0 iperf3 -c 127.0.0.1 -p {port} --json -t 1 -l 1000 -P 2 -u --udp-counters-64bit -b 8000000")
+        );
+        assert!(r.started >= before - 1.0 && r.started <= now_unix(), "{} vs {before}", r.started);
+        assert!(r.wall_seconds >= 1.0 && r.wall_seconds < 20.0, "{}", r.wall_seconds);
+        let s = r.summary.as_ref().unwrap();
+        assert_eq!((s.protocol, s.streams, s.blksize), (iperf::Protocol::Udp, 2, 1000));
+        // -b is per stream: 2 · 8 Mbit/s offered; loopback delivers it.
+        assert!(r.throughput_bps > 8e6 && r.throughput_bps < 20e6, "{}", r.throughput_bps);
+        assert_eq!(r.throughput_bps, s.total_received_bps());
+        assert_eq!(t.raw.as_ref().unwrap()["start"]["test_start"]["blksize"], 1000);
+        assert_eq!(r.cpu.len(), 1);
+        assert_eq!(r.cpu[0].role, "client+server");
+        assert_eq!(r.cpu[0].cores.iter().map(|c| c.cpu).collect::<Vec<_>>(), online());
+        assert_eq!(r.cpu_bound.len(), online().len(), "{:?}", r.cpu_bound);
+        assert!(r.cpu_bound.iter().all(|c| c.starts_with("client+server cpu")), "{:?}", r.cpu_bound);
+        assert_eq!(r.notes[0], "from the context");
+        if !version.multithreaded() {
+            assert!(r.notes[1].contains("single-threaded: the 2 streams share one CPU"), "{:?}", r.notes);
+        }
+        // The one-off server is gone: the port is free again.
+        assert!(std::net::TcpListener::bind(("127.0.0.1", port)).is_ok());
+        // --bidir on an iperf3 without it: an error, nothing run.
+        let old = Version { major: 3, minor: 6, patch: 0 };
+        let ctx = Context { client_version: old, ..ctx };
+        let t = trial(&ctx, &ClientOpts { direction: iperf::Direction::Bidir, ..opts }, "bidir", 0);
+        assert_eq!(t.record.error.as_deref(), Some("iperf3 3.6.0 has no --bidir (needs 3.7 or later)"));
+        assert!(t.record.summary.is_none() && t.raw.is_none() && t.record.cpu.is_empty());
+    }
+
+    /// The matrix runner over loopback: files, pinning away from IRQ CPUs,
+    /// MSS emulation when no link MTU is set, and `--resume`.
+    #[test]
+    fn run_plan_writes_every_trial_and_resumes() {
+        let cpus = online();
+        let spec = crate::spec::BenchSpec {
+            duration: 1.0,
+            protocols: vec![iperf::Protocol::Tcp, iperf::Protocol::Udp],
+            directions: vec![iperf::Direction::Tx],
+            udp_bitrate: crate::spec::Rate(5e6),
+            irq_cpus: crate::spec::PerEnd { client: vec![], server: vec![*cpus.last().unwrap()] },
+            cpu_bound_percent: 0.0,
+            ..crate::spec::BenchSpec::default()
+        };
+        let plan = Plan::from_spec(Some("loop".into()), &spec);
+        let port = free_port();
+        let targets = local_targets(port);
+        let out = tempfile::tempdir().unwrap();
+        let quiet = RunOptions { resume: false, quiet: true };
+        // Leftovers of an earlier run are not kept without --resume.
+        std::fs::write(out.path().join(files::RESULTS), "{}\n").unwrap();
+        let recs = run_plan(&plan, &targets, out.path(), &quiet).unwrap();
+        let ids: Vec<&str> = recs.iter().map(|r| r.cell.as_str()).collect();
+        assert_eq!(ids, ["tcp-tx-mtu1500-p1", "udp-tx-mtu1500-p1"]);
+        assert!(recs.iter().all(|r| r.error.is_none() && r.throughput_bps > 0.0), "{recs:?}");
+        let lines = |recs: &[TrialRecord]| -> String {
+            recs.iter().map(|r| serde_json::to_string(r).unwrap() + "\n").collect()
+        };
+        let results = out.path().join(files::RESULTS);
+        let text = std::fs::read_to_string(&results).unwrap();
+        assert_eq!(text, lines(&recs), "one JSON line per trial, in order");
+        // No interface to set the MTU on: TCP emulates it with -M (1500 - 40).
+        assert!(recs[0].command.contains(" -M 1460"), "{}", recs[0].command);
+        assert!(recs[1].command.contains(" -l 1472 ") && recs[1].command.ends_with("-b 5000000"));
+        // The server is kept off the CPU that takes the NIC's interrupts.
+        if cpus.len() > 1 {
+            let rest = cpus[..cpus.len() - 1].iter().map(usize::to_string).collect::<Vec<_>>().join(",");
+            assert!(recs[0].notes.iter().any(|n| n.starts_with("server: NIC IRQ on CPU")), "{:?}", recs[0].notes);
+            assert!(!recs[0].command.starts_with("taskset"), "the client is not pinned: {}", recs[0].command);
+            let run: Value =
+                serde_json::from_str(&std::fs::read_to_string(out.path().join(files::RUN)).unwrap()).unwrap();
+            assert_eq!(run["context"]["server_cpus"].to_string(), format!("[{rest}]"));
+        }
+        let run: Value = serde_json::from_str(&std::fs::read_to_string(out.path().join(files::RUN)).unwrap()).unwrap();
+        assert_eq!(run["format"], "zynq-net-bench-run 1");
+        assert_eq!(run["context"]["machines"].as_array().unwrap().len(), 1, "one machine: {run}");
+        assert_eq!(run["context"]["machines"][0][0], "client+server");
+        assert_eq!(Plan::load(&out.path().join(files::PLAN)).unwrap(), plan);
+        for id in &ids {
+            let raw = std::fs::read_to_string(out.path().join(files::RAW_DIR).join(format!("{id}-r0.json"))).unwrap();
+            assert!(iperf::parse(&raw).is_ok(), "{id}");
+        }
+        // --resume with everything done runs nothing.
+        let resume = RunOptions { resume: true, quiet: true };
+        let kept = read_jsonl::<TrialRecord>(&results).unwrap();
+        assert_eq!(run_plan(&plan, &targets, out.path(), &resume).unwrap(), kept);
+        assert_eq!(std::fs::read_to_string(&results).unwrap(), text);
+        // --resume re-runs a failed trial and keeps the good one.
+        let mut failed = recs[1].clone();
+        failed.error = Some("iperf3: interrupted".into());
+        std::fs::remove_file(out.path().join(files::RESULTS)).unwrap();
+        append_jsonl(&out.path().join(files::RESULTS), &recs[0]).unwrap();
+        append_jsonl(&out.path().join(files::RESULTS), &failed).unwrap();
+        let again = run_plan(&plan, &targets, out.path(), &resume).unwrap();
+        assert_eq!(again.len(), 2);
+        assert_eq!(again[0], kept[0]);
+        assert!(again[1].cell == recs[1].cell && again[1].error.is_none() && again[1].started > recs[1].started);
+        assert_eq!(read_jsonl::<TrialRecord>(&out.path().join(files::RESULTS)).unwrap().len(), 3);
+    }
 }
