@@ -355,4 +355,121 @@ sysctl net.ipv4.tcp_notsent_lowat 16384\n";
         assert!(!glob("eth?", "eth10"));
         assert!(glob("a*b*c", "aXXbYc"));
     }
+
+    fn step(line: &str) -> PlanStep {
+        PlanStep { line_no: 1, line: line.into() }
+    }
+
+    #[test]
+    fn every_verb_has_its_builtin_group() {
+        // docs/plan-format.md verbs, grouped as BUILTIN_GROUPS describes them.
+        for (line, want) in [
+            ("wait eth0 10", None),
+            ("mac eth0 02:00:00:00:00:01", None),
+            ("mtu eth0 9000", None),
+            ("sysctl net.ipv4.ip_forward 1", None),
+            ("sysctl net.core.rmem_max 4194304", Some("sysctl")),
+            ("sysctl net.core.rps_sock_flow_entries 32768", Some("rfs")),
+            ("sysctl net.netfilter.nf_conntrack_max 65536", Some("fastpath")),
+            ("rings eth0 rx 4096", Some("rings")),
+            ("coalesce eth0 rx-usecs 64", Some("coalescing")),
+            ("offload eth0 gro on", Some("offloads")),
+            ("channels eth0 combined 4", Some("channels")),
+            ("rss eth0 equal 4", Some("channels")),
+            ("ntuple eth0 on", Some("channels")),
+            ("ptp eth0 off", Some("ptp")),
+            ("rps eth0 rx-0 0000000e", Some("rps")),
+            ("rfs eth0 rx-0 4096", Some("rfs")),
+            ("xps eth0 tx-0 00000001", Some("xps")),
+            ("irq eth0 0 2", Some("irq")),
+            ("qdisc eth0 multiq", Some("qdisc")),
+            ("filter eth0 1 0x11", Some("qdisc")),
+            ("module asf", Some("fastpath")),
+            ("asf timeout 30", Some("fastpath")),
+            ("frobnicate eth0", Some("other")),
+        ] {
+            assert_eq!(builtin_group(&step(line)), want, "{line}");
+        }
+        assert_eq!(step("offload eth0 gro on").fields(), ["offload", "eth0", "gro", "on"]);
+        assert_eq!(step("offload eth0 gro on").verb(), "offload");
+    }
+
+    #[test]
+    fn glob_matches_whole_strings() {
+        for (p, s, want) in [
+            ("abc", "abc", true),
+            ("abc", "abd", false),
+            ("abcd", "abc", false),
+            ("abc", "abcd", false),
+            ("?", "", false),
+            ("*", "anything", true),
+            ("a*", "ba", false),
+            ("*c", "abc", true),
+            ("*c", "abd", false),
+            ("a*bc", "abxbc", true),
+            ("a*b?d", "aXbYbzd", true),
+            ("abc**", "abc", true),
+            ("a*", "a", true),
+            ("*x*", "abc", false),
+        ] {
+            assert_eq!(glob(p, s), want, "glob({p:?}, {s:?})");
+        }
+    }
+
+    #[test]
+    fn group_names_and_selectors() {
+        assert!(valid_group_name("tcp_win-2"));
+        assert!(valid_group_name(&"a".repeat(32)));
+        assert!(!valid_group_name(&"a".repeat(33)));
+        assert!(!valid_group_name(""));
+        assert!(!valid_group_name("a.b"));
+        let s = step("offload eth0 tso off");
+        assert!(selector_matches("offload", &s));
+        assert!(selector_matches("offload:eth0:t*", &s));
+        assert!(selector_matches("offload:eth0:tso:off", &s));
+        assert!(!selector_matches("offload:eth0:tso:off:x", &s), "more fields than the step has");
+        assert!(!selector_matches("offload:eth1", &s));
+        let p = PlanText::parse("x.plan", PLAN).unwrap();
+        // Several selectors joined with +: the union of their steps, in plan order.
+        let g = resolve(&p, &["mix=xps+offload:eth0:gso".into(), "sysctl".into()]).unwrap();
+        assert_eq!(g[0].steps, vec![3, 4]);
+        assert_eq!(g[0].selection, Selection::Selectors { selectors: vec!["xps".into(), "offload:eth0:gso".into()] });
+        assert_eq!(g[1].steps, vec![7], "sysctl: neither ip_forward nor the RFS table");
+        assert_eq!(g[1].selection, Selection::Builtin { name: "sysctl".into() });
+        let e = resolve(&p, &["xps".into(), "xps".into()]).unwrap_err().to_string();
+        assert_eq!(e, "--groups: group `xps` given twice");
+        let e = resolve(&p, &["a=offload::x".into()]).unwrap_err().to_string();
+        assert!(e.contains("empty selector"), "{e}");
+        let e = resolve(&p, &["a=offload+".into()]).unwrap_err().to_string();
+        assert!(e.contains("empty selector"), "{e}");
+        let e = resolve(&p, &["none=rings".into()]).unwrap_err().to_string();
+        assert!(e.contains("`none=rings`: no step of the plan"), "{e}");
+        // Only base steps: no built-in group to ablate.
+        let base = PlanText::parse("b.plan", "zynq-net-plan 2\nwait eth0 5\n").unwrap();
+        assert!(resolve(&base, &[]).unwrap().is_empty());
+    }
+
+    #[test]
+    fn parse_skips_comments_and_stops_at_the_end_line() {
+        let text = "  # indented comment\n\n   \nzynq-net-plan 2\n# c\nmtu eth0 1500\n  \nxps eth0 tx-0 1\nend 2 12345 67\nrps eth0 rx-0 1\n";
+        let p = PlanText::parse("p.plan", text).unwrap();
+        assert_eq!(p.board, None);
+        assert_eq!(
+            p.steps,
+            vec![
+                PlanStep { line_no: 6, line: "mtu eth0 1500".into() },
+                PlanStep { line_no: 8, line: "xps eth0 tx-0 1".into() }
+            ]
+        );
+        let e = PlanText::parse("p.plan", "# c\n\nzynq-net-plan 1\n").unwrap_err().to_string();
+        assert_eq!(
+            e,
+            "p.plan:3:1: expected `zynq-net-plan 2` as the first line of a tuning plan, found `zynq-net-plan 1`"
+        );
+        let e = PlanText::parse("p.plan", "# only a comment\n").unwrap_err().to_string();
+        assert_eq!(e, "p.plan: empty plan (no `zynq-net-plan 2` line)");
+        // write_plan: every comment line prefixed, no board line without a board.
+        let text = write_plan("a\nb", None, &[&p.steps[0]]);
+        assert!(text.starts_with("# a\n# b\nzynq-net-plan 2\nmtu eth0 1500\nend 1 "), "{text}");
+    }
 }

@@ -555,4 +555,117 @@ mod tests {
             assert_eq!(s, (0..d.variants.len()).collect::<Vec<_>>());
         }
     }
+
+    #[test]
+    fn variants_steps_plans_and_time() {
+        let d = design();
+        // Steps: 0 wait, 1 offload, 2 xps, 3 sysctl.
+        let steps: Vec<(&str, VariantKind, Option<&str>, &[usize])> =
+            d.variants.iter().map(|v| (v.id.as_str(), v.kind, v.without.as_deref(), v.steps.as_slice())).collect();
+        assert_eq!(
+            steps,
+            [
+                ("full", VariantKind::Full, None, &[0, 1, 2, 3][..]),
+                ("untuned", VariantKind::Untuned, None, &[][..]),
+                ("without-sysctl", VariantKind::Without, Some("sysctl"), &[0, 1, 2][..]),
+                ("without-offloads", VariantKind::Without, Some("offloads"), &[0, 2, 3][..]),
+                ("without-xps", VariantKind::Without, Some("xps"), &[0, 1, 3][..]),
+            ]
+        );
+        let full = d.variant_plan(&d.variants[0]).unwrap();
+        assert!(
+            full.starts_with(
+                "# zynq-net ablation variant `full` of lab.plan (4 of 4 steps)\nzynq-net-plan 2\nboard lab\n"
+            ),
+            "{full}"
+        );
+        let w = d.variant_plan(&d.variants[4]).unwrap();
+        assert!(
+            w.starts_with("# zynq-net ablation variant `without-xps` of lab.plan (3 of 4 steps; without group xps)\n"),
+            "{w}"
+        );
+        // Two 10 s cells (one with 2 s omitted) × 5 variants × 4 rounds.
+        let mut d = d;
+        d.cells[0].omit = 2;
+        assert_eq!(d.nominal_seconds(), (12.0 + 10.0) * 5.0 * 4.0);
+        // Each round shuffles the cells too.
+        let cell_orders: Vec<Vec<usize>> = (0..8).flat_map(|r| d.round_order(r)).map(|(_, c)| c).collect();
+        assert!(cell_orders.contains(&vec![0, 1]) && cell_orders.contains(&vec![1, 0]), "{cell_orders:?}");
+    }
+
+    #[test]
+    fn design_file_round_trip() {
+        let d = design();
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join(files::DESIGN);
+        d.save(&p).unwrap();
+        assert!(std::fs::read_to_string(&p).unwrap().ends_with("}\n"));
+        assert_eq!(Design::load(&p).unwrap(), d);
+        let other = Design { format: "zynq-net-bench-ablate 0".into(), ..d };
+        other.save(&p).unwrap();
+        let e = Design::load(&p).unwrap_err().to_string();
+        assert!(e.contains("format `zynq-net-bench-ablate 0`, this tool reads `zynq-net-bench-ablate 1`"), "{e}");
+        assert!(Design::load(&dir.path().join("missing.json")).is_err());
+    }
+
+    #[test]
+    fn the_dut_end_and_its_applier_command() {
+        let end = |a: &str, ifaces: Vec<String>| Endpoint {
+            host: Host::Local,
+            address: a.into(),
+            ifaces,
+            irq_pattern: None,
+            pace_iface: None,
+            nice: None,
+        };
+        let mut t = Targets {
+            format: crate::targets::TARGETS_FORMAT.into(),
+            client: end("c", vec![]),
+            server: end("s", vec![]),
+            dut: None,
+            port: 5201,
+            description: String::new(),
+            udp_socket_buffer: None,
+        };
+        assert_eq!(dut_endpoint(&t, "client").unwrap().address, "c");
+        assert_eq!(dut_endpoint(&t, "server").unwrap().address, "s");
+        assert!(dut_endpoint(&t, "dut").unwrap_err().to_string().contains("the targets have no `dut`"));
+        assert!(dut_endpoint(&t, "router")
+            .unwrap_err()
+            .to_string()
+            .contains("--dut `router`: expected dut, client or server"));
+        assert!(!has_ifaces(&t));
+        t.dut = Some(end("d", vec!["eth0".into()]));
+        assert_eq!(dut_endpoint(&t, "dut").unwrap().address, "d");
+        assert!(has_ifaces(&t));
+        let dut = Dut { host: Host::Local, applier: "zynq-net-apply".into(), env: vec![], remote_dir: "/tmp".into() };
+        assert_eq!(dut.applier_cmd(&["status", "p"]), argv(&["zynq-net-apply", "status", "p"]));
+        let dut = Dut { applier: "/opt/zynq-net-apply.sh".into(), env: vec!["A=1".into(), "B=2".into()], ..dut };
+        assert_eq!(
+            dut.applier_cmd(&["revert"]),
+            argv(&["env", "A=1", "B=2", "sh", "/opt/zynq-net-apply.sh", "revert"])
+        );
+        // Locally the plan is the file itself, by absolute path.
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("full.plan");
+        std::fs::write(&f, "x").unwrap();
+        assert_eq!(dut.put_plan(&f, "full.plan", "x").unwrap(), std::fs::canonicalize(&f).unwrap().to_string_lossy());
+    }
+
+    #[test]
+    fn a_trial_is_done_only_without_error() {
+        let rec = |round, variant: &str, cell: &str, error: Option<&str>| AblateTrial {
+            round,
+            variant: variant.into(),
+            cell: cell.into(),
+            apply: ApplyOutcome { revert_exit: 0, apply_exit: Some(0), steps: vec![] },
+            record: TrialRecord { error: error.map(str::to_string), ..failed_record(cell, round, String::new()) },
+        };
+        let trials = [rec(0, "full", "a", None), rec(1, "full", "a", Some("x")), rec(0, "untuned", "b", None)];
+        assert!(done(&trials, 0, "full", "a"));
+        assert!(!done(&trials, 1, "full", "a"), "failed");
+        assert!(!done(&trials, 2, "full", "a") && !done(&trials, 0, "full", "b") && !done(&trials, 0, "untuned", "a"));
+        let f = failed_record("c", 3, "boom".into());
+        assert_eq!((f.cell.as_str(), f.repeat, f.error.as_deref()), ("c", 3, Some("boom")));
+    }
 }
