@@ -24,6 +24,7 @@ SHAPED = 200e6
 
 
 def spec(path: pathlib.Path, text: str) -> pathlib.Path:
+    """Writes a bench file (docs/bench.md: a board's `bench` section on its own)."""
     path.write_text(text)
     return path
 
@@ -32,7 +33,7 @@ def spec(path: pathlib.Path, text: str) -> pathlib.Path:
 @pytest.fixture(scope="module")
 def rfc_run(shaped_lab, tmp_path_factory):
     out = tmp_path_factory.mktemp("rfc2544")
-    s = spec(out / "spec.yml", "frame_sizes: [1518, 64]\nline_rate: 1G\n")
+    s = spec(out / "bench.yml", "rfc2544: { frame_sizes: [1518, 64], line_rate_mbps: 1000 }\n")
     r = shaped_lab.bench("rfc2544", "--plan", str(s), "--lab", shaped_lab.name, "-o", str(out / "run"),
                          "--trial-seconds", "1", "--confirm-seconds", "2", "--max-trials", "10",
                          check=False)
@@ -79,19 +80,21 @@ def test_rfc2544_report_table(rfc_run, shaped_lab):
 
 # ------------------------------------------------------------------ matrix + reports
 MATRIX = """\
-duration: 1
-repeats: 2
-protocols: [tcp, udp]
-directions: [tx, rx]
-streams: [1, 2]
-udp_bitrate: 100M
+matrix:
+  duration_s: 1
+  repeats: 2
+  protocols: [tcp, udp]
+  directions: [tx, rx]
+  mtus: [1500]
+  streams: [1, 2]
+  udp_rate: 100M
 """
 
 
 @pytest.fixture(scope="module")
 def matrix_run(shaped_lab, tmp_path_factory):
     out = tmp_path_factory.mktemp("matrix")
-    s = spec(out / "spec.yml", MATRIX)
+    s = spec(out / "bench.yml", MATRIX)
     shaped_lab.bench("plan", str(s), "-o", str(out / "plan.json"))
     shaped_lab.bench("run", "--plan", str(out / "plan.json"), "--lab", shaped_lab.name, "-o", str(out / "run"),
                      "--quiet")
@@ -220,18 +223,20 @@ def test_html_report_renders_in_headless_chromium(matrix_run, tmp_path):
 
 # ------------------------------------------------------------------ compare
 SMALL = """\
-duration: 1
-repeats: 3
-protocols: [tcp, udp]
-directions: [tx]
-streams: [1]
-udp_bitrate: 100M
+matrix:
+  duration_s: 1
+  repeats: 3
+  protocols: [tcp, udp]
+  directions: [tx]
+  mtus: [1500]
+  streams: [1]
+  udp_rate: 100M
 """
 
 
 def test_compare_without_and_with_tuning_plan(bench_bin, shaped_lab, gen_board, tmp_path):
     need_root_and_iperf3()
-    s = spec(tmp_path / "spec.yml", SMALL)
+    s = spec(tmp_path / "bench.yml", SMALL)
     a = tmp_path / "default"
     shaped_lab.bench("run", "--plan", str(s), "--lab", shaped_lab.name, "-o", str(a), "--quiet")
     plan = gen_board("zcu102") / "tuning" / "zynq-net.plan"
@@ -260,7 +265,8 @@ def test_interrupted_run_keeps_results_and_resumes(shaped_lab, tmp_path):
     import signal
     import time
 
-    s = spec(tmp_path / "spec.yml", "duration: 1\nrepeats: 4\nprotocols: [tcp]\ndirections: [tx]\n")
+    s = spec(tmp_path / "bench.yml",
+             "matrix: { duration_s: 1, repeats: 4, protocols: [tcp], directions: [tx], mtus: [1500] }\n")
     out = tmp_path / "run"
     cmd = [str(shaped_lab.binary), "bench", "run", "--plan", str(s), "--lab", shaped_lab.name, "-o", str(out)]
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
@@ -298,7 +304,8 @@ def test_lab_with_nftables_flowtable(bench_bin, tmp_path):
         ft = subprocess.run(["ip", "netns", "exec", f"{name}-router", "nft", "list", "flowtables"],
                             capture_output=True, text=True, check=True).stdout
         assert "flowtable ft" in ft
-        s = spec(tmp_path / "spec.yml", "duration: 1\nprotocols: [tcp]\ndirections: [tx]\n")
+        s = spec(tmp_path / "bench.yml",
+                 "matrix: { duration_s: 1, repeats: 1, protocols: [tcp], directions: [tx], mtus: [1500] }\n")
         r = subprocess.run([str(bench_bin), "bench", "run", "--plan", str(s), "--lab", name, "-o",
                             str(tmp_path / "run"), "--quiet"], capture_output=True, text=True)
         assert r.returncode == 0, r.stderr
@@ -312,8 +319,12 @@ def test_c8_iperf3_pinned_off_the_irq_cpu_with_taskset(shaped_lab, tmp_path):
     online = os.cpu_count() or 1
     if online < 2:
         pytest.skip("needs two CPUs")
-    s = spec(tmp_path / "spec.yml", "duration: 1\nprotocols: [tcp]\ndirections: [rx]\nstreams: [4]\n"
-                                    "irq_cpus: {client: [0]}\n")
+    # the DUT (the iperf3 client: the shaped lab's client namespace,
+    # 10.201.61.2) takes the NIC IRQ on CPU 0; `dut` without `peers` names
+    # no targets (--lab does)
+    s = spec(tmp_path / "bench.yml",
+             "dut: { address: 10.201.61.2, iface: eth0, irq_cpus: 0 }\n"
+             "matrix: { duration_s: 1, repeats: 1, protocols: [tcp], directions: [rx], mtus: [1500], streams: [4] }\n")
     shaped_lab.bench("run", "--plan", str(s), "--lab", shaped_lab.name, "-o", str(tmp_path / "run"), "--quiet")
     rec = json.loads((tmp_path / "run" / "results.jsonl").read_text().splitlines()[0])
     want = ",".join(str(c) for c in range(1, online))

@@ -1,22 +1,19 @@
-//! A board description's `bench` section (`zynq_net_model::bench::Bench`,
-//! loaded and validated by the model crate) turned into the runner's
-//! [`BenchSpec`] and [`Targets`]: the DUT is the iperf3 client (so `tx`
-//! means the DUT sends, as in seed 000's table), the first peer the server.
+//! The benchmark input: a board file's `bench` section or a standalone
+//! bench file, loaded by the model crate ([`zynq_net_model::load_bench`]:
+//! positions, schema, rules; every diagnostic at once) and turned into the
+//! runner's [`BenchSpec`] and, when the section names its DUT and a peer,
+//! [`Targets`]: the DUT is the iperf3 client (so `tx` means the DUT sends,
+//! as in seed 000's table), the first peer the server.
 
 use std::path::Path;
 
-use zynq_net_model::bench::{Bench, Direction as MDirection, Protocol as MProtocol};
-use zynq_net_model::resolve::{CpuSet, ResolvedBench};
+use zynq_net_model::bench::Bench;
+use zynq_net_model::LoadedBench;
 
 use crate::error::BenchError;
 use crate::exec::Host;
-use crate::iperf::{Direction, Protocol};
-use crate::spec::{BenchSpec, Rate, Rfc2544Spec};
+use crate::spec::BenchSpec;
 use crate::targets::{Endpoint, Targets, TARGETS_FORMAT};
-
-fn cpus(s: &CpuSet) -> Vec<usize> {
-    s.iter().map(|c| c as usize).collect()
-}
 
 fn host(ssh: &Option<String>) -> Host {
     match ssh {
@@ -25,89 +22,92 @@ fn host(ssh: &Option<String>) -> Host {
     }
 }
 
-/// Converts the model's bench section; `r` holds its resolved values
-/// ([`zynq_net_model::LoadedBoard::resolved`]).
-pub fn convert(b: &Bench, r: &ResolvedBench) -> Result<(BenchSpec, Targets), BenchError> {
-    let mut s = BenchSpec::default();
-    if let Some(m) = &b.matrix {
-        s.protocols = m
-            .protocols
-            .iter()
-            .map(|p| match p {
-                MProtocol::Tcp => Protocol::Tcp,
-                MProtocol::Udp => Protocol::Udp,
-            })
-            .collect();
-        s.directions = m
-            .directions
-            .iter()
-            .map(|d| match d {
-                MDirection::Tx => Direction::Tx,
-                MDirection::Rx => Direction::Rx,
-                MDirection::Bidir => Direction::Bidir,
-            })
-            .collect();
-        s.mtus = m.mtus.clone();
-        s.streams = m.streams.clone();
-        s.duration = f64::from(m.duration_s);
-        s.repeats = m.repeats;
-        if let Some(p) = &r.pin_cpus {
-            s.cpus.client = cpus(p);
-        }
-        if let Some(r) = r.udp_rate {
-            s.udp_bitrate = Rate(r.bits_per_second());
-        }
+fn endpoint(ssh: &Option<String>, address: &str) -> Endpoint {
+    Endpoint {
+        host: host(ssh),
+        address: address.to_string(),
+        // Links are not reconfigured on real hardware: smaller MTUs
+        // are emulated with -M / -l (docs/bench.md).
+        ifaces: Vec::new(),
+        irq_pattern: None,
+        pace_iface: None,
+        nice: None,
     }
-    if let Some(i) = &r.irq_cpus {
-        s.irq_cpus.client = cpus(i);
-    }
-    if let Some(r) = &b.rfc2544 {
-        s.frame_sizes = r.frame_sizes.clone();
-        s.line_rate = Rate(f64::from(r.line_rate_mbps) * 1e6);
-        s.rfc2544 = Rfc2544Spec {
-            trial_seconds: f64::from(r.trial_s),
-            confirm_seconds: f64::from(r.confirm_s),
-            max_trials: r.max_trials,
-            loss_tolerance_percent: r.loss_tolerance_pct,
-            ..Rfc2544Spec::default()
-        };
-    }
-    s.validate()?;
-    let peer = b.peers.first().ok_or_else(|| BenchError::Invalid("bench.peers is empty".into()))?;
-    let targets = Targets {
-        format: TARGETS_FORMAT.into(),
-        client: Endpoint {
-            host: host(&b.dut.ssh),
-            address: b.dut.address.clone(),
-            // Links are not reconfigured on real hardware: smaller MTUs
-            // are emulated with -M / -l (docs/bench.md).
-            ifaces: Vec::new(),
-            irq_pattern: None,
-            pace_iface: None,
-            nice: None,
-        },
-        server: Endpoint {
-            host: host(&peer.ssh),
-            address: peer.address.clone(),
-            ifaces: Vec::new(),
-            irq_pattern: None,
-            pace_iface: None,
-            nice: None,
-        },
-        dut: None,
-        port: 5201,
-        description: format!("DUT {} ({}) -> peer {} ({})", b.dut.address, b.dut.iface, peer.name, peer.address),
-        udp_socket_buffer: None,
-    };
-    Ok((s, targets))
 }
 
-/// Loads a board file with the model crate (every diagnostic rendered on error).
-pub fn load(path: &Path) -> Result<(String, BenchSpec, Targets), BenchError> {
-    let loaded = zynq_net_model::load_board(path).map_err(|e| BenchError::Invalid(e.to_string()))?;
-    let no_bench = || BenchError::Invalid(format!("{}: the board has no `bench` section", path.display()));
-    let bench = loaded.board.bench.as_ref().ok_or_else(no_bench)?;
-    let resolved = loaded.resolved.bench.as_ref().ok_or_else(no_bench)?;
-    let (spec, targets) = convert(bench, resolved)?;
-    Ok((loaded.board.board.name.clone(), spec, targets))
+/// Where the section says to run: its DUT as the client, its first peer as
+/// the server; `None` when it names no DUT or no peer (a bench file for
+/// `--lab` or `--targets`).
+pub fn targets(b: &Bench) -> Option<Targets> {
+    let (dut, peer) = (b.dut.as_ref()?, b.peers.first()?);
+    Some(Targets {
+        format: TARGETS_FORMAT.into(),
+        client: endpoint(&dut.ssh, &dut.address),
+        server: endpoint(&peer.ssh, &peer.address),
+        dut: None,
+        port: 5201,
+        description: format!("DUT {} ({}) -> peer {} ({})", dut.address, dut.iface, peer.name, peer.address),
+        udp_socket_buffer: None,
+    })
+}
+
+/// The runner's settings and targets of a loaded benchmark description.
+pub fn convert(l: &LoadedBench) -> (BenchSpec, Option<Targets>) {
+    (BenchSpec::from_model(&l.bench, &l.resolved), targets(&l.bench))
+}
+
+/// Loads a board file or a bench file (told apart by a top-level `board:`
+/// key, [`zynq_net_model::doc_kind`]): the board's name (`None` for a bench
+/// file), the settings and the targets the file names. Warnings go to
+/// stderr.
+///
+/// # Errors
+/// [`BenchError::Invalid`] with every diagnostic rendered (`error[RULE]:
+/// FILE:LINE:COL: message`, the line, a hint), or the read error.
+pub fn load(path: &Path) -> Result<(Option<String>, BenchSpec, Option<Targets>), BenchError> {
+    let l = zynq_net_model::load_bench(path).map_err(|e| BenchError::Invalid(e.to_string()))?;
+    if !l.warnings.is_empty() {
+        eprint!("{}", l.warning_diagnostics());
+    }
+    let (spec, targets) = convert(&l);
+    Ok((l.board.clone(), spec, targets))
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_board_names_its_targets_and_a_bench_file_may_not() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../meta-zynq-net/boards/zcu102.yml");
+        let (name, spec, t) = load(&root).unwrap();
+        assert_eq!(name.as_deref(), Some("zcu102"));
+        let t = t.unwrap();
+        assert_eq!((t.client.address.as_str(), t.server.address.as_str()), ("192.0.2.192", "192.0.2.16"));
+        assert_eq!(t.client.host, Host::Ssh { dest: "root@zcu102".into(), opts: vec![] });
+        assert_eq!(spec.irq_cpus.client, vec![1]);
+        let tmp = tempfile::tempdir().unwrap();
+        let f = tmp.path().join("bench.yml");
+        std::fs::write(&f, "matrix: { protocols: [tcp], directions: [tx], mtus: [1500] }\n").unwrap();
+        let (name, _, t) = load(&f).unwrap();
+        assert_eq!((name, t), (None, None));
+    }
+
+    #[test]
+    fn bench_file_errors_name_file_line_col_and_all_problems() {
+        let tmp = tempfile::tempdir().unwrap();
+        let f = tmp.path().join("bench.yml");
+        std::fs::write(&f, "matrix:\n  protocols: [tcp]\n  directions: [tx]\n  mtus: [1500]\n  streams: [0, 2]\nrfc2544: { frame_sizes: [32], line_rate_mbps: 1000, resolution_pct: 60 }\n").unwrap();
+        let e = load(&f).unwrap_err().to_string();
+        let file = f.display();
+        for want in [
+            format!("error[bench-streams]: {file}:5:13: 0 parallel streams: iperf3 -P takes 1..128"),
+            format!("error[bench-frame-size]: {file}:6:26: frame size 32 outside 64..9018"),
+            format!("error[bench-percent]: {file}:6:69: 60 is outside (0, 50) percent"),
+        ] {
+            assert!(e.contains(&want), "{want} in:\n{e}");
+        }
+        assert!(e.contains("hint:"), "{e}");
+    }
 }

@@ -16,15 +16,15 @@ use crate::report;
 use crate::rfc2544;
 use crate::run::{self, files, Context, RunOptions};
 
-use crate::spec::{load_spec, Rate};
+use crate::spec::Rate;
 use crate::targets::Targets;
 
 /// `zynq-net bench`.
 #[derive(Debug, Subcommand)]
 pub enum BenchCommand {
-    /// Expand the board's bench section into the matrix; print it and save it as JSON.
+    /// Expand the board's bench section (or a bench file) into the matrix; print it and save it as JSON.
     Plan {
-        /// Board YAML (its `bench:` section) or a standalone bench spec.
+        /// Board YAML (its `bench:` section; a top-level `board:` key) or a bench file (docs/bench.md).
         board: PathBuf,
         /// Write the plan here (JSON).
         #[arg(short, long)]
@@ -118,7 +118,7 @@ pub enum BenchCommand {
 /// `zynq-net bench ablate`.
 #[derive(Debug, Args)]
 pub struct AblateArgs {
-    /// Board YAML: its tuning plan (as `gen` makes it) and, unless --spec,
+    /// Board YAML: its tuning plan (as `gen` makes it) and, unless --bench,
     /// its bench section (matrix, DUT and peer).
     pub board: PathBuf,
     /// Groups to leave out one at a time: built-in names (sysctl, rings,
@@ -131,9 +131,9 @@ pub struct AblateArgs {
     /// Matrix cells to measure (ids as `bench plan` prints them). Default: all.
     #[arg(long, value_delimiter = ',')]
     pub cells: Vec<String>,
-    /// A bench spec for the matrix instead of the board's bench section.
+    /// A bench file (docs/bench.md) for the matrix instead of the board's bench section.
     #[arg(long)]
-    pub spec: Option<PathBuf>,
+    pub bench: Option<PathBuf>,
     /// A tuning plan file instead of the one generated from the board.
     #[arg(long)]
     pub tuning_plan: Option<PathBuf>,
@@ -190,7 +190,7 @@ pub struct AblateArgs {
 /// Where the plan comes from.
 #[derive(Debug, Args)]
 pub struct PlanInput {
-    /// plan.json from `bench plan`, or a board YAML / bench spec.
+    /// plan.json from `bench plan`, a board YAML or a bench file.
     #[arg(short, long)]
     pub plan: PathBuf,
     #[allow(missing_docs)]
@@ -235,6 +235,9 @@ impl TargetArgs {
     }
 }
 
+/// A plan from `path`: a plan file that `bench plan -o` wrote (JSON whose
+/// `format` is [`PLAN_FORMAT`]), else a board file or a bench file, which
+/// the model crate tells apart by the top-level `board:` key.
 fn load_plan(path: &Path, o: &Overrides) -> anyhow::Result<Plan> {
     let text = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
     let is_plan = serde_json::from_str::<serde_json::Value>(&text)
@@ -243,14 +246,11 @@ fn load_plan(path: &Path, o: &Overrides) -> anyhow::Result<Plan> {
         .unwrap_or(false);
     let mut plan = if is_plan {
         Plan::load(path)?
-    } else if is_board(&text) {
-        let (name, spec, targets) = crate::board::load(path)?;
-        let mut p = Plan::from_spec(Some(name), &spec);
-        p.targets = Some(targets);
-        p
     } else {
-        let (board, spec) = load_spec(path)?;
-        Plan::from_spec(board, &spec)
+        let (name, spec, targets) = crate::board::load(path)?;
+        let mut p = Plan::from_spec(name, &spec);
+        p.targets = targets;
+        p
     };
     if o.duration.is_some() || o.repeats.is_some() {
         if let Some(d) = o.duration {
@@ -265,12 +265,6 @@ fn load_plan(path: &Path, o: &Overrides) -> anyhow::Result<Plan> {
         plan.targets = targets;
     }
     Ok(plan)
-}
-
-/// A board description (validated by the model crate) rather than a
-/// standalone bench spec: it has a `bench` section naming its DUT.
-fn is_board(text: &str) -> bool {
-    crate::spec::load_yaml(text).ok().map(|v| v.get("bench").and_then(|b| b.get("dut")).is_some()).unwrap_or(false)
 }
 
 /// Runs a `bench` command; returns the exit code.
@@ -451,15 +445,17 @@ fn run_ablate(a: &AblateArgs) -> anyhow::Result<i32> {
     let plan = groups::PlanText::parse(&plan_source, &plan_text)?;
     let groups = groups::resolve(&plan, &a.groups)?;
     // The matrix and the targets.
-    let (board_name, mut spec, board_targets) = match &a.spec {
-        Some(s) => {
-            let (_, spec) = load_spec(s)?;
-            (loaded.board.board.name.clone(), spec, None)
+    let board_name = loaded.board.board.name.clone();
+    let (mut spec, board_targets) = match (&a.bench, &loaded.board.bench, &loaded.resolved.bench) {
+        (Some(f), _, _) => {
+            let (_, spec, targets) = crate::board::load(f)?;
+            (spec, targets)
         }
-        None => {
-            let (n, s, t) = crate::board::load(&a.board)?;
-            (n, s, Some(t))
-        }
+        (None, Some(b), Some(r)) => (crate::spec::BenchSpec::from_model(b, r), crate::board::targets(b)),
+        _ => bail!(
+            "{}: the board has no `bench` section; add one (docs/board-format.md) or pass --bench FILE (docs/bench.md)",
+            a.board.display()
+        ),
     };
     if let Some(d) = a.duration {
         spec.duration = d;

@@ -63,46 +63,10 @@ impl std::fmt::Display for Version {
     }
 }
 
-/// Transport protocol of a test.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Protocol {
-    /// TCP.
-    Tcp,
-    /// UDP.
-    Udp,
-}
-
-impl std::fmt::Display for Protocol {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            Protocol::Tcp => "tcp",
-            Protocol::Udp => "udp",
-        })
-    }
-}
-
-/// Direction of the traffic relative to the iperf3 client.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Direction {
-    /// Client sends to server (the DUT transmits when it is the client).
-    Tx,
-    /// Server sends to client (`-R`).
-    Rx,
-    /// Both at once (`--bidir`).
-    Bidir,
-}
-
-impl std::fmt::Display for Direction {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            Direction::Tx => "tx",
-            Direction::Rx => "rx",
-            Direction::Bidir => "bidir",
-        })
-    }
-}
+// One Protocol and one Direction for the board, the bench file, the plan
+// and iperf3: the model's (docs/board-format.md, `bench.matrix`).
+// Direction is relative to the iperf3 client (the DUT on a board).
+pub use zynq_net_model::bench::{Direction, Protocol};
 
 /// What one iperf3 client invocation should do.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

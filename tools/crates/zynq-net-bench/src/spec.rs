@@ -1,61 +1,31 @@
-//! The benchmark section of a board description (`bench:`), as the runner
-//! reads it, and loading it from a board YAML file or a standalone spec.
+//! The runner's settings, resolved: [`BenchSpec`] is built only from the
+//! model's `bench` section ([`zynq_net_model::bench::Bench`] and its
+//! [`ResolvedBench`], loaded with positions by
+//! [`zynq_net_model::load_bench`]: a board file's section or a standalone
+//! bench file), then adjusted by command-line overrides. It is never read
+//! from a user's YAML; serde is only for the plan file (`plan.json`) that
+//! `bench plan` writes and `bench run --plan` reads back.
 //!
-//! ```yaml
-//! bench:
-//!   duration: 10          # seconds per matrix trial
-//!   omit: 1               # seconds omitted at the start (TCP slow start)
-//!   repeats: 3            # repeats per cell: the noise estimate of `compare`
-//!   protocols: [tcp, udp]
-//!   directions: [tx, rx]  # relative to the DUT as iperf3 client; bidir too
-//!   mtus: [1500, 9000]
-//!   streams: [1, 2]
-//!   tcp_length: 131072    # -l for TCP
-//!   udp_bitrate: 0        # -b for UDP matrix cells (0 = unlimited)
-//!   cpus: {client: [2, 3], server: []}   # taskset lists; empty = any
-//!   irq_cpus: {client: [0]}              # the CPU taking the NIC IRQ
-//!   cpu_bound_percent: 95
-//!   line_rate: 1G
-//!   frame_sizes: [64, 128, 256, 512, 1024, 1280, 1518]
-//!   rfc2544: {trial_seconds: 1, confirm_seconds: 5, max_trials: 10,
-//!             loss_tolerance_percent: 0, resolution_percent: 1}
-//! ```
-
-use std::path::Path;
+//! Defaults for a section the input leaves out (no `matrix`, no `rfc2544`)
+//! are [`BenchSpec::default`]'s.
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
+
+use zynq_net_model::bench::{Bench, Direction, Protocol};
+use zynq_net_model::resolve::{CpuSet, ResolvedBench};
 
 use crate::error::BenchError;
-use crate::iperf::{Direction, Protocol};
 
-/// A bit rate in bit/s, written as a number or with an SI suffix
-/// (`200M`, `1G`, `2500M`, `100k`), the way iperf3's `-b` reads it.
+/// A bit rate in bit/s. Parsed from the command line (`--line-rate 1G`,
+/// `lab up --shape 200M`) with the board loader's parser, so the CLI and a
+/// bench file's `udp_rate` accept the same rates; a number in `plan.json`.
 #[derive(Debug, Clone, Copy, PartialEq, PartialOrd, Serialize, Deserialize)]
-#[serde(try_from = "Value", into = "f64")]
+#[serde(transparent)]
 pub struct Rate(pub f64);
 
-impl From<Rate> for f64 {
-    fn from(r: Rate) -> f64 {
-        r.0
-    }
-}
-
-impl TryFrom<Value> for Rate {
-    type Error = String;
-    fn try_from(v: Value) -> Result<Self, String> {
-        match v {
-            Value::Number(n) => n.as_f64().map(Rate).ok_or_else(|| "bad number".to_string()),
-            Value::String(s) => Rate::parse(&s),
-            other => Err(format!("expected a rate like 200M, got {other}")),
-        }
-    }
-}
-
 impl Rate {
-    /// Parses `200M`, `1G`, `1.5g`, `100k`, `1000000`, `200mbit` with the
-    /// board loader's parser ([`zynq_net_model::resolve::BitRate`]), so a
-    /// spec file and a board's `udp_rate` accept the same rates.
+    /// Parses `200M`, `1G`, `1.5g`, `100k`, `1000000`, `200mbit` with
+    /// [`zynq_net_model::resolve::BitRate::parse`] (suffixes are powers of 1000).
     pub fn parse(s: &str) -> Result<Rate, String> {
         zynq_net_model::resolve::BitRate::parse(s).map(|r| Rate(r.bits_per_second())).ok_or_else(|| {
             format!(
@@ -74,29 +44,26 @@ impl std::str::FromStr for Rate {
 
 /// CPU lists per end.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
 pub struct PerEnd {
     /// iperf3 client side (the DUT on a board, the client namespace in the lab).
-    #[serde(default)]
     pub client: Vec<usize>,
     /// iperf3 server side (the peer).
-    #[serde(default)]
     pub server: Vec<usize>,
 }
 
-/// RFC 2544-style search settings.
+/// RFC 2544-style search settings (from `bench.rfc2544`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
 pub struct Rfc2544Spec {
-    /// Seconds per search trial.
+    /// Seconds per search trial (`trial_s`).
     pub trial_seconds: f64,
-    /// Seconds of the confirmation trial at the found rate.
+    /// Seconds of the confirmation trial at the found rate (`confirm_s`).
     pub confirm_seconds: f64,
-    /// At most this many search trials per frame size.
+    /// At most this many search trials per frame size (`max_trials`).
     pub max_trials: u32,
-    /// Loss still counted as "zero loss", in percent of sent frames.
+    /// Loss still counted as "zero loss", in percent of sent frames (`loss_tolerance_pct`).
     pub loss_tolerance_percent: f64,
-    /// Stop when the pass/fail bracket is narrower than this (percent of the upper bound).
+    /// Stop when the pass/fail bracket is narrower than this (percent of
+    /// the upper bound, `resolution_pct`).
     pub resolution_percent: f64,
 }
 
@@ -112,41 +79,41 @@ impl Default for Rfc2544Spec {
     }
 }
 
-/// The `bench` section.
+/// Everything the runner reads, resolved (see the module documentation).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
 pub struct BenchSpec {
-    /// Seconds per matrix trial.
+    /// Seconds per matrix trial (`matrix.duration_s`, or `--duration`).
     pub duration: f64,
-    /// Seconds omitted at the start of each trial (`-O`).
+    /// Seconds omitted at the start of each trial (`-O`, `matrix.omit_s`).
     pub omit: u32,
-    /// Repeats per cell.
+    /// Repeats per cell (`matrix.repeats`).
     pub repeats: u32,
     /// Protocols.
     pub protocols: Vec<Protocol>,
-    /// Directions.
+    /// Directions (relative to the iperf3 client, the DUT).
     pub directions: Vec<Direction>,
     /// MTUs.
     pub mtus: Vec<u32>,
     /// Parallel stream counts.
     pub streams: Vec<u32>,
-    /// `-l` for TCP cells.
+    /// `-l` for TCP cells (`matrix.tcp_length`).
     pub tcp_length: u32,
-    /// `-b` for UDP cells (0 = unlimited).
+    /// `-b` for UDP cells, 0 = unlimited (`matrix.udp_rate`).
     pub udp_bitrate: Rate,
-    /// iperf3 CPU lists (taskset).
+    /// iperf3 CPU lists for taskset (`matrix.pin_cpus`, `matrix.peer_pin_cpus`).
     pub cpus: PerEnd,
-    /// CPUs taking the NIC interrupts: iperf3 is kept off them (C8).
+    /// CPUs taking the NIC interrupts: iperf3 is kept off them
+    /// (`dut.irq_cpus`; rule bench-pin-irq-cpu).
     pub irq_cpus: PerEnd,
-    /// A core at or above this busy percentage flags the cell CPU-bound (C8).
+    /// A core at or above this busy percentage flags the cell CPU-bound (`matrix.cpu_bound_pct`).
     pub cpu_bound_percent: f64,
-    /// Line rate for RFC 2544 percentages and the upper search bound.
+    /// Line rate for RFC 2544 percentages and the upper search bound (`rfc2544.line_rate_mbps`).
     pub line_rate: Rate,
     /// RFC 2544 frame sizes (bytes, Ethernet frame incl. FCS).
     pub frame_sizes: Vec<u32>,
     /// RFC 2544 search settings.
     pub rfc2544: Rfc2544Spec,
-    /// Zero-copy send (`-Z`).
+    /// Zero-copy send (`-Z`, `matrix.zerocopy`).
     pub zerocopy: bool,
 }
 
@@ -173,52 +140,95 @@ impl Default for BenchSpec {
     }
 }
 
+/// `x > 0` and not NaN.
+fn positive(x: f64) -> bool {
+    x > 0.0
+}
+
+fn cpus(s: &CpuSet) -> Vec<usize> {
+    s.iter().map(|c| c as usize).collect()
+}
+
 impl BenchSpec {
-    /// Checks values a serde type cannot express; collects every problem.
+    /// The runner's settings from a validated `bench` section `b` and its
+    /// resolved values `r` (from [`zynq_net_model::LoadedBench`] or
+    /// [`zynq_net_model::LoadedBoard`]); a section left out keeps
+    /// [`BenchSpec::default`]'s values.
+    pub fn from_model(b: &Bench, r: &ResolvedBench) -> BenchSpec {
+        let mut s = BenchSpec::default();
+        if let Some(m) = &b.matrix {
+            s.protocols = m.protocols.clone();
+            s.directions = m.directions.clone();
+            s.mtus = m.mtus.clone();
+            s.streams = m.streams.clone();
+            s.duration = f64::from(m.duration_s);
+            s.omit = m.omit_s;
+            s.repeats = m.repeats;
+            s.tcp_length = m.tcp_length;
+            s.zerocopy = m.zerocopy;
+            s.cpu_bound_percent = m.cpu_bound_pct;
+        }
+        if let Some(p) = &r.pin_cpus {
+            s.cpus.client = cpus(p);
+        }
+        if let Some(p) = &r.peer_pin_cpus {
+            s.cpus.server = cpus(p);
+        }
+        if let Some(rate) = r.udp_rate {
+            s.udp_bitrate = Rate(rate.bits_per_second());
+        }
+        if let Some(i) = &r.irq_cpus {
+            s.irq_cpus.client = cpus(i);
+        }
+        if let Some(x) = &b.rfc2544 {
+            s.frame_sizes = x.frame_sizes.clone();
+            s.line_rate = Rate(f64::from(x.line_rate_mbps) * 1e6);
+            s.rfc2544 = Rfc2544Spec {
+                trial_seconds: f64::from(x.trial_s),
+                confirm_seconds: f64::from(x.confirm_s),
+                max_trials: x.max_trials,
+                loss_tolerance_percent: x.loss_tolerance_pct,
+                resolution_percent: x.resolution_pct,
+            };
+        }
+        s
+    }
+
+    /// Checks the values command-line overrides can set (`--duration`,
+    /// `--repeats`, `bench rfc2544 --trial-seconds` ...; the file's values
+    /// were checked by the model's rules); collects every problem, naming
+    /// the option.
     pub fn validate(&self) -> Result<(), BenchError> {
         let mut errs = Vec::new();
-        if self.duration.is_nan() || self.duration <= 0.0 {
-            errs.push("bench.duration: must be > 0 seconds".to_string());
+        if !positive(self.duration) {
+            errs.push(format!("--duration {}: expected seconds > 0, e.g. 10", self.duration));
         }
         if self.repeats == 0 {
-            errs.push("bench.repeats: must be at least 1".to_string());
+            errs.push("--repeats 0: expected at least 1".to_string());
         }
-        for m in &self.mtus {
-            if !(576..=65535).contains(m) {
-                errs.push(format!("bench.mtus: {m} is outside 576..65535"));
-            }
-        }
-        for s in &self.streams {
-            if !(1..=128).contains(s) {
-                errs.push(format!("bench.streams: {s} is outside 1..128 (iperf3 -P)"));
-            }
+        if !positive(self.line_rate.0) {
+            errs.push(format!("--line-rate {}: expected a rate > 0, e.g. 1G", self.line_rate.0));
         }
         for f in &self.frame_sizes {
-            if !(64..=65535).contains(f) {
-                errs.push(format!("bench.frame_sizes: {f} is below the 64-byte Ethernet minimum or too large"));
+            if !(64..=9018).contains(f) {
+                errs.push(format!("--frame-sizes: {f} is outside 64..9018 bytes (RFC 2544 section 9.1, + 9018 jumbo)"));
             }
         }
-        if self.protocols.is_empty() || self.directions.is_empty() || self.mtus.is_empty() || self.streams.is_empty() {
-            errs.push("bench: protocols, directions, mtus and streams must not be empty".to_string());
-        }
-        if self.line_rate.0.is_nan() || self.line_rate.0 <= 0.0 {
-            errs.push("bench.line_rate: must be > 0".to_string());
-        }
-        if !(0.0..=100.0).contains(&self.cpu_bound_percent) {
-            errs.push("bench.cpu_bound_percent: must be 0..100".to_string());
-        }
         let r = &self.rfc2544;
-        if !(r.trial_seconds > 0.0 && r.confirm_seconds > 0.0) {
-            errs.push("bench.rfc2544: trial_seconds and confirm_seconds must be > 0".to_string());
+        if !positive(r.trial_seconds) {
+            errs.push(format!("--trial-seconds {}: expected seconds > 0", r.trial_seconds));
+        }
+        if !positive(r.confirm_seconds) {
+            errs.push(format!("--confirm-seconds {}: expected seconds > 0", r.confirm_seconds));
         }
         if r.max_trials == 0 {
-            errs.push("bench.rfc2544.max_trials: must be at least 1".to_string());
+            errs.push("--max-trials 0: expected at least 1".to_string());
         }
         if !(0.0..100.0).contains(&r.loss_tolerance_percent) {
-            errs.push("bench.rfc2544.loss_tolerance_percent: must be 0..100".to_string());
+            errs.push(format!("--loss-tolerance {}: expected percent in [0, 100)", r.loss_tolerance_percent));
         }
         if !(r.resolution_percent > 0.0 && r.resolution_percent < 50.0) {
-            errs.push("bench.rfc2544.resolution_percent: must be in (0, 50)".to_string());
+            errs.push(format!("--resolution {}: expected percent in (0, 50)", r.resolution_percent));
         }
         if errs.is_empty() {
             Ok(())
@@ -228,91 +238,16 @@ impl BenchSpec {
     }
 }
 
-/// Converts a YAML document to a JSON value (strings, numbers, booleans,
-/// sequences, mappings with scalar keys).
-fn yaml_to_json(y: &saphyr::YamlOwned) -> Result<Value, String> {
-    use saphyr::{ScalarOwned, YamlOwned};
-    Ok(match y {
-        YamlOwned::Value(s) => match s {
-            ScalarOwned::Null => Value::Null,
-            ScalarOwned::Boolean(b) => Value::Bool(*b),
-            ScalarOwned::Integer(i) => Value::from(*i),
-            ScalarOwned::FloatingPoint(f) => Value::from(f.into_inner()),
-            ScalarOwned::String(s) => Value::String(s.clone()),
-        },
-        YamlOwned::Representation(s, _, _) => Value::String(s.clone()),
-        YamlOwned::Sequence(seq) => Value::Array(seq.iter().map(yaml_to_json).collect::<Result<_, _>>()?),
-        YamlOwned::Mapping(m) => {
-            let mut o = serde_json::Map::new();
-            for (k, v) in m {
-                let key = match yaml_to_json(k)? {
-                    Value::String(s) => s,
-                    Value::Number(n) => n.to_string(),
-                    Value::Bool(b) => b.to_string(),
-                    other => return Err(format!("unsupported mapping key {other}")),
-                };
-                o.insert(key, yaml_to_json(v)?);
-            }
-            Value::Object(o)
-        }
-        YamlOwned::Tagged(_, inner) => yaml_to_json(inner)?,
-        YamlOwned::Alias(_) => return Err("YAML aliases are not supported".into()),
-        YamlOwned::BadValue => return Err("invalid YAML value".into()),
-    })
-}
-
-/// Loads a YAML (or JSON) text into a JSON value, within the board
-/// loader's limits (no aliases, nesting, value size, node count:
-/// `zynq_net_model::yaml::check_limits`), so a spec cannot exhaust memory
-/// or the stack either.
-pub fn load_yaml(text: &str) -> Result<Value, String> {
-    use saphyr::LoadableYamlNode;
-    if let Err(diags) = zynq_net_model::yaml::check_limits(text) {
-        let d = &diags[0];
-        return Err(format!("{}:{}: {}", d.pos.line, d.pos.col, d.message));
-    }
-    let docs = saphyr::YamlOwned::load_from_str(text).map_err(|e| e.to_string())?;
-    match docs.first() {
-        Some(d) => yaml_to_json(d),
-        None => Ok(Value::Null),
-    }
-}
-
-/// Reads the `bench` section of a board file, or a file that *is* a bench
-/// section (when it has no `bench` key and looks like one).
-pub fn load_spec(path: &Path) -> Result<(Option<String>, BenchSpec), BenchError> {
-    let text = std::fs::read_to_string(path).map_err(|e| BenchError::io(path, e))?;
-    let doc = load_yaml(&text).map_err(|e| BenchError::Invalid(format!("{}: {e}", path.display())))?;
-    let board = doc
-        .get("board")
-        .and_then(|b| {
-            b.as_str().map(str::to_string).or_else(|| b.get("name").and_then(Value::as_str).map(str::to_string))
-        })
-        .or_else(|| doc.get("name").and_then(Value::as_str).map(str::to_string));
-    let section = match doc.get("bench") {
-        Some(b) => b.clone(),
-        None if doc.is_object() && doc.get("interfaces").is_none() => doc.clone(),
-        None => return Err(BenchError::Invalid(format!("{}: the board has no `bench` section", path.display()))),
-    };
-    let spec: BenchSpec =
-        serde_json::from_value(section).map_err(|e| BenchError::Invalid(format!("{}: bench: {e}", path.display())))?;
-    spec.validate().map_err(|e| BenchError::Invalid(format!("{}: {e}", path.display())))?;
-    Ok((board, spec))
-}
-
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
+    use std::path::Path;
+
     use super::*;
 
-    #[test]
-    fn hostile_yaml_is_refused_with_a_position() {
-        let bomb = format!("a: &x {}\nb: [{}]\n", "z".repeat(1000), vec!["*x"; 100].join(", "));
-        let e = load_yaml(&bomb).unwrap_err();
-        assert!(e.starts_with("2:5: YAML aliases"), "{e}");
-        let deep = format!("{}1\n", "- ".repeat(10_000));
-        let e = load_yaml(&deep).unwrap_err();
-        assert!(e.contains("nesting deeper than 32 levels"), "{e}");
+    fn spec_of(yaml: &str) -> BenchSpec {
+        let l = zynq_net_model::load_bench_str(Path::new("bench.yml"), yaml).unwrap_or_else(|d| panic!("{d}"));
+        BenchSpec::from_model(&l.bench, &l.resolved)
     }
 
     #[test]
@@ -325,21 +260,75 @@ mod tests {
     }
 
     #[test]
-    fn yaml_bench_section() {
-        let v =
-            load_yaml("board: zcu102\nbench:\n  mtus: [1500, 9000]\n  line_rate: 10G\n  protocols: [tcp]\n").unwrap();
-        let s: BenchSpec = serde_json::from_value(v["bench"].clone()).unwrap();
-        assert_eq!(s.mtus, vec![1500, 9000]);
-        assert_eq!(s.line_rate, Rate(10e9));
-        assert_eq!(s.protocols, vec![Protocol::Tcp]);
+    fn every_key_of_a_bench_file_reaches_the_spec() {
+        let s = spec_of(
+            "matrix:\n  protocols: [udp]\n  directions: [bidir, rx]\n  mtus: [1500, 9000]\n  streams: [2]\n  \
+             duration_s: 3\n  omit_s: 1\n  repeats: 4\n  tcp_length: 65536\n  udp_rate: 200M\n  zerocopy: true\n  \
+             cpu_bound_pct: 90\n  pin_cpus: \"2-3\"\n  peer_pin_cpus: 5\n\
+             dut: { address: 10.0.0.1, iface: eth0, irq_cpus: 1 }\n\
+             rfc2544:\n  frame_sizes: [64, 1518]\n  line_rate_mbps: 10000\n  trial_s: 3\n  confirm_s: 7\n  \
+             max_trials: 12\n  loss_tolerance_pct: 0.5\n  resolution_pct: 2\n",
+        );
+        let want = BenchSpec {
+            duration: 3.0,
+            omit: 1,
+            repeats: 4,
+            protocols: vec![Protocol::Udp],
+            directions: vec![Direction::Bidir, Direction::Rx],
+            mtus: vec![1500, 9000],
+            streams: vec![2],
+            tcp_length: 65536,
+            udp_bitrate: Rate(200e6),
+            cpus: PerEnd { client: vec![2, 3], server: vec![5] },
+            irq_cpus: PerEnd { client: vec![1], server: vec![] },
+            cpu_bound_percent: 90.0,
+            line_rate: Rate(10e9),
+            frame_sizes: vec![64, 1518],
+            rfc2544: Rfc2544Spec {
+                trial_seconds: 3.0,
+                confirm_seconds: 7.0,
+                max_trials: 12,
+                loss_tolerance_percent: 0.5,
+                resolution_percent: 2.0,
+            },
+            zerocopy: true,
+        };
+        assert_eq!(s, want);
+        want.validate().unwrap();
     }
 
     #[test]
-    fn unknown_keys_are_errors_and_all_problems_are_reported() {
-        let v = load_yaml("mtuz: [1500]\n").unwrap();
-        assert!(serde_json::from_value::<BenchSpec>(v).is_err());
-        let s = BenchSpec { repeats: 0, mtus: vec![100], ..BenchSpec::default() };
+    fn a_section_left_out_keeps_the_defaults() {
+        let s = spec_of("rfc2544: { frame_sizes: [1518], line_rate_mbps: 1000 }\n");
+        assert_eq!(s.protocols, BenchSpec::default().protocols);
+        assert_eq!(s.mtus, vec![1500]);
+        assert_eq!(s.frame_sizes, vec![1518]);
+        // the model's defaults for the keys the section leaves out
+        assert_eq!((s.rfc2544.trial_seconds, s.rfc2544.confirm_seconds), (2.0, 10.0));
+        let s = spec_of("matrix: { protocols: [tcp], directions: [tx], mtus: [1500] }\n");
+        assert_eq!((s.duration, s.repeats, s.streams.clone()), (10.0, 3, vec![1]));
+        assert_eq!(s.rfc2544, Rfc2544Spec::default());
+    }
+
+    #[test]
+    fn overrides_are_checked_naming_the_option() {
+        let s = BenchSpec { repeats: 0, duration: 0.0, ..BenchSpec::default() };
         let e = s.validate().unwrap_err().to_string();
-        assert!(e.contains("repeats") && e.contains("mtus"), "{e}");
+        assert!(e.contains("--repeats 0") && e.contains("--duration 0"), "{e}");
+        let s = BenchSpec {
+            rfc2544: Rfc2544Spec { resolution_percent: 50.0, ..Rfc2544Spec::default() },
+            ..BenchSpec::default()
+        };
+        assert!(s.validate().unwrap_err().to_string().contains("--resolution 50"));
+        BenchSpec::default().validate().unwrap();
+    }
+
+    #[test]
+    fn plan_json_keeps_rates_as_numbers() {
+        let s = BenchSpec { udp_bitrate: Rate(2.5e8), ..BenchSpec::default() };
+        let v = serde_json::to_value(&s).unwrap();
+        assert_eq!(v["udp_bitrate"], serde_json::json!(2.5e8));
+        let back: BenchSpec = serde_json::from_value(v).unwrap();
+        assert_eq!(back, s);
     }
 }

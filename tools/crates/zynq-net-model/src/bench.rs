@@ -1,5 +1,11 @@
 //! The `bench` section of a board: who is measured against whom, the iperf3
 //! matrix and the RFC 2544-style throughput search (used by `zynq-net bench`).
+//!
+//! It is the only benchmark input schema: a standalone bench file is this
+//! section on its own ([`crate::load_bench`]), with the same keys. On a
+//! board `dut` and `peers` are required (the schema says so:
+//! [`crate::schema::schema_value`]); in a bench file they are optional,
+//! because `zynq-net bench --lab`/`--targets` say where to run.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -10,9 +16,12 @@ use crate::cpus::CpuList;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Bench {
-    /// The device under test.
-    pub dut: BenchHost,
-    /// Traffic peers (iperf3 servers/clients on the other side of the DUT).
+    /// The device under test (required on a board; optional in a bench file).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dut: Option<BenchHost>,
+    /// Traffic peers (iperf3 servers/clients on the other side of the DUT;
+    /// required on a board, optional in a bench file).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     #[schemars(length(min = 1))]
     pub peers: Vec<BenchPeer>,
     /// iperf3 matrix.
@@ -53,8 +62,8 @@ pub struct BenchPeer {
     pub address: String,
 }
 
-/// Transport protocol.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+/// Transport protocol (displayed as written: `tcp`, `udp`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Protocol {
     /// TCP.
@@ -63,42 +72,85 @@ pub enum Protocol {
     Udp,
 }
 
-/// Direction seen from the DUT.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+impl std::fmt::Display for Protocol {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Protocol::Tcp => "tcp",
+            Protocol::Udp => "udp",
+        })
+    }
+}
+
+/// Direction seen from the DUT, which is the iperf3 client (displayed as
+/// written: `tx`, `rx`, `bidir`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Direction {
-    /// DUT sends.
+    /// DUT sends (client to server).
     Tx,
-    /// DUT receives.
+    /// DUT receives (`-R`: server to client).
     Rx,
     /// Both at once (`--bidir`).
     Bidir,
+}
+
+impl std::fmt::Display for Direction {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Direction::Tx => "tx",
+            Direction::Rx => "rx",
+            Direction::Bidir => "bidir",
+        })
+    }
 }
 
 /// iperf3 matrix: the cross product of the lists.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Matrix {
-    /// Protocols.
+    /// Protocols (`tcp`, `udp`).
+    #[schemars(length(min = 1))]
     pub protocols: Vec<Protocol>,
-    /// Directions.
+    /// Directions (`tx`, `rx`, `bidir`).
+    #[schemars(length(min = 1))]
     pub directions: Vec<Direction>,
     /// MTUs in bytes.
+    #[schemars(length(min = 1))]
     pub mtus: Vec<u32>,
-    /// Parallel streams (`-P`).
+    /// Parallel streams (`-P`), 1-128 each.
     #[serde(default = "default_streams")]
+    #[schemars(length(min = 1))]
     pub streams: Vec<u32>,
-    /// Duration of each cell in seconds (`-t`).
+    /// Duration of each cell in seconds (`-t`), at least 1.
     #[serde(default = "default_duration")]
+    #[schemars(range(min = 1))]
     pub duration_s: u32,
+    /// Seconds omitted at the start of each cell (`-O`: TCP slow start).
+    #[serde(default)]
+    pub omit_s: u32,
     /// CPUs iperf3 is pinned to on the DUT (taskset).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pin_cpus: Option<CpuList>,
-    /// UDP offered rate (`-b`), e.g. `2500M`.
+    /// CPUs iperf3 is pinned to on the peer (taskset; not checked against
+    /// the board's CPU count: the peer is another machine).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub peer_pin_cpus: Option<CpuList>,
+    /// UDP offered rate (`-b`), e.g. `2500M`; absent = unlimited.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub udp_rate: Option<String>,
-    /// Repeats per cell (for noise estimates).
+    /// TCP buffer length in bytes (`-l`), 1 to 1 MiB (iperf3 src/iperf.h: MAX_BLOCKSIZE).
+    #[serde(default = "default_tcp_length")]
+    #[schemars(range(min = 1, max = 1048576))]
+    pub tcp_length: u32,
+    /// Zero-copy send (`-Z`).
+    #[serde(default)]
+    pub zerocopy: bool,
+    /// A core at least this busy (percent, 0 < x <= 100) flags the cell CPU-bound.
+    #[serde(default = "default_cpu_bound")]
+    pub cpu_bound_pct: f64,
+    /// Repeats per cell (for noise estimates), at least 1.
     #[serde(default = "default_repeats")]
+    #[schemars(range(min = 1))]
     pub repeats: u32,
 }
 
@@ -107,21 +159,31 @@ pub struct Matrix {
 #[serde(deny_unknown_fields)]
 pub struct Rfc2544 {
     /// Ethernet frame sizes in bytes (RFC 2544 section 9: 64 ... 1518).
+    #[schemars(length(min = 1))]
     pub frame_sizes: Vec<u32>,
-    /// Line rate in Mbit/s (the physical limit reported beside each result).
+    /// Line rate in Mbit/s (the physical limit reported beside each
+    /// result, and the first search rate), at least 1.
+    #[schemars(range(min = 1))]
     pub line_rate_mbps: u32,
-    /// Accepted loss in percent (0 = RFC 2544 zero loss).
+    /// Accepted loss in percent (0 <= x < 100; 0 = RFC 2544 zero loss).
     #[serde(default)]
     pub loss_tolerance_pct: f64,
-    /// Duration of one search trial in seconds.
+    /// Duration of one search trial in seconds, at least 1.
     #[serde(default = "default_trial")]
+    #[schemars(range(min = 1))]
     pub trial_s: u32,
-    /// Duration of the confirmation trial in seconds.
+    /// Duration of the confirmation trial in seconds, at least 1.
     #[serde(default = "default_confirm")]
+    #[schemars(range(min = 1))]
     pub confirm_s: u32,
-    /// Maximum number of search trials per frame size.
+    /// Maximum number of search trials per frame size, at least 1.
     #[serde(default = "default_max_trials")]
+    #[schemars(range(min = 1))]
     pub max_trials: u32,
+    /// The search stops when the pass/fail bracket is narrower than this
+    /// (percent of its upper bound, 0 < x < 50).
+    #[serde(default = "default_resolution")]
+    pub resolution_pct: f64,
 }
 
 fn default_streams() -> Vec<u32> {
@@ -141,4 +203,13 @@ fn default_confirm() -> u32 {
 }
 fn default_max_trials() -> u32 {
     10
+}
+fn default_tcp_length() -> u32 {
+    128 * 1024
+}
+fn default_cpu_bound() -> f64 {
+    95.0
+}
+fn default_resolution() -> f64 {
+    1.0
 }

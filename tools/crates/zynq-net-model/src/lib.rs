@@ -7,6 +7,10 @@
 //! ([`validate`]) and, for a board without errors, resolves its string
 //! values into typed ones ([`resolve`]). All problems come back at once as
 //! [`Diagnostics`].
+//!
+//! `load_bench` reads the benchmark input of `zynq-net bench` with the same
+//! machinery: a board file's `bench` section, or a standalone bench file
+//! holding that section's keys at the top level ([`bench`]).
 
 pub mod bench;
 pub mod cpus;
@@ -55,15 +59,26 @@ impl LoadedBoard {
 /// # Errors
 /// [`Diagnostics`] with every error and warning found, sorted by position.
 pub fn load_board_str(file: &Path, text: &str) -> Result<LoadedBoard, Diagnostics> {
-    // A byte order mark may open a YAML 1.2 stream (spec 5.2, editors on
-    // Windows write one); it is not part of the first key.
-    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let fail = |items: Vec<Diagnostic>| {
-        let mut items = items;
-        items.sort_by_key(|a| (a.pos, a.severity()));
-        Diagnostics { file: file.to_path_buf(), source: text.to_string(), items }
-    };
-    let (value, map) = yaml::load(text).map_err(fail)?;
+    let text = strip_bom(text);
+    let (value, map) = yaml::load(text).map_err(|items| failed(file, text, items))?;
+    board_from(file, text, value, &map)
+}
+
+/// A byte order mark may open a YAML 1.2 stream (spec 5.2, editors on
+/// Windows write one); it is not part of the first key.
+fn strip_bom(text: &str) -> &str {
+    text.strip_prefix('\u{feff}').unwrap_or(text)
+}
+
+/// The diagnostics of a file that failed, sorted by position.
+fn failed(file: &Path, text: &str, mut items: Vec<Diagnostic>) -> Diagnostics {
+    items.sort_by_key(|a| (a.pos, a.severity()));
+    Diagnostics { file: file.to_path_buf(), source: text.to_string(), items }
+}
+
+/// Validates and resolves a parsed board document.
+fn board_from(file: &Path, text: &str, value: serde_json::Value, map: &SourceMap) -> Result<LoadedBoard, Diagnostics> {
+    let fail = |items: Vec<Diagnostic>| failed(file, text, items);
     if let Some(v) = value.get("version").and_then(serde_json::Value::as_u64) {
         if v != u64::from(model::FORMAT_VERSION) {
             let d = map.locate(Diagnostic::new(
@@ -77,31 +92,166 @@ pub fn load_board_str(file: &Path, text: &str) -> Result<LoadedBoard, Diagnostic
             return Err(fail(vec![d]));
         }
     }
-    let structural = schema::validate_structure(&value, &map);
+    let structural = schema::validate_structure(&value, map);
     if !structural.is_empty() {
         return Err(fail(structural));
     }
-    let board: Board = serde_json::from_value(value).map_err(|e| {
-        fail(vec![map.locate(Diagnostic::new(
-            Rule::Internal,
-            "",
-            format!("internal error: schema-valid board did not deserialize: {e}"),
-        ))])
+    let (board, resolved, warnings) = typed(value, map, fail, "board", validate::validate, resolve::resolve)?;
+    Ok(LoadedBoard { board, resolved, file: file.to_path_buf(), source: text.to_string(), warnings })
+}
+
+/// The stages after the schema, for a board or a bench file (`what`):
+/// deserialize the schema-valid document, run the semantic `rules`
+/// (located with `map`), and `resolve` the typed values when no rule
+/// reported an error. Returns the value, its resolved values and the
+/// warnings, sorted by position.
+fn typed<T: serde::de::DeserializeOwned, R>(
+    value: serde_json::Value,
+    map: &SourceMap,
+    fail: impl Fn(Vec<Diagnostic>) -> Diagnostics,
+    what: &str,
+    rules: impl FnOnce(&T) -> Vec<Diagnostic>,
+    resolve: impl FnOnce(&T) -> Result<R, resolve::Unresolved>,
+) -> Result<(T, R, Vec<Diagnostic>), Diagnostics> {
+    let internal = |ptr: String, msg: String| fail(vec![map.locate(Diagnostic::new(Rule::Internal, ptr, msg))]);
+    let t: T = serde_json::from_value(value).map_err(|e| {
+        internal(String::new(), format!("internal error: schema-valid {what} did not deserialize: {e}"))
     })?;
-    let items: Vec<Diagnostic> = validate::validate(&board).into_iter().map(|d| map.locate(d)).collect();
+    let items: Vec<Diagnostic> = rules(&t).into_iter().map(|d| map.locate(d)).collect();
     if items.iter().any(Diagnostic::is_error) {
         return Err(fail(items));
     }
-    let resolved = resolve::resolve(&board).map_err(|u| {
-        fail(vec![map.locate(Diagnostic::new(
-            Rule::Internal,
-            u.ptr,
-            format!("internal error: validated value `{}` did not resolve", u.what),
-        ))])
-    })?;
+    let r = resolve(&t)
+        .map_err(|u| internal(u.ptr, format!("internal error: validated value `{}` did not resolve", u.what)))?;
     let mut warnings = items;
     warnings.sort_by_key(|d| d.pos);
-    Ok(LoadedBoard { board, resolved, file: file.to_path_buf(), source: text.to_string(), warnings })
+    Ok((t, r, warnings))
+}
+
+/// A benchmark description loaded without errors ([`load_bench`]).
+#[derive(Debug, Clone)]
+pub struct LoadedBench {
+    /// The validated `bench` section (of the board, or the bench file).
+    pub bench: bench::Bench,
+    /// Its typed values: what the runner reads instead of its strings.
+    pub resolved: resolve::ResolvedBench,
+    /// The board's name when the file is a board file; `None` for a bench file.
+    pub board: Option<String>,
+    /// The file it came from.
+    pub file: PathBuf,
+    /// The file's text.
+    pub source: String,
+    /// Warnings (already located).
+    pub warnings: Vec<Diagnostic>,
+}
+
+impl LoadedBench {
+    /// Warnings as a [`Diagnostics`] set, for rendering.
+    pub fn warning_diagnostics(&self) -> Diagnostics {
+        Diagnostics { file: self.file.clone(), source: self.source.clone(), items: self.warnings.clone() }
+    }
+}
+
+/// Which document a text is, by one structural rule (docs/bench.md, "The
+/// bench file"): a mapping with a top-level `board` key is a board file;
+/// any other document is a standalone bench file.
+pub fn doc_kind(doc: &serde_json::Value) -> schema::DocKind {
+    if doc.get("board").is_some() {
+        schema::DocKind::Board
+    } else {
+        schema::DocKind::Bench
+    }
+}
+
+/// Loads a benchmark description from text; `file` is used in messages.
+///
+/// A board file (a top-level `board` key, [`doc_kind`]) is loaded and
+/// validated whole, as [`load_board_str`] does, and its `bench` section
+/// returned (a board without one is a `missing-key` error). Any other
+/// document is a standalone bench file: the keys of a board's `bench`
+/// section (`dut`, `peers`, `matrix`, `rfc2544`) at the top level, checked
+/// against the same schema (without a board's required `dut` and `peers`)
+/// and the same bench rules, except those that need a board (the DUT's
+/// interface, CPU lists against the board's CPU count).
+///
+/// # Errors
+/// [`Diagnostics`] with every error and warning found, sorted by position;
+/// each names `file:line:col`, what was expected and a hint.
+pub fn load_bench_str(file: &Path, text: &str) -> Result<LoadedBench, Diagnostics> {
+    let text = strip_bom(text);
+    let fail = |items: Vec<Diagnostic>| failed(file, text, items);
+    let (value, map) = yaml::load(text).map_err(|items| {
+        let items = items
+            .into_iter()
+            .map(|d| match d.rule {
+                Rule::EmptyFile => d.hint("write a bench file (docs/bench.md) or a board file (docs/board-format.md)"),
+                _ => d,
+            })
+            .collect();
+        fail(items)
+    })?;
+    if doc_kind(&value) == schema::DocKind::Board {
+        let board = board_from(file, text, value, &map)?;
+        let (Some(bench), Some(resolved)) = (board.board.bench, board.resolved.bench) else {
+            let d = Diagnostic::new(
+                Rule::MissingKey,
+                "",
+                format!(
+                    "missing required key `bench`: board `{}` has no benchmark description",
+                    board.board.board.name
+                ),
+            )
+            .hint("add a `bench:` section (docs/board-format.md), or give a bench file (docs/bench.md)");
+            return Err(fail(vec![map.locate(d)]));
+        };
+        return Ok(LoadedBench {
+            bench,
+            resolved,
+            board: Some(board.board.board.name),
+            file: file.to_path_buf(),
+            source: text.to_string(),
+            warnings: board.warnings,
+        });
+    }
+    let structural: Vec<Diagnostic> = schema::validate_structure_of(&value, &map, schema::DocKind::Bench)
+        .into_iter()
+        .map(|d| {
+            let key = d.pointer.strip_prefix('/').filter(|k| !k.contains('/'));
+            match (d.rule, key.and_then(|k| schema::FORMER_SPEC_KEYS.iter().find(|(old, _)| *old == k))) {
+                (Rule::UnknownKey, Some((old, new))) => d.hint(format!(
+                    "`{old}` is a key of the former bench spec; a bench file writes it as `{new}` (docs/bench.md)"
+                )),
+                (Rule::UnknownKey, None) if key.is_some() => {
+                    let h = d.hint.clone().unwrap_or_default();
+                    d.hint(format!("{h} (a file with a top-level `board:` key is read as a board file)"))
+                }
+                _ => d,
+            }
+        })
+        .collect();
+    if !structural.is_empty() {
+        return Err(fail(structural));
+    }
+    let (bench, resolved, warnings) = typed(
+        value,
+        &map,
+        fail,
+        "bench file",
+        |b| validate::bench(b, "", None),
+        |b| resolve::resolve_bench(b, "", None),
+    )?;
+    Ok(LoadedBench { bench, resolved, board: None, file: file.to_path_buf(), source: text.to_string(), warnings })
+}
+
+/// Reads a benchmark description: a board file's `bench` section or a
+/// standalone bench file ([`load_bench_str`]), within the board loader's
+/// limits (size, UTF-8, YAML limits).
+///
+/// # Errors
+/// [`LoadError::Io`] when unreadable, [`LoadError::Invalid`] with all diagnostics.
+pub fn load_bench(path: &Path) -> Result<LoadedBench, LoadError> {
+    let text = read_bounded(path)?;
+    load_bench_str(path, &text).map_err(LoadError::Invalid)
 }
 
 /// Largest board file accepted (bytes).
@@ -144,6 +294,13 @@ fn not_utf8(path: &Path, e: std::string::FromUtf8Error) -> Diagnostics {
 /// # Errors
 /// [`LoadError::Io`] when unreadable, [`LoadError::Invalid`] with all diagnostics.
 pub fn load_board(path: &Path) -> Result<LoadedBoard, LoadError> {
+    let text = read_bounded(path)?;
+    load_board_str(path, &text).map_err(LoadError::Invalid)
+}
+
+/// Reads a file of at most [`MAX_BOARD_BYTES`] of UTF-8 text (rules
+/// file-too-large, not-utf8).
+fn read_bounded(path: &Path) -> Result<String, LoadError> {
     use std::io::Read;
     let io = |source| LoadError::Io { path: path.to_path_buf(), source };
     let file = std::fs::File::open(path).map_err(io)?;
@@ -165,9 +322,5 @@ pub fn load_board(path: &Path) -> Result<LoadedBoard, LoadError> {
             items: vec![d],
         }));
     }
-    let text = match String::from_utf8(bytes) {
-        Ok(t) => t,
-        Err(e) => return Err(LoadError::Invalid(not_utf8(path, e))),
-    };
-    load_board_str(path, &text).map_err(LoadError::Invalid)
+    String::from_utf8(bytes).map_err(|e| LoadError::Invalid(not_utf8(path, e)))
 }

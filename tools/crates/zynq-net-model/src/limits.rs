@@ -193,7 +193,8 @@ pub fn zynq7000_gem_and_bench_mtu(b: &Board) -> Vec<Diagnostic> {
         }
     }
     let Some(bench) = &b.bench else { return out };
-    let (Some(m), Some(dut)) = (&bench.matrix, b.interfaces.iter().find(|i| i.name == bench.dut.iface)) else {
+    let dut = bench.dut.as_ref().and_then(|d| b.interfaces.iter().find(|i| i.name == d.iface));
+    let (Some(m), Some(dut)) = (&bench.matrix, dut) else {
         return out;
     };
     let c = crate::drivers::caps(dut.driver, b.board.soc);

@@ -15,6 +15,7 @@ use std::collections::BTreeSet;
 use std::fmt;
 use std::net::Ipv4Addr;
 
+use crate::bench::Bench;
 use crate::cpus::{parse_cpu_list, CpuList, CpuListError};
 use crate::model::{Board, MatchField, QueueSel};
 
@@ -259,11 +260,14 @@ pub struct ResolvedIface {
     pub channel_ids: Vec<u8>,
 }
 
-/// The typed values of the `bench` section.
+/// The typed values of the `bench` section (of a board, or of a
+/// standalone bench file).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ResolvedBench {
     /// `bench.matrix.pin_cpus`.
     pub pin_cpus: Option<CpuSet>,
+    /// `bench.matrix.peer_pin_cpus`.
+    pub peer_pin_cpus: Option<CpuSet>,
     /// `bench.dut.irq_cpus`.
     pub irq_cpus: Option<CpuSet>,
     /// `bench.matrix.udp_rate`.
@@ -296,6 +300,33 @@ fn cpus(ptr: String, l: &CpuList, nr_cpus: u32) -> Result<CpuSet, Unresolved> {
         Some(c) => Err(Unresolved { ptr, what: format!("CPU {c} outside the board's {nr_cpus} CPUs") }),
         None => Ok(s),
     }
+}
+
+/// Resolves a `bench` section that validation accepted, its pointers
+/// under `prefix`; DUT CPU lists are bounded by `nr_cpus` (a board's CPU
+/// count; `None` in a standalone bench file, which names no board).
+///
+/// # Errors
+/// [`Unresolved`] for a value validation should have refused (a bug).
+pub(crate) fn resolve_bench(bn: &Bench, prefix: &str, nr_cpus: Option<u32>) -> Result<ResolvedBench, Unresolved> {
+    let nr = nr_cpus.unwrap_or(u32::MAX);
+    let m = bn.matrix.as_ref();
+    let list = |key: &str, l: Option<&CpuList>, nr: u32| match l {
+        Some(l) => cpus(format!("{prefix}/{key}"), l, nr).map(Some),
+        None => Ok(None),
+    };
+    Ok(ResolvedBench {
+        pin_cpus: list("matrix/pin_cpus", m.and_then(|m| m.pin_cpus.as_ref()), nr)?,
+        peer_pin_cpus: list("matrix/peer_pin_cpus", m.and_then(|m| m.peer_pin_cpus.as_ref()), u32::MAX)?,
+        irq_cpus: list("dut/irq_cpus", bn.dut.as_ref().and_then(|d| d.irq_cpus.as_ref()), nr)?,
+        udp_rate: match m.and_then(|m| m.udp_rate.as_deref()) {
+            Some(r) => Some(
+                BitRate::parse(r)
+                    .ok_or_else(|| Unresolved { ptr: format!("{prefix}/matrix/udp_rate"), what: r.into() })?,
+            ),
+            None => None,
+        },
+    })
 }
 
 /// Resolves a board that validation accepted.
@@ -339,23 +370,7 @@ pub(crate) fn resolve(b: &Board) -> Result<Resolved, Unresolved> {
     }
     let bench = match &b.bench {
         None => None,
-        Some(bn) => Some(ResolvedBench {
-            pin_cpus: match bn.matrix.as_ref().and_then(|m| m.pin_cpus.as_ref()) {
-                Some(l) => Some(cpus("/bench/matrix/pin_cpus".into(), l, nr)?),
-                None => None,
-            },
-            irq_cpus: match &bn.dut.irq_cpus {
-                Some(l) => Some(cpus("/bench/dut/irq_cpus".into(), l, nr)?),
-                None => None,
-            },
-            udp_rate: match bn.matrix.as_ref().and_then(|m| m.udp_rate.as_deref()) {
-                Some(r) => Some(
-                    BitRate::parse(r)
-                        .ok_or_else(|| Unresolved { ptr: "/bench/matrix/udp_rate".into(), what: r.into() })?,
-                ),
-                None => None,
-            },
-        }),
+        Some(bn) => Some(resolve_bench(bn, "/bench", Some(nr))?),
     };
     Ok(Resolved { interfaces, bench })
 }

@@ -564,6 +564,14 @@ rules! {
         summary: "RFC 2544 frame sizes are 64..9018 bytes",
         source: "RFC 2544, section 9.1 (+ 9018 jumbo)",
         hint: Some("RFC 2544 sizes: 64, 128, 256, 512, 1024, 1280, 1518 (+ 9018 jumbo)");
+    BenchStreams = "bench-streams", Error,
+        summary: "bench stream counts are 1..128 (iperf3 -P)",
+        source: "iperf3 src/iperf.h: MAX_STREAMS 128; src/iperf_api.c refuses -P above it",
+        hint: Some("use 1 to 128 parallel streams");
+    BenchPercent = "bench-percent", Error,
+        summary: "bench percentages are in range: `cpu_bound_pct` (0, 100], `rfc2544.loss_tolerance_pct` [0, 100), `rfc2544.resolution_pct` (0, 50)",
+        source: "a core cannot be more than 100% busy; a loss of 100% or a bracket of half the rate is no measurement",
+        hint: None;
 }
 
 impl Rule {

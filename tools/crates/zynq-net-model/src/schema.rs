@@ -23,6 +23,37 @@ const RENAMED_KEYS: &[(&str, &str)] = &[
     ("rps_sock_flow_entries", "rfs_sock_flow_entries"),
     ("nf_conntrack_max", "conntrack_max"),
     ("num_queues", "queues"),
+    // the bench runner's former spec file (before issue 16)
+    ("duration", "duration_s"),
+    ("omit", "omit_s"),
+    ("udp_bitrate", "udp_rate"),
+    ("cpu_bound_percent", "cpu_bound_pct"),
+    ("line_rate", "line_rate_mbps"),
+    ("trial_seconds", "trial_s"),
+    ("confirm_seconds", "confirm_s"),
+    ("loss_tolerance_percent", "loss_tolerance_pct"),
+    ("resolution_percent", "resolution_pct"),
+];
+
+/// Top-level keys of the bench runner's former spec file (before issue
+/// 16), with where a bench file writes them now: the unknown-key hint at
+/// the top of a bench file.
+pub(crate) const FORMER_SPEC_KEYS: &[(&str, &str)] = &[
+    ("duration", "matrix: { duration_s: ... }"),
+    ("omit", "matrix: { omit_s: ... }"),
+    ("repeats", "matrix: { repeats: ... }"),
+    ("protocols", "matrix: { protocols: [...] }"),
+    ("directions", "matrix: { directions: [...] }"),
+    ("mtus", "matrix: { mtus: [...] }"),
+    ("streams", "matrix: { streams: [...] }"),
+    ("tcp_length", "matrix: { tcp_length: ... }"),
+    ("udp_bitrate", "matrix: { udp_rate: ... }"),
+    ("zerocopy", "matrix: { zerocopy: ... }"),
+    ("cpu_bound_percent", "matrix: { cpu_bound_pct: ... }"),
+    ("cpus", "matrix: { pin_cpus: ..., peer_pin_cpus: ... }"),
+    ("irq_cpus", "dut: { irq_cpus: ... }"),
+    ("line_rate", "rfc2544: { line_rate_mbps: ... }"),
+    ("frame_sizes", "rfc2544: { frame_sizes: [...] }"),
 ];
 
 /// The JSON Schema (draft 2020-12) of board format v1, pretty-printed.
@@ -41,7 +72,45 @@ pub fn schema_value() -> Value {
     let mut v = serde_json::to_value(schemars::schema_for!(Board)).unwrap_or(Value::Null);
     drop_null_alternatives(&mut v);
     bound_integers(&mut v);
+    require_bench_targets(&mut v);
     v
+}
+
+/// A board's `bench` names its DUT and peers. The Rust type leaves them
+/// optional because a standalone bench file may omit them
+/// ([`bench_schema_of`]); the board schema requires them.
+fn require_bench_targets(v: &mut Value) {
+    if let Some(Value::Object(b)) = v.pointer_mut("/$defs/Bench") {
+        b.insert("required".into(), Value::from(vec!["dut", "peers"]));
+    }
+}
+
+/// The JSON Schema of a standalone bench file (docs/bench.md, "The bench
+/// file"), derived from a board schema (`board`: [`schema_value`] or the
+/// embedded validation schema): its `Bench` definition as the root, with
+/// the same `$defs`, without the required `dut` and `peers`.
+pub fn bench_schema_of(board: &Value) -> Value {
+    let mut root = board.pointer("/$defs/Bench").cloned().unwrap_or(Value::Bool(false));
+    if let Value::Object(o) = &mut root {
+        o.remove("required");
+        if let Some(defs) = board.get("$defs") {
+            o.insert("$defs".into(), defs.clone());
+        }
+        if let Some(s) = board.get("$schema") {
+            o.insert("$schema".into(), s.clone());
+        }
+    }
+    root
+}
+
+/// Which document a file is: a board, or a standalone bench file (the
+/// `bench` section on its own).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DocKind {
+    /// A board file (`version`, `board`, `interfaces`, ...).
+    Board,
+    /// A bench file: the keys of a board's `bench` section at the top level.
+    Bench,
 }
 
 /// Adds the range of the Rust integer type (schemars writes it as
@@ -321,16 +390,22 @@ fn int_cmp(a: &Value, b: &Value) -> Option<std::cmp::Ordering> {
     }
 }
 
-/// The checked-in validation schema, parsed once per process.
-fn embedded_schema() -> Option<&'static Value> {
+/// The checked-in validation schema of `kind`, parsed (and for a bench
+/// file derived) once per process.
+fn embedded_schema(kind: DocKind) -> Option<&'static Value> {
     static PARSED: std::sync::OnceLock<Option<Value>> = std::sync::OnceLock::new();
-    PARSED.get_or_init(|| serde_json::from_str(EMBEDDED_SCHEMA).ok()).as_ref()
+    static BENCH: std::sync::OnceLock<Option<Value>> = std::sync::OnceLock::new();
+    let board = PARSED.get_or_init(|| serde_json::from_str(EMBEDDED_SCHEMA).ok()).as_ref();
+    match kind {
+        DocKind::Board => board,
+        DocKind::Bench => BENCH.get_or_init(|| board.map(bench_schema_of)).as_ref(),
+    }
 }
 
-/// `doc` is valid under the board schema, decided without compiling it;
-/// `false` means "not sure", not "invalid".
-fn quick_valid(doc: &Value) -> bool {
-    let Some(root) = embedded_schema() else { return false };
+/// `doc` is valid under the schema of `kind`, decided without compiling
+/// it; `false` means "not sure", not "invalid".
+fn quick_valid(doc: &Value, kind: DocKind) -> bool {
+    let Some(root) = embedded_schema(kind) else { return false };
     Quick { root, regexes: std::collections::HashMap::new() }.valid(doc, root, 0)
 }
 
@@ -341,11 +416,18 @@ fn quick_valid(doc: &Value) -> bool {
 /// quick check that compiles nothing; anything else goes to jsonschema,
 /// which finds and describes every violation.
 pub fn validate_structure(doc: &Value, map: &SourceMap) -> Vec<Diagnostic> {
-    let floats_fit = || embedded_schema().is_some_and(|s| map.float_pointers().iter().all(|p| !wants_integer(s, p)));
-    if floats_fit() && quick_valid(doc) {
+    validate_structure_of(doc, map, DocKind::Board)
+}
+
+/// [`validate_structure`] for a document of `kind` (a board, or a
+/// standalone bench file against [`bench_schema_of`]).
+pub fn validate_structure_of(doc: &Value, map: &SourceMap, kind: DocKind) -> Vec<Diagnostic> {
+    let floats_fit =
+        || embedded_schema(kind).is_some_and(|s| map.float_pointers().iter().all(|p| !wants_integer(s, p)));
+    if floats_fit() && quick_valid(doc, kind) {
         return Vec::new();
     }
-    validate_full(doc, map)
+    validate_full(doc, map, kind)
 }
 
 /// The schema expects an integer at `ptr` (where the file wrote a float).
@@ -358,7 +440,7 @@ fn wants_integer(schema: &Value, ptr: &str) -> bool {
 }
 
 /// The full validation: every violation, with jsonschema.
-fn validate_full(doc: &Value, map: &SourceMap) -> Vec<Diagnostic> {
+fn validate_full(doc: &Value, map: &SourceMap, kind: DocKind) -> Vec<Diagnostic> {
     // Built once per process (the fuzz target and `bench` load many boards).
     // The `regex` engine (linear time, no backtracking) is enough for our
     // patterns and much cheaper to set up than the default fancy-regex.
@@ -372,9 +454,18 @@ fn validate_full(doc: &Value, map: &SourceMap) -> Vec<Diagnostic> {
     // the schema first: 80 ms of CPU per `zynq-net gen`, against a few ms
     // for Draft 7's (benches/gen; docs/yocto.md, "Rust"). Compiled once per
     // process.
-    static COMPILED: std::sync::OnceLock<(Value, Result<jsonschema::Validator, String>)> = std::sync::OnceLock::new();
-    let (schema, validator) = COMPILED.get_or_init(|| {
-        let schema = schema_value();
+    type Compiled = std::sync::OnceLock<(Value, Result<jsonschema::Validator, String>)>;
+    static COMPILED: Compiled = std::sync::OnceLock::new();
+    static COMPILED_BENCH: Compiled = std::sync::OnceLock::new();
+    let once = match kind {
+        DocKind::Board => &COMPILED,
+        DocKind::Bench => &COMPILED_BENCH,
+    };
+    let (schema, validator) = once.get_or_init(|| {
+        let schema = match kind {
+            DocKind::Board => schema_value(),
+            DocKind::Bench => bench_schema_of(&schema_value()),
+        };
         let v = jsonschema::options()
             .with_draft(jsonschema::Draft::Draft7)
             .with_pattern_options(jsonschema::PatternOptions::regex())
@@ -648,13 +739,15 @@ mod tests {
         assert!(docs.len() > 50, "{} documents", docs.len());
         let (mut valid, mut invalid) = (0, 0);
         for (f, doc, map) in &docs {
-            let full = validate_full(doc, map);
-            let quick = quick_valid(doc);
+            let full = validate_full(doc, map, DocKind::Board);
+            let quick = quick_valid(doc, DocKind::Board);
             let fast = validate_structure(doc, map);
             assert_eq!(format!("{fast:?}"), format!("{full:?}"), "{}", f.display());
             if quick {
                 assert!(full.is_empty(), "{}: quick check says valid, jsonschema finds {full:?}", f.display());
-            } else if embedded_schema().is_some_and(|s| map.float_pointers().iter().all(|p| !wants_integer(s, p))) {
+            } else if embedded_schema(DocKind::Board)
+                .is_some_and(|s| map.float_pointers().iter().all(|p| !wants_integer(s, p)))
+            {
                 assert!(!full.is_empty(), "{}: jsonschema accepts, quick check does not", f.display());
             }
             if full.is_empty() {
@@ -665,6 +758,56 @@ mod tests {
         }
         // both outcomes exercised
         assert!(valid >= 3 && invalid >= 5, "{valid} valid, {invalid} invalid");
+    }
+
+    /// The bench-file schema: the quick check agrees with jsonschema on the
+    /// reference boards' bench sections (valid) and on faults planted in
+    /// them (invalid), and `dut`/`peers` are optional there only.
+    #[test]
+    fn bench_file_schema_quick_and_full_agree() {
+        let mut docs: Vec<Value> = fixture_docs()
+            .into_iter()
+            .filter(|(f, _, _)| f.parent().is_some_and(|d| d.ends_with("boards")))
+            .filter_map(|(_, v, _)| v.get("bench").cloned())
+            .collect();
+        assert!(docs.len() >= 3, "{} bench sections", docs.len());
+        let valid = docs.len();
+        let base = docs[0].clone();
+        let mut planted = |f: &dyn Fn(&mut Value)| {
+            let mut d = base.clone();
+            f(&mut d);
+            docs.push(d);
+        };
+        planted(&|d| d["matrix"]["streams"] = serde_json::json!([]));
+        planted(&|d| d["matrix"]["tcp_length"] = serde_json::json!(0));
+        planted(&|d| d["matrix"]["tcp_length"] = serde_json::json!(2_000_000));
+        planted(&|d| d["matrix"]["duration"] = serde_json::json!(1));
+        planted(&|d| d["rfc2544"]["trial_s"] = serde_json::json!(0));
+        planted(&|d| d["udp_bitrate"] = serde_json::json!("1G"));
+        planted(&|d| d["matrix"]["protocols"] = serde_json::json!(["sctp"]));
+        planted(&|d| {
+            d["matrix"].as_object_mut().map(|m| m.remove("mtus"));
+        });
+        let map = SourceMap::default();
+        for (i, doc) in docs.iter().enumerate() {
+            let full = validate_full(doc, &map, DocKind::Bench);
+            assert_eq!(quick_valid(doc, DocKind::Bench), full.is_empty(), "{i}: {doc}\n{full:?}");
+            assert_eq!(full.is_empty(), i < valid, "{i}: {doc}\n{full:?}");
+        }
+        // no DUT and no peers: a valid bench file, not a valid board bench section
+        let mut bare = base.clone();
+        bare.as_object_mut().map(|o| {
+            o.remove("dut");
+            o.remove("peers")
+        });
+        assert!(validate_full(&bare, &map, DocKind::Bench).is_empty());
+        let board = serde_json::json!({ "bench": bare });
+        let missing: Vec<String> = validate_full(&board, &map, DocKind::Board)
+            .into_iter()
+            .filter(|d| d.rule == Rule::MissingKey && d.pointer == "/bench")
+            .map(|d| d.message)
+            .collect();
+        assert_eq!(missing, ["missing required key `dut`", "missing required key `peers`"]);
     }
 
     #[test]

@@ -6,6 +6,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use crate::bench::Bench;
 use crate::cpus::CpuList;
 use crate::diag::Diagnostic;
 use crate::drivers::{self, caps, RingLimit};
@@ -38,7 +39,9 @@ pub fn validate(board: &Board) -> Vec<Diagnostic> {
     v.axienet_dma_kinds();
     v.system();
     v.fastpath();
-    v.bench();
+    if let Some(b) = &board.bench {
+        v.out.extend(bench(b, "/bench", Some(board)));
+    }
     v.out.extend(crate::limits::check(board));
     v.out
 }
@@ -57,30 +60,7 @@ impl V<'_> {
 
     /// Checks a CPU list against the board's CPU count (rules cpu-list-syntax, cpu-range).
     fn cpus(&mut self, ptr: String, list: &CpuList) -> Option<BTreeSet<u32>> {
-        let n = self.b.board.cpus;
-        match list.cpus() {
-            Err(e) => {
-                self.report(Rule::CpuListSyntax, ptr, e.to_string());
-                None
-            }
-            Ok(set) => {
-                let bad: BTreeSet<u32> = set.iter().copied().filter(|c| *c >= n).collect();
-                if bad.is_empty() {
-                    Some(set)
-                } else {
-                    self.report(
-                        Rule::CpuRange,
-                        ptr,
-                        format!(
-                            "CPU {} outside the board's {n} CPUs (0-{})",
-                            crate::cpus::format_cpu_list(&bad),
-                            n - 1
-                        ),
-                    );
-                    None
-                }
-            }
-        }
+        cpu_set(&mut self.out, ptr, list, Some(self.b.board.cpus))
     }
 
     fn interfaces(&mut self) {
@@ -964,52 +944,150 @@ impl V<'_> {
             }
         }
     }
+}
 
-    fn bench(&mut self) {
-        let Some(bench) = &self.b.bench else { return };
-        if !self.b.interfaces.iter().any(|i| i.name == bench.dut.iface) {
-            self.report_hint(
-                Rule::UnknownInterface,
-                "/bench/dut/iface".into(),
-                format!("no interface `{}` in `interfaces`", bench.dut.iface),
-                "name the interface under test",
+/// Checks a CPU list (rule cpu-list-syntax) and, with the machine's CPU
+/// count `nr`, its range (rule cpu-range); the set when both hold.
+fn cpu_set(out: &mut Vec<Diagnostic>, ptr: String, list: &CpuList, nr: Option<u32>) -> Option<BTreeSet<u32>> {
+    let set = match list.cpus() {
+        Ok(set) => set,
+        Err(e) => {
+            out.push(Diagnostic::new(Rule::CpuListSyntax, ptr, e.to_string()));
+            return None;
+        }
+    };
+    let Some(n) = nr else { return Some(set) };
+    let bad: BTreeSet<u32> = set.iter().copied().filter(|c| *c >= n).collect();
+    if bad.is_empty() {
+        return Some(set);
+    }
+    out.push(Diagnostic::new(
+        Rule::CpuRange,
+        ptr,
+        format!("CPU {} outside the board's {n} CPUs (0-{})", crate::cpus::format_cpu_list(&bad), n - 1),
+    ));
+    None
+}
+
+/// The rules of a `bench` section, reported under `prefix` (`/bench` on a
+/// board, the empty string in a standalone bench file). On a board
+/// (`board` given) the DUT's interface must be one of the board's and CPU
+/// lists within its CPU count; a bench file has neither to check against.
+/// Unlocated diagnostics, as [`validate`] returns them.
+pub fn bench(bench: &Bench, prefix: &str, board: Option<&Board>) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    let nr = board.map(|b| b.board.cpus);
+    if let (Some(b), Some(dut)) = (board, &bench.dut) {
+        if !b.interfaces.iter().any(|i| i.name == dut.iface) {
+            out.push(
+                Diagnostic::new(
+                    Rule::UnknownInterface,
+                    format!("{prefix}/dut/iface"),
+                    format!("no interface `{}` in `interfaces`", dut.iface),
+                )
+                .hint("name the interface under test"),
             );
         }
-        let irq = bench.dut.irq_cpus.as_ref().and_then(|c| self.cpus("/bench/dut/irq_cpus".into(), c));
-        if let Some(m) = &bench.matrix {
-            let pin = m.pin_cpus.as_ref().and_then(|c| self.cpus("/bench/matrix/pin_cpus".into(), c));
-            if let (Some(irq), Some(pin)) = (irq, pin) {
-                if !irq.is_disjoint(&pin) {
-                    self.report(
-                        Rule::BenchPinIrqCpu,
-                        "/bench/matrix/pin_cpus".into(),
-                        "iperf3 would share a CPU with the NIC's IRQ".into(),
-                    );
-                }
-            }
-            if let Some(r) = m.udp_rate.as_deref().filter(|r| BitRate::parse(r).is_none()) {
-                self.report(
-                    Rule::BenchUdpRate,
-                    "/bench/matrix/udp_rate".into(),
-                    format!("`{r}` is not a bit rate (expected e.g. 2500M, 1G, 1000000)"),
-                );
-            }
-            for (j, mtu) in m.mtus.iter().enumerate() {
-                if !(68..=65535).contains(mtu) {
-                    self.report(Rule::BenchMtu, format!("/bench/matrix/mtus/{j}"), format!("MTU {mtu} out of range"));
-                }
-            }
-        }
-        if let Some(r) = &self.b.bench.as_ref().and_then(|b| b.rfc2544.clone()) {
-            for (j, f) in r.frame_sizes.iter().enumerate() {
-                if !(64..=9018).contains(f) {
-                    self.report(
-                        Rule::BenchFrameSize,
-                        format!("/bench/rfc2544/frame_sizes/{j}"),
-                        format!("frame size {f} outside 64..9018"),
-                    );
-                }
-            }
-        }
     }
+    let irq = bench
+        .dut
+        .as_ref()
+        .and_then(|d| d.irq_cpus.as_ref())
+        .and_then(|c| cpu_set(&mut out, format!("{prefix}/dut/irq_cpus"), c, nr));
+    if let Some(m) = &bench.matrix {
+        let pin = m.pin_cpus.as_ref().and_then(|c| cpu_set(&mut out, format!("{prefix}/matrix/pin_cpus"), c, nr));
+        if let Some(c) = &m.peer_pin_cpus {
+            // the peer is another machine: syntax only
+            cpu_set(&mut out, format!("{prefix}/matrix/peer_pin_cpus"), c, None);
+        }
+        if let (Some(irq), Some(pin)) = (irq, pin) {
+            if !irq.is_disjoint(&pin) {
+                out.push(Diagnostic::new(
+                    Rule::BenchPinIrqCpu,
+                    format!("{prefix}/matrix/pin_cpus"),
+                    "iperf3 would share a CPU with the NIC's IRQ",
+                ));
+            }
+        }
+        if let Some(r) = m.udp_rate.as_deref().filter(|r| BitRate::parse(r).is_none()) {
+            out.push(Diagnostic::new(
+                Rule::BenchUdpRate,
+                format!("{prefix}/matrix/udp_rate"),
+                format!("`{r}` is not a bit rate (expected e.g. 2500M, 1G, 1000000)"),
+            ));
+        }
+        for (j, mtu) in m.mtus.iter().enumerate() {
+            if !(68..=65535).contains(mtu) {
+                out.push(Diagnostic::new(
+                    Rule::BenchMtu,
+                    format!("{prefix}/matrix/mtus/{j}"),
+                    format!("MTU {mtu} out of range"),
+                ));
+            }
+        }
+        for (j, n) in m.streams.iter().enumerate() {
+            if !(1..=MAX_STREAMS).contains(n) {
+                out.push(Diagnostic::new(
+                    Rule::BenchStreams,
+                    format!("{prefix}/matrix/streams/{j}"),
+                    format!("{n} parallel streams: iperf3 -P takes 1..{MAX_STREAMS}"),
+                ));
+            }
+        }
+        percent(&mut out, format!("{prefix}/matrix/cpu_bound_pct"), m.cpu_bound_pct, Bound::Open(0.0), 100.0, true);
+    }
+    if let Some(r) = &bench.rfc2544 {
+        for (j, f) in r.frame_sizes.iter().enumerate() {
+            if !(64..=9018).contains(f) {
+                out.push(Diagnostic::new(
+                    Rule::BenchFrameSize,
+                    format!("{prefix}/rfc2544/frame_sizes/{j}"),
+                    format!("frame size {f} outside 64..9018"),
+                ));
+            }
+        }
+        let p = format!("{prefix}/rfc2544/loss_tolerance_pct");
+        percent(&mut out, p, r.loss_tolerance_pct, Bound::Closed(0.0), 100.0, false);
+        percent(&mut out, format!("{prefix}/rfc2544/resolution_pct"), r.resolution_pct, Bound::Open(0.0), 50.0, false);
+    }
+    out
+}
+
+/// iperf3's largest `-P` (src/iperf.h: MAX_STREAMS).
+pub const MAX_STREAMS: u32 = 128;
+
+/// The lower end of a percentage's range.
+#[derive(Clone, Copy)]
+enum Bound {
+    /// The value may equal it.
+    Closed(f64),
+    /// The value must exceed it.
+    Open(f64),
+}
+
+/// Rule bench-percent: `v` within its range (`hi` included when `hi_closed`).
+fn percent(out: &mut Vec<Diagnostic>, ptr: String, v: f64, lo: Bound, hi: f64, hi_closed: bool) {
+    let lo_ok = match lo {
+        Bound::Closed(l) => v >= l,
+        Bound::Open(l) => v > l,
+    };
+    let hi_ok = if hi_closed { v <= hi } else { v < hi };
+    if lo_ok && hi_ok {
+        return;
+    }
+    let range = format!(
+        "{}{}, {hi}{}",
+        match lo {
+            Bound::Closed(_) => "[",
+            Bound::Open(_) => "(",
+        },
+        match lo {
+            Bound::Closed(l) | Bound::Open(l) => l,
+        },
+        if hi_closed { "]" } else { ")" }
+    );
+    out.push(
+        Diagnostic::new(Rule::BenchPercent, ptr, format!("{v} is outside {range} percent"))
+            .hint(format!("write a percentage in {range}")),
+    );
 }
