@@ -269,4 +269,155 @@ mod tests {
         assert!(one.cells[0].noise_percent.is_none());
         assert!(to_markdown(&c).contains("within noise"));
     }
+
+    #[test]
+    fn stats_of_values() {
+        assert_eq!(Stats::of(&[]), Stats { mean: 0.0, sd: 0.0, n: 0 });
+        assert_eq!(Stats::of(&[7.0]), Stats { mean: 7.0, sd: 0.0, n: 1 });
+        // 2, 4, 6: mean 4, sample sd sqrt((4 + 0 + 4) / 2) = 2.
+        assert_eq!(Stats::of(&[2.0, 4.0, 6.0]), Stats { mean: 4.0, sd: 2.0, n: 3 });
+    }
+
+    #[test]
+    fn deltas_noise_and_verdicts_by_hand() {
+        // A 100, 102, 98 (mean 100, sd 2); B 101, 99, 103 (mean 101, sd 2):
+        // +1%, noise 2 · sqrt(4/3 + 4/3) / 100 = 3.27%.
+        let a = vec![rec("x", 100.0), rec("x", 102.0), rec("x", 98.0)];
+        let b = vec![rec("x", 101.0), rec("x", 99.0), rec("x", 103.0)];
+        let c = compare_records("A", &a, "B", &b);
+        let x = &c.cells[0];
+        assert!((x.delta_percent - 1.0).abs() < 1e-9, "{x:?}");
+        assert!((x.noise_percent.unwrap() - 2.0 * (8.0f64 / 3.0).sqrt()).abs() < 1e-9, "{x:?}");
+        assert_eq!(x.verdict, "within noise");
+        // A 100, 101; B 90, 91: -9.95%, noise 2 · sqrt(0.25 + 0.25) / 100.5 = 1.41%.
+        let c = compare_records("A", &[rec("y", 100.0), rec("y", 101.0)], "B", &[rec("y", 90.0), rec("y", 91.0)]);
+        let y = &c.cells[0];
+        assert!((y.delta_percent - (-10.0 / 100.5 * 100.0)).abs() < 1e-9, "{y:?}");
+        assert!((y.noise_percent.unwrap() - 2.0 * 0.5f64.sqrt() / 100.5 * 100.0).abs() < 1e-9, "{y:?}");
+        assert_eq!(y.verdict, "worse");
+        assert_eq!((c.a.as_str(), c.b.as_str(), c.format.as_str()), ("A", "B", "zynq-net-bench-compare 1"));
+        // One repeat on one side: no noise estimate.
+        let c = compare_records("A", &[rec("z", 100.0), rec("z", 100.0)], "B", &[rec("z", 150.0)]);
+        assert_eq!(c.cells[0].noise_percent, None);
+        assert_eq!(c.cells[0].verdict, "no noise estimate (1 repeat)");
+        // A side at zero: no percentage to take.
+        let c = compare_records("A", &[rec("w", 0.0), rec("w", 0.0)], "B", &[rec("w", 5.0), rec("w", 6.0)]);
+        assert_eq!((c.cells[0].delta_percent, c.cells[0].noise_percent), (0.0, None));
+    }
+
+    #[test]
+    fn failed_trials_and_cpu_bound_flags() {
+        let mut failed = rec("x", 500.0);
+        failed.error = Some("iperf3: refused".into());
+        let mut bound = rec("x", 100.0);
+        bound.cpu_bound = vec!["dut cpu0 99%".into()];
+        let a = vec![rec("x", 100.0), failed.clone(), rec("only-a", 1.0)];
+        let b = vec![bound, rec("x", 100.0), failed.clone()];
+        let c = compare_records("A", &a, "B", &b);
+        assert_eq!(c.cells.len(), 1);
+        let x = &c.cells[0];
+        assert_eq!((x.a.n, x.b.n), (1, 2), "failed trials do not count");
+        assert_eq!(x.a.mean, 100.0);
+        assert_eq!(x.cpu_bound, (false, true));
+        assert_eq!(c.unmatched, vec!["only-a".to_string()]);
+        // A cell that failed on one side is unmatched.
+        let c = compare_records("A", &[rec("f", 1.0)], "B", &[TrialRecord { cell: "f".into(), ..failed }]);
+        assert!(c.cells.is_empty());
+        assert_eq!(c.unmatched, vec!["f".to_string()]);
+        let md = to_markdown(&compare_records("A", &a, "B", &b));
+        assert!(md.contains(", CPU-bound in B |"), "{md}");
+        assert!(md.contains("\nCells in only one run (or failed): only-a\n"), "{md}");
+    }
+
+    fn rfc(res: f64, frames: &[(u32, f64)]) -> Rfc2544Result {
+        Rfc2544Result {
+            format: "zynq-net-bench-rfc2544 1".into(),
+            line_rate_bps: 1e9,
+            settings: crate::spec::Rfc2544Spec { resolution_percent: res, ..crate::spec::Rfc2544Spec::default() },
+            frames: frames
+                .iter()
+                .map(|&(f, fps)| crate::rfc2544::FrameResult {
+                    frame_size: f,
+                    udp_payload: f - 46,
+                    fps,
+                    frame_bps: 0.0,
+                    payload_bps: 0.0,
+                    line_percent: 0.0,
+                    max_fps: 0.0,
+                    search_trials: 1,
+                    confirmed: true,
+                    sender_limited: false,
+                    max_core_busy: 0.0,
+                    cpu_bound: vec![],
+                    steps: vec![],
+                })
+                .collect(),
+            deviations: vec![],
+        }
+    }
+
+    #[test]
+    fn rfc2544_deltas_count_the_coarser_resolution_as_noise() {
+        let a = rfc(1.0, &[(64, 100_000.0), (512, 20_000.0), (1024, 10_000.0), (1518, 0.0)]);
+        let b = rfc(2.0, &[(64, 101_500.0), (512, 20_500.0), (1024, 9_000.0), (1518, 5_000.0), (128, 1.0)]);
+        let mut c = compare_records("A", &[], "B", &[]);
+        compare_rfc2544(&mut c, &a, &b);
+        let got: Vec<(u32, f64, &str)> =
+            c.frames.iter().map(|f| (f.frame_size, f.delta_percent, f.verdict.as_str())).collect();
+        // +1.5% is inside B's 2% resolution; +2.5% is not; -10% is worse; from 0 no percentage.
+        assert_eq!(
+            got,
+            [
+                (64, 1.5, "within search resolution"),
+                (512, 2.5, "better"),
+                (1024, -10.0, "worse"),
+                (1518, 0.0, "within search resolution")
+            ]
+        );
+        assert_eq!((c.frames[1].a_fps, c.frames[1].b_fps), (20_000.0, 20_500.0));
+        let md = to_markdown(&c);
+        assert!(md.contains("| 512 | 20000 | 20500 | +2.5% | better |"), "{md}");
+        assert!(!md.contains("| cell |"), "no matrix table without cells: {md}");
+    }
+
+    #[test]
+    fn markdown_rows_of_cells() {
+        let mut bound = rec("x", 2e6);
+        bound.cpu_bound = vec!["client cpu1 97%".into()];
+        let c = compare_records("a", &[bound.clone(), rec("x", 4e6)], "b", &[bound, rec("x", 2e6)]);
+        let md = to_markdown(&c);
+        // A 2 and 4 Mbit/s (3.0 ± 1.4), B 2 and 2 (2.0 ± 0.0): -33.3%, noise
+        // 2 · sqrt(2/2 + 0/2) / 3 = 66.7%.
+        assert!(md.starts_with("# zynq-net bench compare\n\nA = `a`, B = `b`\n\n"), "{md}");
+        assert!(
+            md.contains("| x | 3.0 ± 1.4 (2) | 2.0 ± 0.0 (2) | -33.3% | 66.7% | within noise, CPU-bound in A and B |"),
+            "{md}"
+        );
+        let c = compare_records("a", &[rec("y", 1e6)], "b", &[rec("y", 1e6)]);
+        assert!(to_markdown(&c)
+            .contains("| y | 1.0 ± 0.0 (1) | 1.0 ± 0.0 (1) | +0.0% | n/a | no noise estimate (1 repeat) |"));
+    }
+
+    #[test]
+    fn load_run_reads_a_directory_or_a_file() {
+        let d = tempfile::tempdir().unwrap();
+        let results = d.path().join(files::RESULTS);
+        crate::run::append_jsonl(&results, &rec("x", 1.0)).unwrap();
+        let (recs, r) = load_run(d.path()).unwrap();
+        assert_eq!((recs.len(), r), (1, None));
+        std::fs::write(d.path().join(files::RFC2544), serde_json::to_string(&rfc(1.0, &[(64, 1.0)])).unwrap()).unwrap();
+        let (_, r) = load_run(d.path()).unwrap();
+        assert_eq!(r.unwrap().frames[0].frame_size, 64);
+        // The results file itself: no RFC 2544 beside it.
+        let (recs, r) = load_run(&results).unwrap();
+        assert_eq!((recs.len(), r.is_none()), (1, true));
+        // An RFC 2544 result alone is enough.
+        std::fs::remove_file(&results).unwrap();
+        assert!(load_run(d.path()).unwrap().0.is_empty());
+        std::fs::write(d.path().join(files::RFC2544), "{").unwrap();
+        assert!(load_run(d.path()).unwrap_err().to_string().contains("rfc2544.json"));
+        let empty = tempfile::tempdir().unwrap();
+        let e = load_run(empty.path()).unwrap_err().to_string();
+        assert_eq!(e, format!("{}: no results", empty.path().display()));
+    }
 }

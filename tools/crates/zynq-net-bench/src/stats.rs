@@ -384,4 +384,116 @@ mod tests {
         let draws: Vec<usize> = (0..1000).map(|_| r.below(5)).collect();
         assert!(draws.iter().all(|&d| d < 5) && draws.contains(&4) && draws.contains(&0));
     }
+
+    #[test]
+    fn splitmix64_matches_the_reference_sequence() {
+        // Vigna's splitmix64.c from seed 1234567 (the published test vector).
+        let mut r = SplitMix64::new(1_234_567);
+        let got: Vec<u64> = (0..5).map(|_| r.next_u64()).collect();
+        assert_eq!(
+            got,
+            [
+                6_457_827_717_110_365_317,
+                3_203_168_211_198_807_973,
+                9_817_491_932_198_370_423,
+                4_593_380_528_125_082_431,
+                16_408_922_859_458_223_821
+            ]
+        );
+        // below(n) is the high part of next · n.
+        let mut a = SplitMix64::new(1_234_567);
+        assert_eq!(a.below(10), ((u128::from(got[0]) * 10) >> 64) as usize);
+        assert_eq!(a.below(1000), ((u128::from(got[1]) * 1000) >> 64) as usize);
+    }
+
+    #[test]
+    fn normal_draws_have_the_standard_moments() {
+        let mut r = SplitMix64::new(99);
+        let n = 20_000;
+        let v: Vec<f64> = (0..n).map(|_| r.normal()).collect();
+        let mean = v.iter().sum::<f64>() / f64::from(n);
+        let var = v.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / f64::from(n - 1);
+        assert!(mean.abs() < 0.03, "mean {mean}");
+        assert!((var - 1.0).abs() < 0.04, "variance {var}");
+        // 95% within ±1.96, and both tails used.
+        let inside = v.iter().filter(|x| x.abs() < 1.96).count() as f64 / f64::from(n);
+        assert!((inside - 0.95).abs() < 0.01, "{inside}");
+        assert!(v.iter().any(|x| *x < -3.0) && v.iter().any(|x| *x > 3.0));
+    }
+
+    #[test]
+    fn an_interval_worked_by_hand() {
+        // Log differences 0.1, 0.2, 0.3: mean 0.2, sd 0.1, n 3. At 95% over
+        // one comparison t(0.975, 2) = 4.303, half-width 4.303 · 0.1 / √3 =
+        // 0.2484: the interval -0.0484..0.4484 straddles zero.
+        let without: Vec<Option<f64>> = vec![Some(100.0); 3];
+        let with: Vec<Option<f64>> = [0.1f64, 0.2, 0.3].iter().map(|d| Some(100.0 * d.exp())).collect();
+        let a = Analysis { confidence: 0.95, comparisons: 1, min_effect_percent: 1.0 };
+        let e = paired_effect(&with, &without, &a);
+        assert_eq!((e.n, e.verdict), (3, Verdict::NoEffect));
+        assert!((e.percent - 22.14).abs() < 0.01, "{e:?}");
+        assert!((e.low - 100.0 * ((-0.0484f64).exp() - 1.0)).abs() < 0.02, "{e:?}");
+        assert!((e.high - 100.0 * (0.4484f64.exp() - 1.0)).abs() < 0.02, "{e:?}");
+        assert!(e.note.is_empty());
+        // 4 rounds would do: t(0.975, 3) · 0.1 / 2 = 0.159 < 0.2; 3 do not.
+        assert_eq!(e.repeats_needed, Some(4));
+        // At 90%, t(0.95, 2) = 2.920: half-width 0.1686, the interval
+        // 0.031..0.369 is clear of zero and 22% is above the 1% minimum.
+        let e = paired_effect(&with, &without, &Analysis { confidence: 0.9, ..a });
+        assert_eq!((e.verdict, e.repeats_needed), (Verdict::Helps, None));
+        assert!((e.low - 100.0 * (0.0314f64.exp() - 1.0)).abs() < 0.02, "{e:?}");
+        // The same effect shared by 10 comparisons: each at 1 - 0.1/10.
+        assert!(
+            (Analysis { confidence: 0.9, comparisons: 10, min_effect_percent: 1.0 }.alpha_each() - 0.01).abs() < 1e-12
+        );
+        assert!(
+            (Analysis { confidence: 0.95, comparisons: 0, min_effect_percent: 1.0 }.alpha_each() - 0.05).abs() < 1e-12
+        );
+        let e = paired_effect(&with, &without, &Analysis { confidence: 0.9, comparisons: 10, ..a });
+        assert_eq!(e.verdict, Verdict::NoEffect, "{e:?}");
+        // Mirror image: the same interval below zero hurts.
+        let e = paired_effect(&without, &with, &Analysis { confidence: 0.9, ..a });
+        assert_eq!(e.verdict, Verdict::Hurts, "{e:?}");
+        assert!((e.percent - 100.0 * ((-0.2f64).exp() - 1.0)).abs() < 1e-9);
+    }
+
+    #[test]
+    fn small_clear_losses_are_below_the_minimum_too() {
+        let with: Vec<Option<f64>> = (0..6).map(|i| Some(99.5 + f64::from(i) * 0.001)).collect();
+        let without: Vec<Option<f64>> = vec![Some(100.0); 6];
+        let e = paired_effect(&with, &without, &Analysis { confidence: 0.95, comparisons: 1, min_effect_percent: 1.0 });
+        assert!(e.high < 0.0, "{e:?}");
+        assert_eq!(e.verdict, Verdict::NoEffect);
+        assert_eq!(e.note, "clear of zero but below the 1% minimum effect");
+        assert_eq!(e.repeats_needed, None);
+    }
+
+    #[test]
+    fn rounds_without_a_positive_pair_are_left_out() {
+        let a = Analysis { confidence: 0.95, comparisons: 1, min_effect_percent: 1.0 };
+        // A zero throughput (a dead link) is not a measurement to take a log of.
+        let e = paired_effect(&[Some(0.0), Some(2.0)], &[Some(1.0), Some(1.0)], &a);
+        assert_eq!(e.n, 1);
+        assert!((e.percent - 100.0).abs() < 1e-9, "{e:?}");
+        assert_eq!((e.low, e.high), (f64::NEG_INFINITY, f64::INFINITY));
+        assert!(e.note.starts_with("one round"), "{e:?}");
+        let e = paired_effect(&[Some(2.0), Some(3.0)], &[Some(0.0), None], &a);
+        assert_eq!(e.n, 0);
+        assert_eq!(e.note, "no round with both variants measured");
+        assert_eq!((e.percent, e.low, e.high, e.repeats_needed), (0.0, 0.0, 0.0, None));
+        // Only the log ratio counts: 2/1 and 4/2 are the same doubling (sd 0).
+        let e = paired_effect(&[Some(2.0), Some(4.0)], &[Some(1.0), Some(2.0)], &a);
+        assert_eq!((e.n, e.verdict), (2, Verdict::Helps));
+        assert!((e.percent - 100.0).abs() < 1e-9 && (e.low - 100.0).abs() < 1e-9 && (e.high - 100.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn quantile_edges_and_names() {
+        // p is clamped to 0.5..1: below the median is 0.
+        assert_eq!(t_quantile(0.1, 5.0), 0.0);
+        assert_eq!(Verdict::Helps.to_string(), "helps");
+        assert_eq!(Verdict::Hurts.to_string(), "hurts");
+        assert_eq!(Verdict::NoEffect.to_string(), "no measurable effect");
+        assert_eq!(serde_json::to_string(&Verdict::NoEffect).unwrap(), "\"no measurable effect\"");
+    }
 }
