@@ -149,4 +149,26 @@ mod tests {
     fn rejects_garbage() {
         assert!(parse_proc_stat("hello\n").is_err());
     }
+
+    #[test]
+    fn proc_stat_fields_and_edge_cases() {
+        // user nice system idle iowait irq softirq steal: usr = user + nice, idle = idle + iowait.
+        let s = parse_proc_stat("cpu  1 2 3 4 5 6 7 8\ncpu3 10 20 30 40 50 60 70 80 0 0\n").unwrap();
+        assert_eq!(s.cpus, vec![(3, Ticks { usr: 30, sys: 30, idle: 90, irq: 60, softirq: 70, steal: 80 })]);
+        // Old kernels without steal: 7 fields are enough.
+        let s = parse_proc_stat("cpu0 1 0 1 8 0 0 0\n").unwrap();
+        assert_eq!(s.cpus[0].1.steal, 0);
+        assert!(parse_proc_stat("cpu0 1 2 3 4 5 6\n").unwrap_err().to_string().contains("short cpu line"));
+        assert!(parse_proc_stat("cpuX 1 2 3 4 5 6 7\n").unwrap_err().to_string().contains("bad cpu line"));
+        assert!(parse_proc_stat("cpu 1 2 3 4 5 6 7\n").is_err(), "the aggregate alone is no core");
+        // Steal counts in the total; a core without new ticks or missing before is left out.
+        let a = parse_proc_stat("cpu0 0 0 0 0 0 0 0 0\ncpu1 5 0 0 5 0 0 0 0\n").unwrap();
+        let b = parse_proc_stat("cpu0 10 0 0 30 0 0 0 10\ncpu1 5 0 0 5 0 0 0 0\ncpu2 1 1 1 1 1 1 1 1\n").unwrap();
+        let l = load(&a, &b);
+        assert_eq!(l.len(), 1);
+        assert_eq!((l[0].cpu, l[0].usr, l[0].idle), (0, 20.0, 60.0));
+        assert_eq!(l[0].busy(), 40.0);
+        // busy never goes below zero
+        assert_eq!(CoreLoad { cpu: 0, usr: 0.0, sys: 0.0, irq: 0.0, softirq: 0.0, idle: 100.5 }.busy(), 0.0);
+    }
 }

@@ -201,4 +201,47 @@ mod tests {
         let args: Vec<String> = c.get_args().map(|a| a.to_string_lossy().into_owned()).collect();
         assert_eq!(args.last().map(String::as_str), Some("iperf3 -c 'a;b'"));
     }
+
+    #[test]
+    fn machines_and_labels() {
+        let ssh = |d: &str| Host::Ssh { dest: d.into(), opts: vec![] };
+        let ns = Host::Netns { name: "lab-router".into() };
+        assert!(
+            Host::Local.same_machine(&ns) && ns.same_machine(&Host::Local) && Host::Local.same_machine(&Host::Local)
+        );
+        assert!(ssh("a").same_machine(&ssh("a")));
+        assert!(!ssh("a").same_machine(&ssh("b")));
+        assert!(!ssh("a").same_machine(&Host::Local) && !Host::Local.same_machine(&ssh("a")));
+        assert_eq!(
+            (Host::Local.label(), ns.label(), ssh("root@b").label()),
+            ("local".into(), "netns:lab-router".into(), "ssh:root@b".into())
+        );
+        let c = ns.command(&argv(&["tc", "qdisc"]));
+        assert_eq!(c.get_program(), "ip");
+        let args: Vec<String> = c.get_args().map(|a| a.to_string_lossy().into_owned()).collect();
+        assert_eq!(args, ["netns", "exec", "lab-router", "tc", "qdisc"]);
+        let c = Host::Ssh { dest: "d".into(), opts: vec!["-p".into(), "2222".into()] }.command(&argv(&["true"]));
+        let args: Vec<String> = c.get_args().map(|a| a.to_string_lossy().into_owned()).collect();
+        assert_eq!(args, ["-o", "BatchMode=yes", "-p", "2222", "d", "--", "true"]);
+    }
+
+    #[test]
+    fn running_commands_here() {
+        let h = Host::Local;
+        assert_eq!(h.run(&argv(&["sh", "-c", "echo hi"])).unwrap(), "hi\n");
+        let e = h.run(&argv(&["sh", "-c", "echo oops >&2; exit 3"])).unwrap_err().to_string();
+        assert!(e.starts_with("command `local sh -c echo oops >&2; exit 3` failed: exit status: 3: oops"), "{e}");
+        let e = h.output(&argv(&["/nonexistent/zynq-net-x"])).unwrap_err().to_string();
+        assert!(e.starts_with("command `/nonexistent/zynq-net-x` failed"), "{e}");
+        let out = h.spawn(&argv(&["sh", "-c", "echo out; echo err >&2"])).unwrap().wait_with_output().unwrap();
+        assert_eq!((out.stdout.as_slice(), out.stderr.as_slice()), (&b"out\n"[..], &b"err\n"[..]));
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("f").display().to_string();
+        h.put_file(&p, b"x y\n").unwrap();
+        assert_eq!(h.read_file(&p).unwrap(), "x y\n");
+        assert!(h.read_file(&format!("{p}.missing")).is_err());
+        // tc refuses a device that does not exist: the error comes back.
+        let e = replace_tbf(&h, "zn-no-such0", 1e6, 3200, 10_000).unwrap_err().to_string();
+        assert!(e.contains("tc qdisc replace dev zn-no-such0 root tbf rate 1000000bit burst 3200 limit 10000"), "{e}");
+    }
 }

@@ -346,4 +346,96 @@ mod tests {
         assert!(!a.contains("-A"), "{a}");
         assert!(!a.contains("-M"), "MSS is TCP only: {a}");
     }
+
+    fn opts(protocol: Protocol, direction: Direction) -> ClientOpts {
+        ClientOpts {
+            server: "192.0.2.1".into(),
+            port: 5202,
+            protocol,
+            direction,
+            streams: 0,
+            seconds: 10.0,
+            length: 131072,
+            bitrate: None,
+            mss: Some(1460),
+            omit: 2,
+            zerocopy: true,
+            window: Some(4_194_304),
+        }
+    }
+
+    #[test]
+    fn tcp_args_in_order() {
+        let v = Version { major: 3, minor: 12, patch: 0 };
+        assert_eq!(
+            opts(Protocol::Tcp, Direction::Tx).args(v).join(" "),
+            "-c 192.0.2.1 -p 5202 --json -t 10 -l 131072 -P 1 -M 1460 -O 2 -Z -w 4194304"
+        );
+        let o = ClientOpts {
+            bitrate: Some(1_000_000),
+            omit: 0,
+            zerocopy: false,
+            window: None,
+            ..opts(Protocol::Tcp, Direction::Bidir)
+        };
+        assert_eq!(o.args(v).join(" "), "-c 192.0.2.1 -p 5202 --json -t 10 -l 131072 -P 1 --bidir -b 1000000 -M 1460");
+        // No --bidir before 3.7 (the runner refuses such a trial).
+        assert!(!o.args(Version { major: 3, minor: 6, patch: 0 }).contains(&"--bidir".to_string()));
+        assert_eq!(fmt_seconds(0.25), "0.250");
+        assert_eq!(Protocol::Udp.to_string(), "udp");
+        assert_eq!(Direction::Rx.to_string(), "rx");
+        assert_eq!(Direction::Bidir.to_string(), "bidir");
+    }
+
+    /// The shape of iperf3's documented `--json` client output (start.
+    /// test_start, end.sum_sent / sum_received, cpu_utilization_percent),
+    /// written by hand: a UDP result whose sum_received lacks the packet
+    /// counters, as some releases write it.
+    const UDP_NO_COUNTERS: &str = r#"{"start": {"version": "iperf 3.9", "test_start": {"protocol": "UDP", "num_streams": 2, "blksize": 1472, "reverse": 1}},
+ "end": {"sum_sent": {"bytes": 1472000, "bits_per_second": 11776000.0, "packets": 1000},
+         "sum_received": {"bytes": 1457280, "bits_per_second": 11658240.0, "seconds": 1.0},
+         "cpu_utilization_percent": {"host_total": 3.5, "remote_total": 1.25}}}"#;
+
+    #[test]
+    fn udp_loss_from_bytes_when_counters_are_missing() {
+        let s = parse(UDP_NO_COUNTERS).unwrap();
+        assert_eq!((s.protocol, s.streams, s.blksize, s.reverse, s.bidir), (Protocol::Udp, 2, 1472, true, false));
+        assert_eq!(s.version, Some(Version { major: 3, minor: 9, patch: 0 }));
+        // 1,457,280 of 1,472,000 bytes arrived: 990 of 1000 datagrams, 10 lost.
+        assert_eq!((s.forward.packets_sent, s.forward.lost_packets), (Some(1000), Some(10)));
+        assert_eq!((s.forward.sent_bytes, s.forward.received_bytes), (1_472_000, 1_457_280));
+        assert_eq!((s.forward.received_bps, s.forward.sent_bps, s.forward.seconds), (11_658_240.0, 11_776_000.0, 1.0));
+        assert_eq!((s.host_cpu_percent, s.remote_cpu_percent), (Some(3.5), Some(1.25)));
+        // Nothing sent: no loss to derive.
+        let none = UDP_NO_COUNTERS.replace("\"bytes\": 1472000", "\"bytes\": 0");
+        assert_eq!(parse(&none).unwrap().forward.lost_packets, None);
+    }
+
+    #[test]
+    fn bad_results_are_errors_that_say_why() {
+        let e = |t: &str| parse(t).unwrap_err().to_string();
+        assert!(e("nope").starts_with("iperf3: not JSON"));
+        assert_eq!(
+            e(r#"{"error": "unable to connect to server"}"#),
+            "iperf3: iperf3 reported: unable to connect to server"
+        );
+        assert_eq!(e("{}"), "iperf3: start missing");
+        assert_eq!(e(r#"{"start": {}}"#), "iperf3: start.test_start missing");
+        assert_eq!(
+            e(r#"{"start": {"test_start": {"protocol": "SCTP"}}, "end": {}}"#),
+            "iperf3: unsupported protocol Some(\"SCTP\")"
+        );
+        assert_eq!(e(r#"{"start": {"test_start": {"protocol": "TCP"}}}"#), "iperf3: end missing");
+        assert_eq!(
+            e(r#"{"start": {"test_start": {"protocol": "TCP"}}, "end": {"sum_received": {}}}"#),
+            "iperf3: end.sum_sent missing"
+        );
+        assert_eq!(
+            e(r#"{"start": {"test_start": {"protocol": "TCP"}}, "end": {"sum_sent": {}, "sum_received": {}}}"#),
+            "iperf3: end.sum_received.bits_per_second missing"
+        );
+        // bidir announced in test_start: the reverse sums are required.
+        let t = r#"{"start": {"test_start": {"protocol": "tcp", "bidir": 1}}, "end": {"sum_sent": {}, "sum_received": {"bits_per_second": 1}}}"#;
+        assert_eq!(e(t), "iperf3: end.sum_sent_bidir_reverse missing");
+    }
 }

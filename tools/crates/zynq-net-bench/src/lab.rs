@@ -382,4 +382,36 @@ mod tests {
         assert!(!valid_name("waytoolongname1"));
         assert_eq!(namespaces("x")[1], "x-router");
     }
+
+    #[test]
+    fn tbf_parameters_by_hand() {
+        // 200 Mbit/s = 25,000 bytes/ms: bucket 2.5 ms = 62,500 B, queue 62,500 B more.
+        assert_eq!(tbf_params(200e6, 1500), (62_500, 125_000));
+        // 1 Mbit/s: 2.5 ms is 313 B, the bucket is the 16 KiB floor.
+        assert_eq!(tbf_params(1e6, 1500), (16_384, 16_384 + 313));
+        // 10 Mbit/s with jumbo frames: two 9014-byte frames.
+        assert_eq!(tbf_params(10e6, 9000), (18_028, 18_028 + 3125));
+    }
+
+    #[test]
+    fn lab_names_files_and_applier_environment() {
+        assert!(valid_name("lab-2") && valid_name(&"a".repeat(12)));
+        assert!(!valid_name("") && !valid_name("Lab") && !valid_name(&"a".repeat(13)) && !valid_name("a_b"));
+        assert_eq!(namespaces("zn"), ["zn-client".to_string(), "zn-router".into(), "zn-server".into()]);
+        assert_eq!(state_path("zn"), Path::new("/run/zynq-net/lab-zn.json"));
+        assert_eq!(
+            applier_env("zn"),
+            [
+                "env",
+                "ZYNQ_NET_STATE=/run/zynq-net/lab-zn-state",
+                "ZYNQ_NET_LOG=/run/zynq-net/lab-zn-apply.log",
+                "ZYNQ_NET_LOCK=/run/zynq-net/lab-zn.lock",
+                "ZYNQ_NET_WAIT_MAX=2"
+            ]
+        );
+        assert_eq!(LAB_UDP_BUFFER, 4 << 20);
+        assert_eq!(find_applier(Some(Path::new("/opt/apply"))), Some(PathBuf::from("/opt/apply")));
+        let d = LabOptions::default();
+        assert_eq!((d.name.as_str(), d.subnet, d.queues, d.mtu, d.flowtable), ("znlab", 1, 2, 1500, false));
+    }
 }

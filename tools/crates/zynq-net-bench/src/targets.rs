@@ -118,3 +118,52 @@ impl Targets {
 pub fn valid_ifname(s: &str) -> bool {
     !s.is_empty() && s.len() <= 15 && s.chars().all(|c| c.is_ascii_alphanumeric() || "_.-".contains(c))
 }
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    const T: &str = r#"{"format": "zynq-net-bench-targets 1",
+ "client": {"host": {"kind": "ssh", "dest": "root@zcu102"}, "address": "192.0.2.10", "ifaces": ["eth0"], "irq_pattern": "eth0"},
+ "server": {"host": {"kind": "local"}, "address": "192.0.2.1"}}"#;
+
+    #[test]
+    fn load_save_and_defaults() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("t.json");
+        std::fs::write(&p, T).unwrap();
+        let t = Targets::load(&p).unwrap();
+        assert_eq!((t.port, t.dut.is_none(), t.udp_socket_buffer), (5201, true, None));
+        assert_eq!(t.client.host, Host::Ssh { dest: "root@zcu102".into(), opts: vec![] });
+        assert!(t.server.ifaces.is_empty());
+        let q = d.path().join("saved.json");
+        t.save(&q).unwrap();
+        assert!(std::fs::read_to_string(&q).unwrap().ends_with("}\n"));
+        assert_eq!(Targets::load(&q).unwrap(), t);
+        assert!(t.save(d.path()).is_err(), "a directory is not a file");
+    }
+
+    #[test]
+    fn load_refuses_what_would_fail_later() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("t.json");
+        let err = |text: &str| {
+            std::fs::write(&p, text).unwrap();
+            Targets::load(&p).unwrap_err().to_string()
+        };
+        let e = err(&T.replace("targets 1", "targets 0"));
+        assert!(e.ends_with("targets format `zynq-net-bench-targets 0`, expected `zynq-net-bench-targets 1`"), "{e}");
+        let e = err(&T.replace("\"address\": \"192.0.2.1\"", "\"address\": \"\""));
+        assert!(e.ends_with("server.address is empty"), "{e}");
+        let e = err(&T.replace("[\"eth0\"]", "[\"eth0; reboot\"]"));
+        assert!(e.contains("interface name `eth0; reboot`"), "{e}");
+        let e = err(&T.replace("\"irq_pattern\": \"eth0\"", "\"pace_iface\": \"a-sixteen-chars0\""));
+        assert!(e.contains("interface name `a-sixteen-chars0`"), "{e}");
+        let e = err(&T.replace("\"ifaces\"", "\"interfaces\""));
+        assert!(e.contains("unknown field `interfaces`"), "{e}");
+        assert!(Targets::load(&d.path().join("missing.json")).is_err());
+        assert!(valid_ifname("eth0.100") && valid_ifname("br_lan-1") && valid_ifname(&"a".repeat(15)));
+        assert!(!valid_ifname("") && !valid_ifname(&"a".repeat(16)) && !valid_ifname("eth 0") && !valid_ifname("a/b"));
+    }
+}

@@ -273,4 +273,71 @@ mod tests {
         let e = board_diff(&zcu102(), &plan, &one_xps).unwrap_err().to_string();
         assert!(e.contains("edit it by hand"), "{e}");
     }
+
+    fn del(text: &str, pointers: &[&str]) -> String {
+        let (_, map) = yaml::load(text).unwrap();
+        delete(text, &map, &pointers.iter().map(|p| p.to_string()).collect())
+    }
+
+    #[test]
+    fn flow_items_go_with_their_comma() {
+        let t = "a: { x: 1, y: [2, 3], z: { q: 4 } }\n";
+        assert_eq!(del(t, &["/a/x"]), "a: { y: [2, 3], z: { q: 4 } }\n");
+        assert_eq!(del(t, &["/a/y"]), "a: { x: 1, z: { q: 4 } }\n");
+        assert_eq!(del(t, &["/a/z"]), "a: { x: 1, y: [2, 3] }\n");
+        // Two on one line: right to left, the columns stay right.
+        assert_eq!(del(t, &["/a/x", "/a/z"]), "a: { y: [2, 3] }\n");
+        // No final newline: none added.
+        assert_eq!(del("a: { x: 1, y: 2 }", &["/a/y"]), "a: { x: 1 }");
+    }
+
+    #[test]
+    fn block_keys_go_with_their_lines_and_comments() {
+        let t = "top:\n# not about b\n  # about b\n  # more about b\n  b:\n    - 1\n\n    - 2\n  c: 3\n\n  d: 4\n";
+        assert_eq!(del(t, &["/top/b"]), "top:\n# not about b\n  c: 3\n\n  d: 4\n");
+        // A blank line then a shallower key ends the block.
+        assert_eq!(
+            del(t, &["/top/c"]),
+            "top:\n# not about b\n  # about b\n  # more about b\n  b:\n    - 1\n\n    - 2\n\n  d: 4\n"
+        );
+        // A whole mapping: its key and every deeper line; nested keys inside it are already gone.
+        assert_eq!(del("top:\n  b: 1\n\n  c: 2\nnext: 3\n", &["/top", "/top/c"]), "next: 3\n");
+        // The blank line before `d` belonged to no block (nothing deeper followed it).
+        assert_eq!(del(t, &["/top/b", "/top/c", "/top/d"]), "top:\n# not about b\n\n");
+        assert_eq!(parent("/interfaces/0/rps"), "/interfaces/0");
+        assert_eq!(parent("rps"), "");
+    }
+
+    #[test]
+    fn pointers_of_plan_steps() {
+        let doc = serde_json::json!({"interfaces": [{"name": "eth0"}, {"name": "eth1"}]});
+        let p = |line: &str| pointer_of(&doc, &PlanStep { line_no: 1, line: line.into() });
+        for (line, want) in [
+            ("offload eth1 tso off", "/interfaces/1/offloads/tso"),
+            ("coalesce eth0 rx-usecs 8", "/interfaces/0/coalesce/rx-usecs"),
+            ("channels eth0 combined 2", "/interfaces/0/channels/combined"),
+            ("rings eth0 rx 512", "/interfaces/0/rings/rx"),
+            ("rings eth0 tx 512", "/interfaces/0/rings/tx"),
+            ("rings eth0 rx-buf-len 4096", "/interfaces/0/zero_copy_rx"),
+            ("rss eth0 equal 2", "/interfaces/0/zero_copy_rx"),
+            ("ntuple eth0 on", "/interfaces/0/zero_copy_rx"),
+            ("rps eth0 rx-0 3", "/interfaces/0/rps"),
+            ("rfs eth0 rx-0 2048", "/interfaces/0/rfs_flow_cnt"),
+            ("xps eth1 tx-0 1", "/interfaces/1/xps"),
+            ("irq eth0 0 1", "/interfaces/0/irq_affinity"),
+            ("qdisc eth0 multiq", "/interfaces/0/qdisc"),
+            ("filter eth0 1 0x11", "/interfaces/0/qdisc"),
+            ("ptp eth0 off", "/interfaces/0/ptp"),
+            ("module asf", "/fastpath/asf"),
+            ("asf timeout 30", "/fastpath/asf"),
+            ("sysctl net.core.rps_sock_flow_entries 1", "/system/rfs_sock_flow_entries"),
+            ("sysctl net.netfilter.nf_conntrack_max 1", "/system/conntrack_max"),
+            ("sysctl net/ipv4~x 1", "/system/sysctl/net~1ipv4~0x"),
+        ] {
+            assert_eq!(p(line).as_deref(), Some(want), "{line}");
+        }
+        assert_eq!(p("offload eth9 tso off"), None, "no such interface");
+        assert_eq!(p("wait eth0 10"), None);
+        assert_eq!(p("offload"), None);
+    }
 }
