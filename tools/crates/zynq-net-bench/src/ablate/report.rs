@@ -528,4 +528,113 @@ mod tests {
         write_all(&d, &r, None, out.path()).unwrap();
         assert!(!out.path().join(files::SUGGESTED_DIFF).exists(), "stale suggested diff kept");
     }
+
+    #[test]
+    fn figures_for_the_tables() {
+        assert_eq!(pct(f64::NAN), "n/a");
+        assert_eq!(pct(f64::INFINITY), "n/a");
+        assert_eq!(pct(10_000.0), "> +9999%");
+        assert_eq!(pct(9999.0), "+9999.0%");
+        assert_eq!(pct(-5.26), "-5.3%");
+        assert_eq!(pct(12.34), "+12.3%");
+        let e = |low: f64, repeats_needed| Effect {
+            n: 3,
+            percent: 10.0,
+            low,
+            high: 20.0,
+            verdict: Verdict::NoEffect,
+            repeats_needed,
+            note: String::new(),
+        };
+        assert_eq!(interval(&e(1.0, None)), "+10.0% [+1.0%, +20.0%]");
+        assert_eq!(interval(&e(f64::NEG_INFINITY, None)), "+10.0% [n/a]");
+        assert_eq!(repeats(&e(1.0, None)), "-");
+        assert_eq!(repeats(&e(1.0, Some(7))), "≈ 7");
+        assert_eq!(repeats(&e(1.0, Some(MAX_REPEATS_ESTIMATE))), "≈ 1000");
+        assert_eq!(repeats(&e(1.0, Some(MAX_REPEATS_ESTIMATE + 1))), "> 1000");
+    }
+
+    #[test]
+    fn applier_steps_are_matched_to_plan_steps() {
+        let st = |line: &str| PlanStep { line_no: 1, line: line.into() };
+        let j = |v: &str, iface: &str, target: &str| serde_json::json!({"verb": v, "iface": iface, "target": target});
+        assert!(step_matches(&j("sysctl", "-", "net.core.rmem_max"), &st("sysctl net.core.rmem_max 1")));
+        assert!(!step_matches(&j("sysctl", "-", "net.core.wmem_max"), &st("sysctl net.core.rmem_max 1")));
+        for v in ["irq", "qdisc", "rss", "ntuple"] {
+            assert!(step_matches(&j(v, "eth0", "x"), &st(&format!("{v} eth0 0 1"))), "{v}");
+            assert!(!step_matches(&j(v, "eth1", "x"), &st(&format!("{v} eth0 0 1"))), "{v}");
+        }
+        assert!(step_matches(&j("offload", "eth0", "tso"), &st("offload eth0 tso off")));
+        assert!(!step_matches(&j("offload", "eth0", "gso"), &st("offload eth0 tso off")));
+        assert!(!step_matches(&j("offload", "eth1", "tso"), &st("offload eth0 tso off")));
+        assert!(step_matches(&serde_json::json!({"verb": "mtu", "iface": "eth0"}), &st("mtu eth0 1500")), "no target");
+        assert!(!step_matches(&j("rings", "eth0", "rx"), &st("offload eth0 rx on")), "another verb");
+    }
+
+    #[test]
+    fn dut_outcomes_mixed_verdicts_and_the_markdown() {
+        let d = design();
+        // Cell 0: offloads hurt, sysctl helps; cell 1: offloads help, sysctl hurts.
+        let mut trials = Vec::new();
+        let jitter = [1.0, 0.97, 1.03, 0.99];
+        for r in 0..4u32 {
+            let j = jitter[r as usize];
+            for (ci, c) in d.cells.iter().enumerate() {
+                let (off, sys) = if ci == 0 { (2.0, 0.5) } else { (0.5, 2.0) };
+                trials.push(t(r, "full", &c.id, 1000e6 * j));
+                trials.push(t(r, "untuned", &c.id, 1000e6 * j * [1.0, 1.02, 0.98, 1.01][r as usize]));
+                trials.push(t(r, "without-offloads", &c.id, off * 1000e6 * j * [1.0, 1.01, 0.99, 1.0][r as usize]));
+                trials.push(t(r, "without-sysctl", &c.id, sys * 1000e6 * j * [1.0, 0.99, 1.01, 1.0][r as usize]));
+                trials.push(t(r, "without-xps", &c.id, 1000e6 * j * [1.02, 0.97, 1.01, 0.995][r as usize]));
+            }
+        }
+        // The applier's report of the full plan: the first full trial with an apply counts.
+        let steps = vec![
+            serde_json::json!({"result": "unchanged", "verb": "offload", "iface": "eth0", "target": "tso"}),
+            serde_json::json!({"result": "unchanged", "verb": "xps", "iface": "eth0", "target": "tx-0"}),
+            serde_json::json!({"result": "failed", "verb": "sysctl", "target": "net.ipv4.tcp_notsent_lowat"}),
+        ];
+        for t in trials.iter_mut().filter(|t| t.variant == "full") {
+            t.apply.steps = steps.clone();
+        }
+        trials[0].apply.apply_exit = Some(-1);
+        trials[0].apply.steps =
+            vec![serde_json::json!({"result": "applied", "verb": "xps", "iface": "eth0", "target": "tx-0"})];
+        let mut failed = t(0, "without-xps", &d.cells[0].id, 0.0);
+        failed.record.error = Some("iperf3: refused".into());
+        failed.record.cpu_bound = vec!["dut cpu0 99%".into()];
+        trials.push(failed);
+        let r = analyse(&d, &trials, "lab");
+        assert_eq!(r.analysis.comparisons, (3 + 1) * 2);
+        assert_eq!((r.trials, r.failed, r.rounds), (trials.len(), 1, 4));
+        let g = |c: usize, name: &str| r.cells[c].groups.iter().find(|x| x.group == name).unwrap().clone();
+        assert_eq!(g(0, "offloads").dut, DutSteps { applied: 0, unchanged: 1, skipped: 0, failed: 0 });
+        assert_eq!(g(0, "sysctl").dut, DutSteps { applied: 0, unchanged: 0, skipped: 0, failed: 1 });
+        assert_eq!(g(0, "offloads").effect.verdict, Verdict::Hurts);
+        assert_eq!(g(1, "offloads").effect.verdict, Verdict::Helps);
+        assert_eq!(
+            r.suggestion,
+            Suggestion { remove: vec![], mixed: vec!["sysctl".into(), "offloads".into()], removed_lines: vec![] }
+        );
+        assert!(suggested_plan(&d, &r).is_none());
+        let xps = r.cells[0].variants.iter().find(|v| v.variant == "without-xps").unwrap();
+        assert_eq!((xps.throughput.n, xps.failed, xps.cpu_bound), (4, 1, 1));
+        let md = to_markdown(&d, &r);
+        for line in [
+            "# zynq-net ablation: lab\n",
+            "Plan: `lab.plan`, 4 steps in 3 groups. Setup: lab.",
+            "Design: 4 rounds × 5 variants (full, untuned, and the plan without each group) × 2 cells;",
+            "(seed 42);",
+            "41 trials, 1 failed.",
+            "simultaneous 95% intervals over all 8 comparisons (Student t, Bonferroni: each at 99.38%), so pure noise gets a verdict in at most 5% of ablations.",
+            "| offloads | 1 | 0 / 1 / 0 / 0 |",
+            "no step of the group changed anything on the DUT: its variant equals full",
+            "| whole plan vs untuned | 4 | |",
+            "No group hurts at this confidence: no change suggested.",
+            "Mixed (hurt in some cells, help in others; kept): sysctl, offloads.",
+        ] {
+            assert!(md.contains(line), "missing `{line}` in\n{md}");
+        }
+        assert!(md.contains(" | 4 | 1 | 1 |\n"), "n 4, 1 failed, 1 CPU-bound: {md}");
+    }
 }
