@@ -46,6 +46,17 @@ def test_bench_file_errors_carry_file_line_col_all_at_once(bench_bin, tmp_path):
     assert not r.stdout
 
 
+def test_a_warning_is_located_and_does_not_stop(bench_bin, tmp_path):
+    f = tmp_path / "bench.yml"
+    f.write_text("dut: { address: 10.0.0.1, iface: eth0, irq_cpus: 1 }\n"
+                 "matrix: { protocols: [tcp], directions: [tx], mtus: [1500], pin_cpus: \"1-2\" }\n")
+    r = plan(bench_bin, f)
+    assert r.returncode == 0, r.stderr
+    assert f"warning[bench-pin-irq-cpu]: {f}:2:71: iperf3 would share a CPU with the NIC's IRQ" in r.stderr, \
+        r.stderr
+    assert r.stdout.startswith("plan for (unnamed board): 1 cells")
+
+
 def test_former_spec_keys_say_where_they_went(bench_bin, tmp_path):
     f = tmp_path / "spec.yml"
     f.write_text("duration: 1\nudp_bitrate: 100M\nrfc2544: { frame_sizes: [64], line_rate_mbps: 1000, trial_seconds: 1 }\n")

@@ -58,14 +58,18 @@ pub fn convert(l: &LoadedBench) -> (BenchSpec, Option<Targets>) {
 
 /// Loads a board file or a bench file (told apart by a top-level `board:`
 /// key, [`zynq_net_model::doc_kind`]): the board's name (`None` for a bench
-/// file), the settings and the targets the file names. Warnings go to
-/// stderr.
+/// file), the settings and the targets the file names. Warnings about the
+/// bench section go to stderr.
 ///
 /// # Errors
 /// [`BenchError::Invalid`] with every diagnostic rendered (`error[RULE]:
 /// FILE:LINE:COL: message`, the line, a hint), or the read error.
 pub fn load(path: &Path) -> Result<(Option<String>, BenchSpec, Option<Targets>), BenchError> {
-    let l = zynq_net_model::load_bench(path).map_err(|e| BenchError::Invalid(e.to_string()))?;
+    let mut l = zynq_net_model::load_bench(path).map_err(|e| BenchError::Invalid(e.to_string()))?;
+    if l.board.is_some() {
+        // a board's other warnings are `check`'s business
+        l.warnings.retain(|d| d.pointer.starts_with("/bench"));
+    }
     if !l.warnings.is_empty() {
         eprint!("{}", l.warning_diagnostics());
     }

@@ -6,8 +6,10 @@
 //! from a user's YAML; serde is only for the plan file (`plan.json`) that
 //! `bench plan` writes and `bench run --plan` reads back.
 //!
-//! Defaults for a section the input leaves out (no `matrix`, no `rfc2544`)
-//! are [`BenchSpec::default`]'s.
+//! A section the input leaves out (no `matrix`, no `rfc2544`) is the
+//! model's default section ([`zynq_net_model::bench::Matrix`]'s and
+//! [`zynq_net_model::bench::Rfc2544`]'s `Default`): one set of defaults for
+//! a board, a bench file and the runner.
 
 use serde::{Deserialize, Serialize};
 
@@ -117,6 +119,10 @@ pub struct BenchSpec {
     pub zerocopy: bool,
 }
 
+/// Fixed values for unit tests that build a spec by hand; a bench input's
+/// spec comes from [`BenchSpec::from_model`], whose defaults are the
+/// model's (3 repeats and 2 s / 10 s RFC 2544 trials where this has 1 and
+/// 1 s / 5 s).
 impl Default for BenchSpec {
     fn default() -> Self {
         BenchSpec {
@@ -152,46 +158,36 @@ fn cpus(s: &CpuSet) -> Vec<usize> {
 impl BenchSpec {
     /// The runner's settings from a validated `bench` section `b` and its
     /// resolved values `r` (from [`zynq_net_model::LoadedBench`] or
-    /// [`zynq_net_model::LoadedBoard`]); a section left out keeps
-    /// [`BenchSpec::default`]'s values.
+    /// [`zynq_net_model::LoadedBoard`]); a section left out is the model's
+    /// default section.
     pub fn from_model(b: &Bench, r: &ResolvedBench) -> BenchSpec {
-        let mut s = BenchSpec::default();
-        if let Some(m) = &b.matrix {
-            s.protocols = m.protocols.clone();
-            s.directions = m.directions.clone();
-            s.mtus = m.mtus.clone();
-            s.streams = m.streams.clone();
-            s.duration = f64::from(m.duration_s);
-            s.omit = m.omit_s;
-            s.repeats = m.repeats;
-            s.tcp_length = m.tcp_length;
-            s.zerocopy = m.zerocopy;
-            s.cpu_bound_percent = m.cpu_bound_pct;
-        }
-        if let Some(p) = &r.pin_cpus {
-            s.cpus.client = cpus(p);
-        }
-        if let Some(p) = &r.peer_pin_cpus {
-            s.cpus.server = cpus(p);
-        }
-        if let Some(rate) = r.udp_rate {
-            s.udp_bitrate = Rate(rate.bits_per_second());
-        }
-        if let Some(i) = &r.irq_cpus {
-            s.irq_cpus.client = cpus(i);
-        }
-        if let Some(x) = &b.rfc2544 {
-            s.frame_sizes = x.frame_sizes.clone();
-            s.line_rate = Rate(f64::from(x.line_rate_mbps) * 1e6);
-            s.rfc2544 = Rfc2544Spec {
+        let m = b.matrix.clone().unwrap_or_default();
+        let x = b.rfc2544.clone().unwrap_or_default();
+        let list = |s: &Option<CpuSet>| s.as_ref().map(cpus).unwrap_or_default();
+        BenchSpec {
+            duration: f64::from(m.duration_s),
+            omit: m.omit_s,
+            repeats: m.repeats,
+            protocols: m.protocols,
+            directions: m.directions,
+            mtus: m.mtus,
+            streams: m.streams,
+            tcp_length: m.tcp_length,
+            udp_bitrate: Rate(r.udp_rate.map_or(0.0, |u| u.bits_per_second())),
+            cpus: PerEnd { client: list(&r.pin_cpus), server: list(&r.peer_pin_cpus) },
+            irq_cpus: PerEnd { client: list(&r.irq_cpus), server: Vec::new() },
+            cpu_bound_percent: m.cpu_bound_pct,
+            line_rate: Rate(f64::from(x.line_rate_mbps) * 1e6),
+            frame_sizes: x.frame_sizes,
+            rfc2544: Rfc2544Spec {
                 trial_seconds: f64::from(x.trial_s),
                 confirm_seconds: f64::from(x.confirm_s),
                 max_trials: x.max_trials,
                 loss_tolerance_percent: x.loss_tolerance_pct,
                 resolution_percent: x.resolution_pct,
-            };
+            },
+            zerocopy: m.zerocopy,
         }
-        s
     }
 
     /// Checks the values command-line overrides can set (`--duration`,
@@ -298,16 +294,15 @@ mod tests {
     }
 
     #[test]
-    fn a_section_left_out_keeps_the_defaults() {
-        let s = spec_of("rfc2544: { frame_sizes: [1518], line_rate_mbps: 1000 }\n");
-        assert_eq!(s.protocols, BenchSpec::default().protocols);
-        assert_eq!(s.mtus, vec![1500]);
-        assert_eq!(s.frame_sizes, vec![1518]);
-        // the model's defaults for the keys the section leaves out
-        assert_eq!((s.rfc2544.trial_seconds, s.rfc2544.confirm_seconds), (2.0, 10.0));
-        let s = spec_of("matrix: { protocols: [tcp], directions: [tx], mtus: [1500] }\n");
-        assert_eq!((s.duration, s.repeats, s.streams.clone()), (10.0, 3, vec![1]));
-        assert_eq!(s.rfc2544, Rfc2544Spec::default());
+    fn a_section_left_out_is_the_models_default_section() {
+        // the defaults of keys left out and of a whole section left out agree
+        let a = spec_of("rfc2544: { frame_sizes: [64, 128, 256, 512, 1024, 1280, 1518], line_rate_mbps: 1000 }\n");
+        let b = spec_of("matrix: { protocols: [tcp, udp], directions: [tx, rx], mtus: [1500] }\n");
+        assert_eq!(a, b);
+        assert_eq!((a.duration, a.repeats, a.streams.clone(), a.omit), (10.0, 3, vec![1], 0));
+        assert_eq!((a.rfc2544.trial_seconds, a.rfc2544.confirm_seconds, a.rfc2544.max_trials), (2.0, 10.0, 10));
+        assert_eq!((a.line_rate, a.udp_bitrate, a.tcp_length), (Rate(1e9), Rate(0.0), 131072));
+        assert!(a.cpus.client.is_empty() && a.irq_cpus.client.is_empty());
     }
 
     #[test]

@@ -186,6 +186,46 @@ pub struct Rfc2544 {
     pub resolution_pct: f64,
 }
 
+/// What a bench input without a `matrix` section measures: TCP and UDP,
+/// tx and rx, MTU 1500, and every key's own default (one stream, 10 s,
+/// 3 repeats, ...).
+impl Default for Matrix {
+    fn default() -> Self {
+        Matrix {
+            protocols: vec![Protocol::Tcp, Protocol::Udp],
+            directions: vec![Direction::Tx, Direction::Rx],
+            mtus: vec![1500],
+            streams: default_streams(),
+            duration_s: default_duration(),
+            omit_s: 0,
+            pin_cpus: None,
+            peer_pin_cpus: None,
+            udp_rate: None,
+            tcp_length: default_tcp_length(),
+            zerocopy: false,
+            cpu_bound_pct: default_cpu_bound(),
+            repeats: default_repeats(),
+        }
+    }
+}
+
+/// What `zynq-net bench rfc2544` searches without an `rfc2544` section:
+/// RFC 2544 section 9.1's frame sizes (64 ... 1518) at 1000 Mbit/s, and
+/// every key's own default (2 s trials, 10 s confirmation, ...).
+impl Default for Rfc2544 {
+    fn default() -> Self {
+        Rfc2544 {
+            frame_sizes: vec![64, 128, 256, 512, 1024, 1280, 1518],
+            line_rate_mbps: 1000,
+            loss_tolerance_pct: 0.0,
+            trial_s: default_trial(),
+            confirm_s: default_confirm(),
+            max_trials: default_max_trials(),
+            resolution_pct: default_resolution(),
+        }
+    }
+}
+
 fn default_streams() -> Vec<u32> {
     vec![1]
 }
