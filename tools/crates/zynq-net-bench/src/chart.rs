@@ -384,4 +384,130 @@ mod tests {
         }
         assert!(s.contains("cpu1") && s.contains("CPU-bound 95%"));
     }
+
+    /// `(x, y, width, height)` of every `<rect>` filled with `colour`
+    /// wider than a legend swatch (plotters writes `fill="#RRGGBB"`).
+    fn rects(svg: &str, colour: RGBColor) -> Vec<(f64, f64, f64, f64)> {
+        let fill = format!("fill=\"#{:02X}{:02X}{:02X}\"", colour.0, colour.1, colour.2);
+        svg.split("<rect")
+            .skip(1)
+            .map(|r| &r[..r.find("/>").unwrap_or(r.len())])
+            .filter(|r| r.to_uppercase().contains(&fill.to_uppercase()))
+            .map(|r| {
+                let a = |k: &str| -> f64 {
+                    let i = r.find(&format!(" {k}=\"")).unwrap() + k.len() + 3;
+                    r[i..i + r[i..].find('"').unwrap()].parse().unwrap()
+                };
+                (a("x"), a("y"), a("width"), a("height"))
+            })
+            .filter(|r| r.2 > 12.0)
+            .collect()
+    }
+
+    fn circles(svg: &str, colour: RGBColor) -> Vec<(f64, f64)> {
+        let fill = format!("#{:02X}{:02X}{:02X}", colour.0, colour.1, colour.2);
+        svg.split("<circle")
+            .skip(1)
+            .map(|r| &r[..r.find("/>").unwrap_or(r.len())])
+            .filter(|r| r.to_uppercase().contains(&fill))
+            .map(|r| {
+                let a = |k: &str| -> f64 {
+                    let i = r.find(&format!(" {k}=\"")).unwrap() + k.len() + 3;
+                    r[i..i + r[i..].find('"').unwrap()].parse().unwrap()
+                };
+                (a("cx"), a("cy"))
+            })
+            .collect()
+    }
+
+    fn width_of(svg: &str) -> u32 {
+        let i = svg.find("width=\"").unwrap() + 7;
+        svg[i..i + svg[i..].find('"').unwrap()].parse().unwrap()
+    }
+
+    #[test]
+    fn cell_bars_are_as_long_as_their_throughput() {
+        use crate::compare::Stats;
+        let cell = |name: &str, mean: f64, sd: f64, n: usize, bound: bool| CellSummary {
+            cell: name.into(),
+            throughput: Stats { mean, sd, n },
+            cpu_bound: if bound { vec!["dut cpu0 99%".into()] } else { vec![] },
+            failed: 0,
+            cpu: vec![],
+            notes: vec![],
+        };
+        let s = cells(&[cell("fast", 200e6, 0.0, 1, false), cell("slow", 100e6, 10e6, 3, true)]);
+        assert!(s.contains("height=\"112\""), "60 + 26 per cell");
+        let (teal, red) = (rects(&s, TEAL), rects(&s, RED));
+        assert_eq!((teal.len(), red.len()), (1, 1), "{s}");
+        // Bars start at the same x and end at 200 and 100 Mbit/s.
+        assert!((teal[0].0 - red[0].0).abs() < 1.0);
+        assert!((teal[0].2 / red[0].2 - 2.0).abs() < 0.03, "{teal:?} {red:?}");
+        assert!(teal[0].1 < red[0].1, "the first cell is drawn on top");
+        // The axis reaches 1.1 × the largest mean + sd: the 200 Mbit/s bar
+        // takes 1/1.1 of the plot width (700 px less margins and labels).
+        assert!(teal[0].2 > 0.8 * (700.0 - 180.0 - 20.0) / 1.1 && teal[0].2 < (700.0 - 180.0) / 1.1, "{teal:?}");
+        assert!(s.contains("fast") && s.contains("slow"));
+    }
+
+    #[test]
+    fn cpu_bars_stack_the_four_shares() {
+        let core = |cpu| CoreLoad { cpu, usr: 20.0, sys: 10.0, irq: 5.0, softirq: 30.0, idle: 35.0 };
+        let s = cpu(&[("dut".into(), vec![core(0), core(1)])], 95.0);
+        assert_eq!(width_of(&s), 420, "at least 420 px");
+        let (usr, sys, irq, soft) = (rects(&s, BLUE), rects(&s, GREEN), rects(&s, AMBER), rects(&s, PURPLE));
+        assert_eq!((usr.len(), sys.len(), irq.len(), soft.len()), (2, 2, 2, 2), "{s}");
+        for i in 0..2 {
+            // heights in proportion 20 : 10 : 5 : 30 (whole pixels)
+            let unit = (usr[i].3 + sys[i].3 + irq[i].3 + soft[i].3) / 65.0;
+            for (r, share) in [(usr[i], 20.0), (sys[i], 10.0), (irq[i], 5.0), (soft[i], 30.0)] {
+                assert!((r.3 - share * unit).abs() < 1.5, "{share}%: {r:?}, {unit} px per %");
+            }
+            // stacked bottom-up: usr, sys, irq, softirq, each on top of the last
+            assert!((sys[i].1 + sys[i].3 - usr[i].1).abs() < 1.5, "{sys:?} on {usr:?}");
+            assert!((irq[i].1 + irq[i].3 - sys[i].1).abs() < 1.5);
+            assert!((soft[i].1 + soft[i].3 - irq[i].1).abs() < 1.5);
+        }
+        assert!(usr[0].0 < usr[1].0, "cpu0 left of cpu1");
+        // One machine: bars named by core only; more machines: by role too.
+        assert!(s.contains("\ncpu1\n") && !s.contains("dut cpu1"), "{s}");
+        let many: Vec<CoreLoad> = (0..10).map(core).collect();
+        let s = cpu(&[("client".into(), many.clone()), ("server".into(), vec![core(0)])], 90.0);
+        assert_eq!(width_of(&s), 120 + 40 * 11);
+        assert!(s.contains("server cpu0") && s.contains("client cpu9") && s.contains("CPU-bound 90%"));
+    }
+
+    #[test]
+    fn rfc2544_points_and_their_colours() {
+        use crate::rfc2544::{max_fps, FrameResult, Rfc2544Result};
+        let frame = |f: u32, fps: f64, confirmed: bool| FrameResult {
+            frame_size: f,
+            udp_payload: f - 46,
+            fps,
+            frame_bps: 0.0,
+            payload_bps: 0.0,
+            line_percent: 0.0,
+            max_fps: max_fps(1e9, f),
+            search_trials: 1,
+            confirmed,
+            sender_limited: false,
+            max_core_busy: 0.0,
+            cpu_bound: vec![],
+            steps: vec![],
+        };
+        let x = Rfc2544Result {
+            format: String::new(),
+            line_rate_bps: 1e9,
+            settings: crate::spec::Rfc2544Spec::default(),
+            frames: vec![frame(1518, 80_000.0, true), frame(64, 300_000.0, false), frame(512, 0.0, true)],
+            deviations: vec![],
+        };
+        let s = rfc2544(&x);
+        assert!(!s.contains("could not be drawn"), "a frame size with nothing passed is left out: {s}");
+        let (blue, amber) = (circles(&s, BLUE), circles(&s, AMBER));
+        assert_eq!((blue.len(), amber.len()), (1, 1), "{s}");
+        // 64 B left of 1518 B, and higher (more frames/s).
+        assert!(amber[0].0 < blue[0].0 && amber[0].1 < blue[0].1, "{amber:?} {blue:?}");
+        assert!(s.contains("line rate 1000.0 Mbit/s"));
+    }
 }
