@@ -108,3 +108,20 @@ def test_a_board_without_bench_section(bench_bin, tmp_path):
     assert r.returncode == 2, r.stderr
     assert re.search(rf"error\[missing-key\]: {re.escape(str(f))}:\d+:1: missing required key `bench`", r.stderr), \
         r.stderr
+
+
+def test_ablate_takes_its_matrix_from_a_bench_file(bench_bin, tmp_path):
+    """`bench ablate BOARD --bench FILE`: the matrix is the bench file's (the
+    unknown cell's error lists it, before any traffic), and a bench-file
+    error is located like any other."""
+    f = tmp_path / "bench.yml"
+    f.write_text("matrix: { protocols: [udp], directions: [rx], mtus: [1500], streams: [3] }\n")
+    cmd = [str(bench_bin), "bench", "ablate", str(BOARDS / "zcu102.yml"), "--bench", str(f),
+           "--cells", "no-such-cell", "-o", str(tmp_path / "abl")]
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2, r.stderr
+    assert "unknown cell(s) no-such-cell; the matrix has: udp-rx-mtu1500-p3" in r.stderr, r.stderr
+    f.write_text("matrix: { protocols: [udp], directions: [rx], mtus: [1500], streams: [300] }\n")
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2, r.stderr
+    assert f"error[bench-streams]: {f}:1:71: 300 parallel streams" in r.stderr, r.stderr
