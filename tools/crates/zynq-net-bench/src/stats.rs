@@ -496,4 +496,17 @@ mod tests {
         assert_eq!(Verdict::NoEffect.to_string(), "no measurable effect");
         assert_eq!(serde_json::to_string(&Verdict::NoEffect).unwrap(), "\"no measurable effect\"");
     }
+
+    #[test]
+    fn identical_variants_have_no_effect_and_no_note() {
+        // The same throughput with and without: every difference is 0, the
+        // interval is the single point 0, which is not clear of zero.
+        let v = vec![Some(100.0), Some(90.0), Some(110.0)];
+        let e = paired_effect(&v, &v, &Analysis { confidence: 0.95, comparisons: 4, min_effect_percent: 1.0 });
+        assert_eq!((e.n, e.percent, e.low, e.high), (3, 0.0, 0.0, 0.0));
+        assert_eq!(e.verdict, Verdict::NoEffect);
+        assert_eq!(e.note, "", "not 'clear of zero'");
+        // No spread: two rounds would show a 1% effect.
+        assert_eq!(e.repeats_needed, Some(2));
+    }
 }
