@@ -25,30 +25,17 @@ Driver facts checked (drivers/net/ethernet/freescale/gianfar*.c, 6.12):
 from __future__ import annotations
 
 import os
-import pathlib
 import re
-import shutil
 import subprocess
 
 import pytest
 
 import qemu_results
-from qemu_results import ethtool_current, lowest_cpu, mask_int, results, seal_plan, skip_without_tcg
+from p1020 import SCRIPT_TIMEOUT, SMP, generate, script_args, skip_if_not_cached, skip_without_tools
+from qemu_results import ethtool_current, lowest_cpu, mask_int, results, seal_plan
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent.parent
-SCRIPT = ROOT / "scripts" / "qemu-p1020"
-BOARD = ROOT / "tests" / "qemu" / "boards" / "p1020-qemu.yml"
-REF_BOARD = ROOT / "meta-zynq-net" / "boards" / "p1020rdb.yml"
 IFACES = ("eth0", "eth1")
-SMP = int(os.environ.get("ZYNQ_NET_P1020_SMP", "2"))
 ONLINE = (1 << SMP) - 1
-BOOT_TIMEOUT = int(os.environ.get("ZYNQ_NET_QEMU_TIMEOUT", "300"))
-# The whole script: a fresh kernel cross-build is ~12 minutes of two idle
-# cores (docs/qemu.md has the figures), the userland a few more.
-SCRIPT_TIMEOUT = BOOT_TIMEOUT + 3 * 3600
-# ZYNQ_NET_P1020_CACHED_ONLY=1: never build (CI with a time budget); the
-# tests skip, saying so, when the kernel or userland is not cached.
-CACHED_ONLY = os.environ.get("ZYNQ_NET_P1020_CACHED_ONLY") == "1"
 GFAR_TICK_NS = {1000: 512, 100: 2560, 10: 25600}
 
 # What the board cannot ask (the model refuses it) but a plan can carry:
@@ -120,29 +107,15 @@ class Run(qemu_results.Run):
 
 
 # --------------------------------------------------------------- fixture
-def _skip_without_tools() -> None:
-    if not shutil.which("powerpc-linux-gnu-gcc"):
-        pytest.skip("powerpc-linux-gnu-gcc missing (Debian gcc-powerpc-linux-gnu, scripts/deps/apt.txt)")
-    skip_without_tcg("qemu-system-ppc", "qemu-system-ppc")
-
-
 @pytest.fixture(scope="module")
 def gens(zynq_net, tmp_path_factory):
     """(test board gen dir, reference p1020rdb gen dir)."""
-    base = tmp_path_factory.mktemp("p1020-gen")
-    out = []
-    for name, board in (("test", BOARD), ("ref", REF_BOARD)):
-        d = base / name
-        subprocess.run([str(zynq_net), "gen", str(board), "-o", str(d)], check=True,
-                       capture_output=True)
-        out.append(d)
-    return tuple(out)
+    return generate(zynq_net, tmp_path_factory.mktemp("p1020-gen"))
 
 
 @pytest.fixture(scope="module")
 def run(gens, zynq_net, tmp_path_factory) -> Run:
-    _skip_without_tools()
-    gen, ref = gens
+    skip_without_tools()
     work = tmp_path_factory.mktemp("qemu-p1020")
     variant = work / "variant.plan"
     variant.write_text(seal_plan(VARIANT))
@@ -150,15 +123,11 @@ def run(gens, zynq_net, tmp_path_factory) -> Run:
     # ZYNQ_NET_APPLIER: the applier under test (default: the generated one)
     applier = os.environ.get("ZYNQ_NET_APPLIER")
     proc = subprocess.run(
-        [str(SCRIPT), "--gen", str(gen), "--kernel-gen", str(ref), "--extra-plan", str(variant),
-         "--out", str(out), "--timeout", str(BOOT_TIMEOUT), "--smp", str(SMP),
-         "--zynq-net", str(zynq_net)] + (["--cached-only"] if CACHED_ONLY else [])
+        script_args(gens, out, zynq_net) + ["--extra-plan", str(variant)]
         + (["--applier", applier] if applier else []),
         capture_output=True, text=True, timeout=SCRIPT_TIMEOUT)
-    if CACHED_ONLY and proc.returncode == 3:
-        pytest.skip("ZYNQ_NET_P1020_CACHED_ONLY=1 and the P1020 kernel/userland are not cached: "
-                    + proc.stderr.strip().splitlines()[-1])
-    return Run("qemu-p1020", out, proc, gen, variant)
+    skip_if_not_cached(proc.returncode, proc.stderr)
+    return Run("qemu-p1020", out, proc, gens[0], variant)
 
 
 # ----------------------------------------------------------------- tests
