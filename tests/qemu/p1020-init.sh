@@ -103,6 +103,8 @@ if [ "$mode" = lab ]; then
     while [ "$(echos)" = 0 ]; do
         sleep 1
     done
+    # Ip ForwDatagrams: what the router forwarded while the host's command ran.
+    section snmp cat /proc/net/snmp
     dump
 else
     # Traffic through eth0: the plan's multiq filter maps 198.51.100.1 (the
