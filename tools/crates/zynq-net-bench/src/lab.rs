@@ -414,4 +414,83 @@ mod tests {
         let d = LabOptions::default();
         assert_eq!((d.name.as_str(), d.subnet, d.queues, d.mtu, d.flowtable), ("znlab", 1, 2, 1500, false));
     }
+
+    /// The tbf on `dev` in `ns` as tc reports it: (rate bytes/s, burst bytes).
+    fn tbf_of(ns: &str, dev: &str) -> Option<(u64, u64)> {
+        let out = Host::Netns { name: ns.into() }.run(&argv(&["tc", "-j", "qdisc", "show", "dev", dev])).unwrap();
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        let q = v.as_array()?.iter().find(|q| q["kind"] == "tbf" && q["root"] == true)?;
+        Some((q["options"]["rate"].as_u64()?, q["options"]["burst"].as_u64()?))
+    }
+
+    /// A real lab (root, network namespaces): up with a shaper, an RFC
+    /// 2544 search through it with the tester paced by tbf, and down.
+    #[test]
+    fn a_lab_comes_up_paces_the_tester_and_goes_down() {
+        let name = format!("zm{}", std::process::id() % 100_000);
+        let o = LabOptions { name: name.clone(), subnet: 40, shape: Some(50e6), ..LabOptions::default() };
+        let st = up(&o).unwrap();
+        let [c, r, s] = namespaces(&name);
+        let result = std::panic::catch_unwind(|| {
+            assert!(netns_exists(&c) && netns_exists(&r) && netns_exists(&s));
+            assert_eq!(state(&name).unwrap(), st);
+            let t = &st.targets;
+            assert_eq!((t.client.address.as_str(), t.server.address.as_str()), ("10.201.40.2", "10.201.41.2"));
+            assert_eq!(t.dut.as_ref().unwrap().ifaces, ["eth0", "eth1"]);
+            assert_eq!((t.client.pace_iface.as_deref(), t.udp_socket_buffer), (Some("eth0"), Some(LAB_UDP_BUFFER)));
+            assert!(t.description.contains("tbf 50 Mbit/s"), "{}", t.description);
+            // The router's shaper: 50 Mbit/s = 6,250,000 bytes/s on both legs.
+            for dev in ["eth0", "eth1"] {
+                assert_eq!(tbf_of(&r, dev).map(|q| q.0), Some(6_250_000), "{dev}");
+            }
+            assert!(up(&o).unwrap_err().to_string().contains("exists"), "a second lab of the same name");
+            // RFC 2544 at 10 Mbit/s (well under the shaper): the tester's
+            // pacing tbf follows each trial's rate, and goes when done.
+            let spec = crate::spec::Rfc2544Spec {
+                confirm_seconds: 1.0,
+                loss_tolerance_percent: 100.0,
+                ..crate::spec::Rfc2544Spec::default()
+            };
+            let plan = crate::plan::Plan::from_spec(None, &crate::spec::BenchSpec::default());
+            let ctx = crate::run::Context::new(t, &plan).unwrap();
+            let mut paced = Vec::new();
+            let mut frames = 0;
+            let x = crate::rfc2544::run(
+                &ctx,
+                &spec,
+                10e6,
+                &[1518],
+                |f, trial| {
+                    paced.push((f, tbf_of(&c, "eth0"), trial.record.notes.clone(), trial.record.command.clone()));
+                    trial
+                },
+                |_| frames += 1,
+            );
+            assert_eq!(frames, 1);
+            assert_eq!(x.frames.len(), 1);
+            let f = &x.frames[0];
+            assert!(f.confirmed && f.fps > 0.0 && f.fps <= crate::rfc2544::max_fps(10e6, 1518) * 1.001, "{f:?}");
+            assert_eq!(paced.len(), f.steps.len());
+            for (size, tbf, notes, cmd) in &paced {
+                assert_eq!(*size, 1518);
+                assert!(notes.iter().any(|n| n == "offered load paced by tbf on the client's eth0"), "{notes:?}");
+                // -b of the trial back to frames/s, then the tbf it should have set.
+                let b: f64 = cmd.split(" -b ").nth(1).unwrap().split(' ').next().unwrap().parse().unwrap();
+                let (rate, burst, _) = crate::rfc2544::pace_params(b / (8.0 * 1472.0), 1518);
+                let (got_rate, got_burst) = tbf.unwrap();
+                assert!((got_rate as f64 - rate / 8.0).abs() <= 1.0, "{got_rate} vs {}", rate / 8.0);
+                assert!((got_burst as f64 / burst as f64 - 1.0).abs() < 0.02, "{got_burst} vs {burst}");
+            }
+            assert_eq!(tbf_of(&c, "eth0"), None, "the pacing qdisc is removed after the run");
+            assert!(x.deviations[0].contains(&ctx.server_version.to_string()));
+        });
+        let msgs = down(&name).unwrap();
+        assert!(msgs.is_empty(), "{msgs:?}");
+        assert!(!netns_exists(&c) && !netns_exists(&r) && !netns_exists(&s));
+        assert!(!state_path(&name).exists());
+        assert!(down("Bad Name").is_err());
+        if let Err(e) = result {
+            std::panic::resume_unwind(e);
+        }
+    }
 }
