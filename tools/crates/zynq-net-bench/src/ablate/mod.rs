@@ -668,4 +668,106 @@ mod tests {
         let f = failed_record("c", 3, "boom".into());
         assert_eq!((f.cell.as_str(), f.repeat, f.error.as_deref()), ("c", 3, Some("boom")));
     }
+
+    /// An ablation on a real lab (root, network namespaces): the router is
+    /// the DUT, tuned by the real applier between trials, and left as found.
+    #[test]
+    fn an_ablation_on_the_lab_router() {
+        let name = format!("za{}", std::process::id() % 100_000);
+        let st =
+            crate::lab::up(&crate::lab::LabOptions { name: name.clone(), subnet: 60, ..Default::default() }).unwrap();
+        let router = Host::Netns { name: crate::lab::namespaces(&name)[1].clone() };
+        let lowat = || router.run(&argv(&["sysctl", "-n", "net.ipv4.tcp_notsent_lowat"])).unwrap();
+        let before = lowat();
+        let out = tempfile::tempdir().unwrap();
+        let result = std::panic::catch_unwind(|| {
+            let text = "zynq-net-plan 2\nboard lab\nsysctl net.ipv4.tcp_notsent_lowat 16385\nrfs eth0 rx-0 2048\n";
+            let plan = PlanText::parse("lab.plan", text).unwrap();
+            let groups = groups::resolve(&plan, &[]).unwrap();
+            let spec = BenchSpec {
+                duration: 1.0,
+                protocols: vec![crate::iperf::Protocol::Udp],
+                directions: vec![crate::iperf::Direction::Tx],
+                udp_bitrate: crate::spec::Rate(5e6),
+                ..BenchSpec::default()
+            };
+            let bench = Plan::from_spec(None, &spec);
+            let design = Design {
+                format: ABLATE_FORMAT.into(),
+                board: Some("lab".into()),
+                board_file: None,
+                plan_source: "lab.plan".into(),
+                plan_text: text.into(),
+                variants: Design::new_variants(&plan, &groups),
+                plan,
+                groups,
+                cells: bench.cells.clone(),
+                rounds: 1,
+                seed: 7,
+                confidence: 0.95,
+                min_effect_percent: 1.0,
+                dut_role: "dut".into(),
+                setup: "lab".into(),
+            };
+            let applier = crate::lab::find_applier(None).unwrap();
+            let dut = Dut {
+                host: router.clone(),
+                applier: applier.to_string_lossy().into_owned(),
+                env: crate::lab::applier_env_vars(&name),
+                remote_dir: String::new(),
+            };
+            let quiet = RunOptions { resume: false, quiet: true };
+            let trials = run(&design, &bench, &st.targets, &dut, out.path(), &quiet).unwrap();
+            let ids: Vec<&str> = trials.iter().map(|t| t.variant.as_str()).collect();
+            let mut sorted = ids.clone();
+            sorted.sort_unstable();
+            assert_eq!(sorted, ["full", "untuned", "without-rfs", "without-sysctl"]);
+            for t in &trials {
+                assert_eq!(t.record.error, None, "{t:?}");
+                assert_eq!((t.round, t.cell.as_str()), (0, "udp-tx-mtu1500-p1"));
+                assert!(t.record.notes.contains(&format!("variant {}", t.variant)), "{:?}", t.record.notes);
+                assert!(matches!(t.apply.revert_exit, 0 | 3), "{:?}", t.apply);
+                assert!(t.record.throughput_bps > 1e6, "{t:?}");
+                if t.variant == "untuned" {
+                    assert_eq!(t.apply.apply_exit, None);
+                } else {
+                    assert!(matches!(t.apply.apply_exit, Some(0 | 3)), "{:?}", t.apply);
+                    assert!(!t.apply.steps.is_empty(), "the applier's JSON steps: {:?}", t.apply);
+                }
+                assert!(out.path().join(files::RAW_DIR).join(format!("{}-{}-r0.json", t.variant, t.cell)).is_file());
+            }
+            // The full plan set the sysctl while it was in force; afterwards the DUT is as found.
+            assert_eq!(lowat(), before, "the DUT is put back untuned");
+            assert_eq!(Design::load(&out.path().join(files::DESIGN)).unwrap(), design);
+            assert_eq!(read_jsonl::<AblateTrial>(&out.path().join(files::TRIALS)).unwrap().len(), 4);
+            for v in ["full", "without-rfs", "without-sysctl"] {
+                let p = std::fs::read_to_string(out.path().join(files::PLANS_DIR).join(format!("{v}.plan"))).unwrap();
+                assert_eq!(PlanText::parse(v, &p).unwrap().steps.len(), if v == "full" { 2 } else { 1 });
+            }
+            assert!(!out.path().join(files::PLANS_DIR).join("untuned.plan").exists());
+            // --resume with everything done runs nothing; with another design it refuses.
+            let resume = RunOptions { resume: true, quiet: true };
+            assert_eq!(run(&design, &bench, &st.targets, &dut, out.path(), &resume).unwrap().len(), 4);
+            assert_eq!(read_jsonl::<AblateTrial>(&out.path().join(files::TRIALS)).unwrap().len(), 4);
+            let other = Design { seed: 8, ..design.clone() };
+            let e = run(&other, &bench, &st.targets, &dut, out.path(), &resume).unwrap_err().to_string();
+            assert!(e.contains("--resume with a different plan"), "{e}");
+            // The applier's own view: the full plan is not in force now.
+            let full = std::fs::canonicalize(out.path().join(files::PLANS_DIR).join("full.plan")).unwrap();
+            assert_ne!(dut.status(&full.to_string_lossy()).unwrap(), 0);
+            assert_eq!(dut.revert().unwrap(), 0);
+            let (code, steps) = dut.apply(&full.to_string_lossy()).unwrap();
+            assert!(matches!(code, 0 | 3) && steps.len() == 2, "{code} {steps:?}");
+            assert_eq!(lowat().trim(), "16385");
+            assert_eq!(dut.status(&full.to_string_lossy()).unwrap(), 0);
+            assert_eq!(dut.revert().unwrap(), 0);
+            assert_eq!(lowat(), before);
+            let bad = Dut { applier: "/nonexistent/zynq-net-apply".into(), ..dut.clone() };
+            assert!(bad.revert().is_err() && bad.apply(&full.to_string_lossy()).is_err());
+        });
+        crate::lab::down(&name).unwrap();
+        if let Err(e) = result {
+            std::panic::resume_unwind(e);
+        }
+    }
 }
