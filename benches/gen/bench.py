@@ -10,9 +10,10 @@ and `gen` <= 8 M (valgrind --tool=callgrind, instructions counted: stable
 under load, unlike time); the 64x16 board under 20 ms median wall per
 `gen` process on a 2-core machine; growth no worse than linear.
 Under valgrind sha2 cannot use the CPU's SHA extensions (valgrind hides
-them), so `gen` counts the portable SHA-256; natively it uses them when the
-CPU has them. The instruction columns are left out, saying so, when valgrind
-is not installed. Prints a table; not a test (timings depend on the
+them), so `gen` counts the portable SHA-256 of the board's own outputs
+(the applier's digest is computed at build time); natively it uses them
+when the CPU has them. The instruction columns are left out, saying so,
+when valgrind is not installed. Prints a table; not a test (timings depend on the
 machine).
 
 Usage: benches/gen/bench.py [--runs 30] [--bin tools/target/release/zynq-net]

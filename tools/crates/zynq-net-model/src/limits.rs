@@ -3,8 +3,6 @@
 //! the RFS tables' rounding and maxima, register windows, and how many
 //! on-chip MACs a SoC has.
 
-use std::collections::BTreeSet;
-
 use crate::diag::Diagnostic;
 use crate::model::{Board, Driver, KernelFlavour, Soc};
 use crate::rules::Rule;
@@ -21,16 +19,20 @@ pub const SYSCTL_KEYS_6_12: &str = include_str!("../data/sysctl-keys-6.12.txt");
 /// (`net.ipv4.conf.eth0.*`, `vm.*`: not checked). With `false`, the closest
 /// name of that directory (edit distance <= 3) as a suggestion.
 pub fn known_sysctl(key: &str) -> Option<(bool, Option<String>)> {
-    let table: BTreeSet<&str> = SYSCTL_KEYS_6_12.lines().collect();
     let (dir, _) = key.rsplit_once('.')?;
-    let siblings: Vec<String> =
-        table.iter().filter(|k| k.rsplit_once('.').is_some_and(|(d, _)| d == dir)).map(|k| (*k).to_string()).collect();
+    // The names directly in `dir`: a prefix test per line, no set built
+    // and nothing allocated unless the key is unknown (a board names a few
+    // sysctls; this ran a table's worth of allocations per key).
+    let in_dir =
+        |k: &&str| k.strip_prefix(dir).and_then(|r| r.strip_prefix('.')).is_some_and(|leaf| !leaf.contains('.'));
+    let siblings: Vec<&str> = SYSCTL_KEYS_6_12.lines().filter(in_dir).collect();
     if siblings.is_empty() {
         return None;
     }
-    if table.contains(key) {
+    if siblings.contains(&key) {
         return Some((true, None));
     }
+    let siblings: Vec<String> = siblings.into_iter().map(str::to_string).collect();
     Some((false, crate::schema::closest(key, &siblings)))
 }
 

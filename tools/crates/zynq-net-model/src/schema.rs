@@ -193,6 +193,9 @@ pub fn validation_schema_json() -> String {
     s
 }
 
+/// The checked-in validation schema as text (build.rs turns it into
+/// [`SCHEMA_TREE`]; the tests compare the two and the file with the model).
+#[cfg(test)]
 const EMBEDDED_SCHEMA: &str = include_str!("board.schema.min.json");
 
 /// Keywords that do not take part in validation (annotations).
@@ -232,32 +235,153 @@ const UNCHECKED_FORMATS: &[&str] =
 /// full validator, which produces the diagnostics. It never answers "valid"
 /// for a document jsonschema rejects (test `quick_check_agrees_with_jsonschema`
 /// holds it against jsonschema on every fixture).
-struct Quick<'s> {
-    root: &'s Value,
-    regexes: std::collections::HashMap<&'s str, Option<regex_automata::meta::Regex>>,
+struct Quick {
+    root: &'static J,
+    regexes: std::collections::HashMap<&'static str, Option<regex_lite::Regex>>,
 }
 
-impl<'s> Quick<'s> {
-    /// The subschema a local `$ref` names; `#/$defs/Name` (every `$ref`
-    /// schemars writes) without the general JSON-pointer walk, which
-    /// allocates for each segment.
-    fn target(&self, r: &str) -> Option<&'s Value> {
-        match r.strip_prefix("#/$defs/") {
-            Some(name) if !name.contains(['~', '/']) => self.root.get("$defs")?.get(name),
-            _ => self.root.pointer(r.strip_prefix('#')?),
+/// A JSON value fixed at build time: build.rs writes the embedded
+/// validation schema (`board.schema.min.json`) as one ([`SCHEMA_TREE`]), so
+/// the quick check walks constant slices instead of parsing the JSON into
+/// hash maps on every run. Objects keep the file's key order and are
+/// searched linearly (a schema object has a few keys; `$defs` a few dozen).
+#[derive(Debug, PartialEq)]
+// `Null` and `Float` are written by build.rs for a schema that has them
+// (today's has neither).
+#[allow(dead_code)]
+enum J {
+    Null,
+    Bool(bool),
+    /// Every JSON integer of the schema (bounds up to `u64::MAX`).
+    Int(i128),
+    Float(f64),
+    Str(&'static str),
+    Arr(&'static [J]),
+    Obj(&'static [(&'static str, J)]),
+}
+
+impl J {
+    fn get(&self, key: &str) -> Option<&J> {
+        match self {
+            J::Obj(m) => m.iter().find(|(k, _)| *k == key).map(|(_, v)| v),
+            _ => None,
         }
     }
 
-    fn valid(&mut self, inst: &Value, schema: &'s Value, depth: usize) -> bool {
+    fn as_str(&self) -> Option<&'static str> {
+        match self {
+            J::Str(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    fn as_array(&self) -> Option<&'static [J]> {
+        match self {
+            J::Arr(a) => Some(a),
+            _ => None,
+        }
+    }
+
+    fn as_u64(&self) -> Option<u64> {
+        match self {
+            J::Int(i) => u64::try_from(*i).ok(),
+            _ => None,
+        }
+    }
+
+    /// RFC 6901 JSON pointer lookup (`/a/0/b`, `~1` for `/`, `~0` for `~`).
+    fn pointer(&self, ptr: &str) -> Option<&J> {
+        if ptr.is_empty() {
+            return Some(self);
+        }
+        let mut cur = self;
+        for raw in ptr.strip_prefix('/')?.split('/') {
+            let seg = raw.replace("~1", "/").replace("~0", "~");
+            cur = match cur {
+                J::Obj(_) => cur.get(&seg)?,
+                J::Arr(a) => a.get(seg.parse::<usize>().ok()?)?,
+                _ => return None,
+            };
+        }
+        Some(cur)
+    }
+}
+
+include!(concat!(env!("OUT_DIR"), "/schema_tree.rs"));
+
+/// What the schema walk ([`subschema`]) reads of a schema node: the
+/// derived schema (`serde_json::Value`, with descriptions, for messages)
+/// and the embedded tree ([`J`], for the type at a pointer) share it.
+trait Node: Sized {
+    fn key(&self, key: &str) -> Option<&Self>;
+    fn text(&self) -> Option<&str>;
+    fn list(&self) -> Option<&[Self]>;
+    fn at(&self, pointer: &str) -> Option<&Self>;
+    fn is_map(&self) -> bool;
+}
+
+impl Node for Value {
+    fn key(&self, key: &str) -> Option<&Self> {
+        self.get(key)
+    }
+    fn text(&self) -> Option<&str> {
+        self.as_str()
+    }
+    fn list(&self) -> Option<&[Self]> {
+        self.as_array().map(Vec::as_slice)
+    }
+    fn at(&self, pointer: &str) -> Option<&Self> {
+        self.pointer(pointer)
+    }
+    fn is_map(&self) -> bool {
+        self.is_object()
+    }
+}
+
+impl Node for J {
+    fn key(&self, key: &str) -> Option<&Self> {
+        self.get(key)
+    }
+    fn text(&self) -> Option<&str> {
+        self.as_str()
+    }
+    fn list(&self) -> Option<&[Self]> {
+        self.as_array()
+    }
+    fn at(&self, pointer: &str) -> Option<&Self> {
+        self.pointer(pointer)
+    }
+    fn is_map(&self) -> bool {
+        matches!(self, J::Obj(_))
+    }
+}
+
+impl Quick {
+    /// The subschema a local `$ref` names; `#/$defs/Name` (every `$ref`
+    /// schemars writes) without the general JSON-pointer walk.
+    fn target(&self, r: &str) -> Option<&'static J> {
+        let root: &'static J = self.root;
+        match r.strip_prefix("#/$defs/") {
+            Some(name) if !name.contains(['~', '/']) => root.get("$defs")?.get(name),
+            _ => root.pointer(r.strip_prefix('#')?),
+        }
+    }
+
+    fn valid(&mut self, inst: &Value, schema: &'static J, depth: usize) -> bool {
+        self.valid_except(inst, schema, depth, "")
+    }
+
+    /// [`Self::valid`] with the keyword `ignore` of `schema` itself left out.
+    fn valid_except(&mut self, inst: &Value, schema: &'static J, depth: usize, ignore: &str) -> bool {
         if depth > 2 * crate::yaml::MAX_DEPTH + 16 {
             return false;
         }
         let obj = match schema {
-            Value::Object(o) => o,
-            Value::Bool(b) => return *b,
+            J::Obj(o) => *o,
+            J::Bool(b) => return *b,
             _ => return false,
         };
-        if let Some(r) = obj.get("$ref") {
+        if let Some(r) = schema.get("$ref") {
             // Draft 7: `$ref` ignores its siblings.
             let Some(target) = r.as_str().and_then(|r| self.target(r)) else {
                 return false;
@@ -266,29 +390,30 @@ impl<'s> Quick<'s> {
         }
         let d = depth + 1;
         for (k, v) in obj {
-            let ok = match k.as_str() {
+            let ok = match *k {
+                k if k == ignore => true,
                 "$defs" | "definitions" => true,
                 k if ANNOTATIONS.contains(&k) => true,
                 "format" => v.as_str().is_some_and(|f| UNCHECKED_FORMATS.contains(&f)),
                 "type" => match v {
-                    Value::String(t) => type_is(inst, t),
-                    Value::Array(ts) => ts.iter().any(|t| t.as_str().is_some_and(|t| type_is(inst, t))),
+                    J::Str(t) => type_is(inst, t),
+                    J::Arr(ts) => ts.iter().any(|t| t.as_str().is_some_and(|t| type_is(inst, t))),
                     _ => false,
                 },
                 "enum" => v.as_array().is_some_and(|a| a.iter().any(|e| same(e, inst))),
                 "const" => same(v, inst),
                 "properties" => match (inst, v) {
-                    (Value::Object(o), Value::Object(props)) => {
-                        props.iter().all(|(name, s)| o.get(name).map_or(true, |x| self.valid(x, s, d)))
+                    (Value::Object(o), J::Obj(props)) => {
+                        props.iter().all(|(name, s)| o.get(*name).map_or(true, |x| self.valid(x, s, d)))
                     }
                     (Value::Object(_), _) => false,
                     _ => true,
                 },
                 "additionalProperties" => match inst {
                     Value::Object(o) => {
-                        let props = obj.get("properties").and_then(Value::as_object);
+                        let props = schema.get("properties");
                         o.iter()
-                            .filter(|(name, _)| !props.is_some_and(|p| p.contains_key(name.as_str())))
+                            .filter(|(name, _)| props.and_then(|p| p.get(name)).is_none())
                             .all(|(_, x)| self.valid(x, v, d))
                     }
                     _ => true,
@@ -300,7 +425,7 @@ impl<'s> Quick<'s> {
                     _ => true,
                 },
                 "items" => match inst {
-                    Value::Array(a) => !v.is_array() && a.iter().all(|x| self.valid(x, v, d)),
+                    Value::Array(a) => !matches!(v, J::Arr(_)) && a.iter().all(|x| self.valid(x, v, d)),
                     _ => true,
                 },
                 "minItems" => match inst {
@@ -330,13 +455,11 @@ impl<'s> Quick<'s> {
     }
 }
 
-/// A `pattern` compiled for one or a few matches: the NFA and the PikeVM
-/// only (the engines `regex` builds besides, for speed on long texts, cost
-/// more to build than a board's short values take to match); `None` when
-/// it does not compile (the answer is then "not sure").
-fn pattern(p: &str) -> Option<regex_automata::meta::Regex> {
-    let config = regex_automata::meta::Config::new().hybrid(false).dfa(false).onepass(false).backtrack(false);
-    regex_automata::meta::Builder::new().configure(config).build(p).ok()
+/// A `pattern` compiled for one or a few matches on short values
+/// (regex-lite: small and quick to build); `None` when it does not compile
+/// (the answer is then "not sure").
+fn pattern(p: &str) -> Option<regex_lite::Regex> {
+    regex_lite::Regex::new(p).ok()
 }
 
 /// `inst` is of JSON Schema type `t`; a float is never taken for an
@@ -354,17 +477,20 @@ fn type_is(inst: &Value, t: &str) -> bool {
     }
 }
 
-/// Equality for `enum`/`const`, conservative for numbers: only integers
-/// compare (jsonschema takes `1` and `1.0` as equal; this says "differ",
-/// and the full validator decides).
-fn same(a: &Value, b: &Value) -> bool {
+/// Equality of a schema value with a document value for `enum`/`const`,
+/// conservative for numbers: only integers compare (jsonschema takes `1`
+/// and `1.0` as equal; this says "differ", and the full validator decides).
+fn same(a: &J, b: &Value) -> bool {
     match (a, b) {
-        (Value::Number(x), Value::Number(y)) => int_of(x).is_some() && int_of(x) == int_of(y),
-        (Value::Array(x), Value::Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(a, b)| same(a, b)),
-        (Value::Object(x), Value::Object(y)) => {
-            x.len() == y.len() && x.iter().all(|(k, a)| y.get(k).is_some_and(|b| same(a, b)))
+        (J::Int(x), Value::Number(y)) => int_of(y) == Some(*x),
+        (J::Null, Value::Null) => true,
+        (J::Bool(x), Value::Bool(y)) => x == y,
+        (J::Str(x), Value::String(y)) => x == y,
+        (J::Arr(x), Value::Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(a, b)| same(a, b)),
+        (J::Obj(x), Value::Object(y)) => {
+            x.len() == y.len() && x.iter().all(|(k, a)| y.get(*k).is_some_and(|b| same(a, b)))
         }
-        _ => a == b,
+        _ => false,
     }
 }
 
@@ -372,41 +498,41 @@ fn int_of(n: &serde_json::Number) -> Option<i128> {
     n.as_i64().map(i128::from).or_else(|| n.as_u64().map(i128::from))
 }
 
-/// Exact comparison of two numbers; `None` when it cannot be exact here
-/// (a float against an integer beyond 2^53, or not numbers).
-fn int_cmp(a: &Value, b: &Value) -> Option<std::cmp::Ordering> {
+/// Exact comparison of a document number with a schema bound; `None` when
+/// it cannot be exact here (a float against an integer beyond 2^53, or not
+/// numbers).
+fn int_cmp(a: &Value, b: &J) -> Option<std::cmp::Ordering> {
     const EXACT: i128 = 1 << 53;
-    let as_f64 = |n: &serde_json::Number| match int_of(n) {
-        Some(i) if (-EXACT..=EXACT).contains(&i) => n.as_f64(),
-        Some(_) => None,
-        None => n.as_f64(),
-    };
-    match (a, b) {
-        (Value::Number(x), Value::Number(y)) => match (int_of(x), int_of(y)) {
-            (Some(i), Some(j)) => Some(i.cmp(&j)),
-            _ => as_f64(x)?.partial_cmp(&as_f64(y)?),
-        },
-        _ => None,
-    }
-}
-
-/// The checked-in validation schema of `kind`, parsed (and for a bench
-/// file derived) once per process.
-fn embedded_schema(kind: DocKind) -> Option<&'static Value> {
-    static PARSED: std::sync::OnceLock<Option<Value>> = std::sync::OnceLock::new();
-    static BENCH: std::sync::OnceLock<Option<Value>> = std::sync::OnceLock::new();
-    let board = PARSED.get_or_init(|| serde_json::from_str(EMBEDDED_SCHEMA).ok()).as_ref();
-    match kind {
-        DocKind::Board => board,
-        DocKind::Bench => BENCH.get_or_init(|| board.map(bench_schema_of)).as_ref(),
+    let Value::Number(x) = a else { return None };
+    match (int_of(x), b) {
+        (Some(i), J::Int(j)) => Some(i.cmp(j)),
+        (i, _) => {
+            if i.is_some_and(|i| !(-EXACT..=EXACT).contains(&i)) {
+                return None;
+            }
+            let y = match b {
+                J::Int(j) if (-EXACT..=EXACT).contains(j) => *j as f64,
+                J::Float(f) => *f,
+                _ => return None,
+            };
+            x.as_f64()?.partial_cmp(&y)
+        }
     }
 }
 
 /// `doc` is valid under the schema of `kind`, decided without compiling
-/// it; `false` means "not sure", not "invalid".
+/// it (on the build-time tree, [`SCHEMA_TREE`]); `false` means "not sure",
+/// not "invalid". A bench file is checked against the board schema's
+/// `Bench` definition without its `required` (as [`bench_schema_of`]).
 fn quick_valid(doc: &Value, kind: DocKind) -> bool {
-    let Some(root) = embedded_schema(kind) else { return false };
-    Quick { root, regexes: std::collections::HashMap::new() }.valid(doc, root, 0)
+    let mut q = Quick { root: &SCHEMA_TREE, regexes: std::collections::HashMap::new() };
+    match kind {
+        DocKind::Board => q.valid(doc, &SCHEMA_TREE, 0),
+        DocKind::Bench => match SCHEMA_TREE.pointer("/$defs/Bench") {
+            Some(bench) => q.valid_except(doc, bench, 0, "required"),
+            None => false,
+        },
+    }
 }
 
 /// Validates `doc` against the board schema; returns every violation,
@@ -422,20 +548,25 @@ pub fn validate_structure(doc: &Value, map: &SourceMap) -> Vec<Diagnostic> {
 /// [`validate_structure`] for a document of `kind` (a board, or a
 /// standalone bench file against [`bench_schema_of`]).
 pub fn validate_structure_of(doc: &Value, map: &SourceMap, kind: DocKind) -> Vec<Diagnostic> {
-    let floats_fit =
-        || embedded_schema(kind).is_some_and(|s| map.float_pointers().iter().all(|p| !wants_integer(s, p)));
+    let floats_fit = || map.float_pointers().iter().all(|p| !wants_integer(kind, p));
     if floats_fit() && quick_valid(doc, kind) {
         return Vec::new();
     }
     validate_full(doc, map, kind)
 }
 
-/// The schema expects an integer at `ptr` (where the file wrote a float).
-fn wants_integer(schema: &Value, ptr: &str) -> bool {
-    let ty = subschema(schema, ptr).and_then(|s| s.get("type"));
-    ty.is_some_and(|t| {
-        t == "integer"
-            || t.as_array().is_some_and(|a| a.iter().any(|x| x == "integer") && !a.iter().any(|x| x == "number"))
+/// The schema of `kind` expects an integer at `ptr` (where the file wrote
+/// a float), read from the embedded schema tree.
+fn wants_integer(kind: DocKind, ptr: &str) -> bool {
+    let start = match kind {
+        DocKind::Board => Some(&SCHEMA_TREE),
+        DocKind::Bench => SCHEMA_TREE.pointer("/$defs/Bench"),
+    };
+    let ty = start.and_then(|start| subschema_from(&SCHEMA_TREE, start, ptr)).and_then(|s| s.get("type"));
+    ty.is_some_and(|t| match t {
+        J::Str(t) => *t == "integer",
+        J::Arr(a) => a.contains(&J::Str("integer")) && !a.contains(&J::Str("number")),
+        _ => false,
     })
 }
 
@@ -485,7 +616,7 @@ fn validate_full(doc: &Value, map: &SourceMap, kind: DocKind) -> Vec<Diagnostic>
     };
     let mut out = Vec::new();
     for ptr in map.float_pointers() {
-        if wants_integer(schema, ptr) {
+        if wants_integer(kind, ptr) {
             let got = doc.pointer(ptr).map(short).unwrap_or_default();
             let d = Diagnostic::new(
                 Rule::NotInteger,
@@ -592,38 +723,43 @@ fn short(v: &Value) -> String {
 }
 
 /// Follows `$ref`s to the subschema describing the instance at `pointer`.
-fn subschema<'a>(root: &'a Value, pointer: &str) -> Option<&'a Value> {
-    let mut cur = resolve(root, root);
+fn subschema<'a, N: Node>(root: &'a N, pointer: &str) -> Option<&'a N> {
+    subschema_from(root, root, pointer)
+}
+
+/// [`subschema`] of `start` (a subschema of `root`; `$ref`s resolve in `root`).
+fn subschema_from<'a, N: Node>(root: &'a N, start: &'a N, pointer: &str) -> Option<&'a N> {
+    let mut cur = resolve(root, start);
     for seg in pointer.split('/').skip(1) {
         let seg = seg.replace("~1", "/").replace("~0", "~");
-        let next = if let Some(p) = cur.get("properties").and_then(|p| p.get(&seg)) {
+        let next = if let Some(p) = cur.key("properties").and_then(|p| p.key(&seg)) {
             Some(p)
-        } else if let Some(items) = cur.get("items") {
+        } else if let Some(items) = cur.key("items") {
             seg.parse::<usize>().ok().map(|_| items)
         } else {
-            cur.get("additionalProperties").filter(|a| a.is_object())
+            cur.key("additionalProperties").filter(|a| a.is_map())
         };
         cur = resolve(root, unwrap_option(root, next?));
     }
     Some(cur)
 }
 
-fn unwrap_option<'a>(root: &'a Value, s: &'a Value) -> &'a Value {
+fn unwrap_option<'a, N: Node>(root: &'a N, s: &'a N) -> &'a N {
     // `Option<T>` is rendered as anyOf [T, null]; use T.
-    if let Some(any) = s.get("anyOf").and_then(Value::as_array) {
-        if let Some(t) = any.iter().find(|a| a.get("type") != Some(&Value::String("null".into()))) {
+    if let Some(any) = s.key("anyOf").and_then(N::list) {
+        if let Some(t) = any.iter().find(|a| a.key("type").and_then(N::text) != Some("null")) {
             return resolve(root, t);
         }
     }
     s
 }
 
-fn resolve<'a>(root: &'a Value, s: &'a Value) -> &'a Value {
+fn resolve<'a, N: Node>(root: &'a N, s: &'a N) -> &'a N {
     let mut cur = s;
     for _ in 0..8 {
-        match cur.get("$ref").and_then(Value::as_str) {
+        match cur.key("$ref").and_then(N::text) {
             Some(r) => match r.strip_prefix("#") {
-                Some(p) => match root.pointer(p) {
+                Some(p) => match root.at(p) {
                     Some(t) => cur = t,
                     None => return cur,
                 },
@@ -714,6 +850,45 @@ mod tests {
         out
     }
 
+    /// The checked-in validation schema, parsed once per process.
+    fn embedded_schema() -> Option<&'static Value> {
+        static PARSED: std::sync::OnceLock<Option<Value>> = std::sync::OnceLock::new();
+        PARSED.get_or_init(|| serde_json::from_str(EMBEDDED_SCHEMA).ok()).as_ref()
+    }
+
+    /// A parsed JSON value as a [`J`] tree (leaked: tests only).
+    fn leak(v: &Value) -> J {
+        let text = |s: &str| -> &'static str { Box::leak(s.to_string().into_boxed_str()) };
+        match v {
+            Value::Null => J::Null,
+            Value::Bool(b) => J::Bool(*b),
+            Value::Number(n) => int_of(n).map_or_else(|| J::Float(n.as_f64().unwrap_or(f64::NAN)), J::Int),
+            Value::String(s) => J::Str(text(s)),
+            Value::Array(a) => J::Arr(Box::leak(a.iter().map(leak).collect::<Vec<_>>().into_boxed_slice())),
+            Value::Object(m) => {
+                J::Obj(Box::leak(m.iter().map(|(k, x)| (text(k), leak(x))).collect::<Vec<_>>().into_boxed_slice()))
+            }
+        }
+    }
+
+    /// build.rs wrote the schema file's tree exactly: every key, in order,
+    /// every value (a tree that differed would make the quick check answer
+    /// for another schema).
+    #[test]
+    fn static_tree_is_the_embedded_schema() {
+        let parsed = embedded_schema().unwrap_or_else(|| panic!("board.schema.min.json does not parse"));
+        assert_eq!(SCHEMA_TREE, leak(parsed));
+        assert!(matches!(SCHEMA_TREE.get("$defs"), Some(J::Obj(d)) if d.len() > 10));
+        // RFC 6901 pointers, escapes included
+        let j = leak(&serde_json::json!({"a/b": [0, {"c~d": true}]}));
+        assert_eq!(j.pointer("/a~1b/1/c~0d"), Some(&J::Bool(true)));
+        assert_eq!(j.pointer("/a~1b/0"), Some(&J::Int(0)));
+        assert_eq!(j.pointer(""), Some(&j));
+        assert_eq!(j.pointer("/a~1b/2"), None);
+        assert_eq!(j.pointer("/x"), None);
+        assert_eq!(j.pointer("a"), None);
+    }
+
     #[test]
     fn embedded_schema_is_current() {
         assert!(
@@ -745,9 +920,7 @@ mod tests {
             assert_eq!(format!("{fast:?}"), format!("{full:?}"), "{}", f.display());
             if quick {
                 assert!(full.is_empty(), "{}: quick check says valid, jsonschema finds {full:?}", f.display());
-            } else if embedded_schema(DocKind::Board)
-                .is_some_and(|s| map.float_pointers().iter().all(|p| !wants_integer(s, p)))
-            {
+            } else if map.float_pointers().iter().all(|p| !wants_integer(DocKind::Board, p)) {
                 assert!(!full.is_empty(), "{}: jsonschema accepts, quick check does not", f.display());
             }
             if full.is_empty() {
@@ -825,7 +998,8 @@ mod tests {
             },
             "$defs": { "E": { "enum": ["p", "q"] } }
         });
-        let check = |doc: Value| Quick { root: &root, regexes: std::collections::HashMap::new() }.valid(&doc, &root, 0);
+        let root: &'static J = Box::leak(Box::new(leak(&root)));
+        let check = |doc: Value| Quick { root, regexes: std::collections::HashMap::new() }.valid(&doc, root, 0);
         assert!(check(serde_json::json!({"a": 1, "b": "x1", "c": ["p"], "d": "on", "e": null, "g": 0.0})));
         assert!(check(serde_json::json!({"a": 9, "g": 100})));
         for bad in [

@@ -10,7 +10,7 @@
 
 use std::collections::HashMap;
 
-use saphyr::{LoadableYamlNode, MarkedYaml, Scalar, YamlData};
+use saphyr::Scalar;
 use saphyr_parser::{Event, Parser};
 use serde_json::{Map, Number, Value};
 
@@ -18,7 +18,7 @@ use crate::diag::{Diagnostic, Pos};
 use crate::rules::Rule;
 
 /// Positions of every node of a loaded YAML document, by JSON pointer.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct SourceMap {
     values: HashMap<String, Pos>,
     keys: HashMap<String, Pos>,
@@ -69,10 +69,6 @@ pub fn escape_segment(s: &str) -> String {
     }
 }
 
-fn pos_of(node: &MarkedYaml<'_>) -> Pos {
-    Pos { line: node.span.start.line(), col: node.span.start.col() + 1 }
-}
-
 /// Deepest nesting of sequences and mappings accepted (a board needs 5).
 pub const MAX_DEPTH: usize = 32;
 /// Longest scalar accepted, in bytes (a board's longest value is a path or
@@ -95,90 +91,123 @@ const MAX_LIMIT_ERRORS: usize = 20;
 /// the depth or node limit is crossed, each at its line:col. A syntax error
 /// ends the check silently: [`load`] reports it with its position.
 pub fn check_limits(text: &str) -> Result<(), Vec<Diagnostic>> {
-    scan(text, None)
-}
-
-/// [`check_limits`], and when `dups` is given, [`DuplicateKeys`] on the
-/// same pass over the events (one parse instead of two).
-fn scan(text: &str, mut dups: Option<&mut DuplicateKeys>) -> Result<(), Vec<Diagnostic>> {
-    let mut errors = Vec::new();
-    let (mut depth, mut nodes) = (0usize, 0usize);
+    let mut limits = Limits::default();
     for ev in Parser::new_from_str(text) {
         let Ok((ev, span)) = ev else { break };
-        let pos = Pos { line: span.start.line(), col: span.start.col() + 1 };
-        if let Some(d) = dups.as_deref_mut() {
-            d.event(&ev, pos);
+        if limits.event(&ev, Pos { line: span.start.line(), col: span.start.col() + 1 }) {
+            break;
         }
+    }
+    if limits.errors.is_empty() {
+        Ok(())
+    } else {
+        Err(limits.errors)
+    }
+}
+
+/// The limits of [`check_limits`], one event at a time.
+#[derive(Default)]
+struct Limits {
+    depth: usize,
+    nodes: usize,
+    errors: Vec<Diagnostic>,
+}
+
+impl Limits {
+    /// Counts `ev`; `true` when the check must stop here.
+    fn event(&mut self, ev: &Event<'_>, pos: Pos) -> bool {
         let at = |rule: Rule, msg: String| Diagnostic { pos, ..Diagnostic::new(rule, "", msg) };
         match ev {
             Event::SequenceStart(..) | Event::MappingStart(..) => {
-                depth += 1;
-                nodes += 1;
-                if depth > MAX_DEPTH {
-                    errors.push(at(Rule::NestingDepth, format!("nesting deeper than {MAX_DEPTH} levels")));
-                    break;
+                self.depth += 1;
+                self.nodes += 1;
+                if self.depth > MAX_DEPTH {
+                    self.errors.push(at(Rule::NestingDepth, format!("nesting deeper than {MAX_DEPTH} levels")));
+                    return true;
                 }
             }
-            Event::SequenceEnd | Event::MappingEnd => depth = depth.saturating_sub(1),
+            Event::SequenceEnd | Event::MappingEnd => self.depth = self.depth.saturating_sub(1),
             Event::Alias(_) => {
-                nodes += 1;
-                errors.push(at(Rule::YamlAlias, "YAML aliases (`*name`) are not supported in board files".into()));
+                self.nodes += 1;
+                self.errors.push(at(Rule::YamlAlias, "YAML aliases (`*name`) are not supported in board files".into()));
             }
             Event::Scalar(s, ..) => {
-                nodes += 1;
+                self.nodes += 1;
                 if s.len() > MAX_SCALAR_BYTES {
-                    errors
+                    self.errors
                         .push(at(Rule::ValueTooLong, format!("value of {} bytes (limit {MAX_SCALAR_BYTES})", s.len())));
                 }
             }
             _ => {}
         }
-        if nodes > MAX_NODES {
-            errors.push(at(Rule::TooManyNodes, format!("more than {MAX_NODES} YAML nodes")));
-            break;
+        if self.nodes > MAX_NODES {
+            self.errors.push(at(Rule::TooManyNodes, format!("more than {MAX_NODES} YAML nodes")));
+            return true;
         }
-        if errors.len() >= MAX_LIMIT_ERRORS {
-            break;
-        }
-    }
-    if errors.is_empty() {
-        Ok(())
-    } else {
-        Err(errors)
+        self.errors.len() >= MAX_LIMIT_ERRORS
     }
 }
 
 /// Parses YAML text into a JSON value and its source map.
 ///
+/// One pass over saphyr-parser's events checks the limits
+/// ([`check_limits`]), finds duplicate keys ([`DuplicateKeys`]) and builds
+/// the value and its positions ([`Builder`]) with saphyr's own scalar
+/// resolution (YAML 1.2 core schema): what `saphyr::MarkedYaml` and a walk
+/// over its tree gave, without building that tree or parsing twice (test
+/// `builder_agrees_with_saphyrs_tree` holds the two together).
+///
 /// # Errors
 /// Diagnostics for the limits of [`check_limits`], syntax errors, duplicate
 /// keys (each repeated key), non-string keys, aliases and multiple documents.
 pub fn load(text: &str) -> Result<(Value, SourceMap), Vec<Diagnostic>> {
+    let mut limits = Limits::default();
     let mut dups = DuplicateKeys::default();
-    scan(text, Some(&mut dups))?;
-    let docs = MarkedYaml::load_from_str(text).map_err(|e| {
-        let m = e.marker();
-        vec![Diagnostic {
-            pos: Pos { line: m.line(), col: m.col() + 1 },
-            ..Diagnostic::new(Rule::YamlSyntax, "", format!("YAML syntax error: {}", e.info()))
-        }]
-    })?;
-    let mut map = SourceMap::default();
+    let mut b = Builder::default();
+    for ev in Parser::new_from_str(text) {
+        let (ev, span) = match ev {
+            Ok(e) => e,
+            // Limit errors found before the syntax error are reported instead.
+            Err(_) if !limits.errors.is_empty() => break,
+            Err(e) => {
+                let m = e.marker();
+                return Err(vec![Diagnostic {
+                    pos: Pos { line: m.line(), col: m.col() + 1 },
+                    ..Diagnostic::new(Rule::YamlSyntax, "", format!("YAML syntax error: {}", e.info()))
+                }]);
+            }
+        };
+        let pos = Pos { line: span.start.line(), col: span.start.col() + 1 };
+        if limits.event(&ev, pos) {
+            break;
+        }
+        dups.event(&ev, pos);
+        if limits.errors.is_empty() {
+            b.event(ev, pos);
+        }
+    }
+    if !limits.errors.is_empty() {
+        return Err(limits.errors);
+    }
     let mut errors = dups.found;
-    let value = match docs.as_slice() {
-        [] => {
+    let value = match b.docs {
+        0 => {
             errors.push(Diagnostic::new(Rule::EmptyFile, "", "the file is empty"));
             Value::Null
         }
-        [doc] => convert(doc, String::new(), &mut map, &mut errors),
-        [_, second, ..] => {
+        1 => {
+            errors.append(&mut b.errors);
+            b.root.take().unwrap_or(Value::Null)
+        }
+        _ => {
             errors.push(Diagnostic {
-                pos: pos_of(second),
+                pos: b.second_doc.unwrap_or(Pos { line: 1, col: 1 }),
                 ..Diagnostic::new(Rule::MultipleDocuments, "", "more than one YAML document")
             });
             Value::Null
         }
     };
+    let map = b.map;
     if errors.is_empty() {
         Ok((value, map))
     } else {
@@ -186,59 +215,251 @@ pub fn load(text: &str) -> Result<(Value, SourceMap), Vec<Diagnostic>> {
     }
 }
 
-fn convert(node: &MarkedYaml<'_>, ptr: String, map: &mut SourceMap, errors: &mut Vec<Diagnostic>) -> Value {
-    map.values.insert(ptr.clone(), pos_of(node));
-    match &node.data {
-        YamlData::Value(s) => {
-            if matches!(s, Scalar::FloatingPoint(_)) {
-                map.floats.push(ptr);
-            }
-            scalar(s)
-        }
-        YamlData::Representation(s, _, _) => Value::String(s.to_string()),
-        YamlData::Sequence(items) => {
-            Value::Array(items.iter().enumerate().map(|(i, n)| convert(n, format!("{ptr}/{i}"), map, errors)).collect())
-        }
-        YamlData::Mapping(m) => {
-            let mut out = Map::new();
-            for (k, v) in m {
-                let key = match &k.data {
-                    YamlData::Value(Scalar::String(s)) => s.to_string(),
-                    YamlData::Value(Scalar::Integer(i)) => i.to_string(),
-                    YamlData::Representation(s, _, _) => s.to_string(),
-                    _ => {
-                        errors.push(Diagnostic {
-                            pos: pos_of(k),
-                            ..Diagnostic::new(Rule::KeyNotString, ptr.clone(), "mapping keys must be plain strings")
-                        });
-                        continue;
+/// Builds the JSON value and the [`SourceMap`] of the first document from
+/// the parser's events.
+#[derive(Default)]
+struct Builder {
+    stack: Vec<Node>,
+    map: SourceMap,
+    /// Errors of the first document's nodes (keys that are not strings,
+    /// values their `!!` tag refuses).
+    errors: Vec<Diagnostic>,
+    /// Documents ended so far.
+    docs: usize,
+    /// Whether the current document has a node yet.
+    doc_node: bool,
+    root: Option<Value>,
+    /// Where the second document's node starts.
+    second_doc: Option<Pos>,
+}
+
+/// A collection being built.
+enum Node {
+    Seq {
+        ptr: String,
+        items: Vec<Value>,
+    },
+    Map {
+        ptr: String,
+        out: Map<String, Value>,
+        slot: Slot,
+    },
+    /// A subtree that is read and dropped: a key that is not a string
+    /// (reported), the value after it, and any document after the first.
+    Skip,
+}
+
+/// What the next node of a mapping is.
+enum Slot {
+    Key,
+    /// The value of this key, at this pointer.
+    Value(String, String),
+    /// A refused key that is a collection is being dropped.
+    SkippingKey,
+    /// The value of a refused key comes next: dropped.
+    Drop,
+    /// That value is a collection, being dropped.
+    Dropping,
+}
+
+/// Where a new node goes.
+enum Place {
+    /// At this pointer.
+    At(String),
+    /// It is the key of the mapping on top of the stack.
+    Key,
+    /// It is the value of a refused key.
+    Drop,
+    /// Inside a dropped subtree, or a document after the first.
+    Skip,
+}
+
+impl Builder {
+    fn event(&mut self, ev: Event<'_>, pos: Pos) {
+        match ev {
+            Event::Scalar(v, style, _, tag) => match self.place(pos) {
+                Place::At(ptr) => {
+                    self.map.values.insert(ptr.clone(), pos);
+                    let value = match resolve_scalar(v, style, tag.as_ref()) {
+                        Some(s) => {
+                            if matches!(s, Scalar::FloatingPoint(_)) {
+                                self.map.floats.push(ptr);
+                            }
+                            scalar(&s)
+                        }
+                        // a `!!int`/`!!float`/`!!bool`/`!!null` tag on text that is not of that type
+                        None => {
+                            self.errors.push(Diagnostic {
+                                pos,
+                                ..Diagnostic::new(
+                                    Rule::YamlTag,
+                                    ptr,
+                                    "the value does not parse as the type its `!!` tag names",
+                                )
+                            });
+                            Value::Null
+                        }
+                    };
+                    self.finish(value);
+                }
+                Place::Key => self.key(key_text(v, style, tag.as_ref()), pos),
+                Place::Drop => self.set_slot(Slot::Key),
+                Place::Skip => {}
+            },
+            Event::SequenceStart(..) | Event::MappingStart(..) => {
+                let seq = matches!(ev, Event::SequenceStart(..));
+                let node = match self.place(pos) {
+                    Place::At(ptr) => {
+                        self.map.values.insert(ptr.clone(), pos);
+                        if seq {
+                            Node::Seq { ptr, items: Vec::new() }
+                        } else {
+                            Node::Map { ptr, out: Map::new(), slot: Slot::Key }
+                        }
                     }
+                    Place::Key => {
+                        self.key(None, pos);
+                        self.set_slot(Slot::SkippingKey);
+                        Node::Skip
+                    }
+                    Place::Drop => {
+                        self.set_slot(Slot::Dropping);
+                        Node::Skip
+                    }
+                    Place::Skip => Node::Skip,
                 };
-                let child = format!("{ptr}/{}", escape_segment(&key));
-                map.keys.insert(child.clone(), pos_of(k));
-                let val = convert(v, child, map, errors);
-                out.insert(key, val);
+                self.stack.push(node);
             }
-            Value::Object(out)
-        }
-        YamlData::Tagged(_, inner) => convert(inner, ptr, map, errors),
-        YamlData::Alias(_) => {
-            errors.push(Diagnostic {
-                pos: pos_of(node),
-                // not reached: check_limits refuses every alias first
-                ..Diagnostic::new(Rule::YamlAlias, ptr, "YAML aliases are not supported in board files")
-            });
-            Value::Null
-        }
-        // a `!!int`/`!!float`/`!!bool`/`!!null` tag on text that is not of that type
-        YamlData::BadValue => {
-            errors.push(Diagnostic {
-                pos: pos_of(node),
-                ..Diagnostic::new(Rule::YamlTag, ptr, "the value does not parse as the type its `!!` tag names")
-            });
-            Value::Null
+            Event::SequenceEnd | Event::MappingEnd => match self.stack.pop() {
+                Some(Node::Seq { items, .. }) => self.finish(Value::Array(items)),
+                Some(Node::Map { out, .. }) => self.finish(Value::Object(out)),
+                Some(Node::Skip) => self.skipped(),
+                None => {}
+            },
+            Event::DocumentEnd => {
+                if !self.doc_node && self.docs == 0 {
+                    // saphyr's tree holds a bad value for a document without a node
+                    self.map.values.insert(String::new(), pos);
+                    self.errors.push(Diagnostic {
+                        pos,
+                        ..Diagnostic::new(Rule::YamlTag, "", "the value does not parse as the type its `!!` tag names")
+                    });
+                    self.root = Some(Value::Null);
+                }
+                if !self.doc_node && self.docs == 1 {
+                    self.second_doc = Some(pos);
+                }
+                self.docs += 1;
+                self.doc_node = false;
+            }
+            // Aliases never get here: the limit check refuses every one first.
+            _ => {}
         }
     }
+
+    /// Where the node starting at `pos` goes.
+    fn place(&mut self, pos: Pos) -> Place {
+        match self.stack.last_mut() {
+            None => {
+                self.doc_node = true;
+                match self.docs {
+                    0 => Place::At(String::new()),
+                    1 => {
+                        self.second_doc.get_or_insert(pos);
+                        Place::Skip
+                    }
+                    _ => Place::Skip,
+                }
+            }
+            Some(Node::Seq { ptr, items }) => Place::At(format!("{ptr}/{}", items.len())),
+            Some(Node::Map { slot: Slot::Key, .. }) => Place::Key,
+            Some(Node::Map { slot: Slot::Value(_, child), .. }) => Place::At(child.clone()),
+            Some(Node::Map { slot: Slot::Drop, .. }) => Place::Drop,
+            Some(Node::Map { slot: Slot::SkippingKey | Slot::Dropping, .. }) | Some(Node::Skip) => Place::Skip,
+        }
+    }
+
+    /// A key of the mapping on top: its text, or `None` when it is not a
+    /// plain string or integer (reported; its value is then dropped).
+    fn key(&mut self, key: Option<String>, pos: Pos) {
+        let Some(Node::Map { ptr, slot, .. }) = self.stack.last_mut() else { return };
+        match key {
+            Some(k) => {
+                let child = format!("{ptr}/{}", escape_segment(&k));
+                self.map.keys.insert(child.clone(), pos);
+                *slot = Slot::Value(k, child);
+            }
+            None => {
+                self.errors.push(Diagnostic {
+                    pos,
+                    ..Diagnostic::new(Rule::KeyNotString, ptr.clone(), "mapping keys must be plain strings")
+                });
+                *slot = Slot::Drop;
+            }
+        }
+    }
+
+    /// A value is complete: into its parent, or the document's root.
+    fn finish(&mut self, value: Value) {
+        match self.stack.last_mut() {
+            None => self.root = Some(value),
+            Some(Node::Seq { items, .. }) => items.push(value),
+            Some(Node::Map { out, slot, .. }) => {
+                if let Slot::Value(k, _) = std::mem::replace(slot, Slot::Key) {
+                    out.insert(k, value);
+                }
+            }
+            Some(Node::Skip) => {}
+        }
+    }
+
+    /// A dropped subtree ended: after a refused key that is a collection
+    /// its value is dropped next; after a dropped value the next key comes.
+    fn skipped(&mut self) {
+        if let Some(Node::Map { slot, .. }) = self.stack.last_mut() {
+            match slot {
+                Slot::SkippingKey => *slot = Slot::Drop,
+                Slot::Dropping => *slot = Slot::Key,
+                _ => {}
+            }
+        }
+    }
+
+    fn set_slot(&mut self, to: Slot) {
+        if let Some(Node::Map { slot, .. }) = self.stack.last_mut() {
+            *slot = to;
+        }
+    }
+}
+
+/// The name a scalar key takes in the JSON object: a string, or an integer
+/// as its decimal text (`01` and `1` are both `"1"`); `None` for any other
+/// key (a bool, null, float, or a tag other than the core schema's).
+fn key_text<'a>(
+    v: std::borrow::Cow<'a, str>,
+    style: saphyr_parser::ScalarStyle,
+    tag: Option<&std::borrow::Cow<'a, saphyr_parser::Tag>>,
+) -> Option<String> {
+    match tag {
+        Some(t) if !t.is_yaml_core_schema() => None,
+        _ => match resolve_scalar(v, style, tag) {
+            Some(Scalar::String(s)) => Some(s.into_owned()),
+            Some(Scalar::Integer(i)) => Some(i.to_string()),
+            _ => None,
+        },
+    }
+}
+
+/// A scalar as saphyr resolves it (`Yaml::value_from_cow_and_metadata`):
+/// quoted is a string; a core-schema tag (`!!int`, ...) forces its type
+/// (`None` when the text is not of that type); any other tag is ignored;
+/// untagged plain text is guessed by the YAML 1.2 core schema.
+fn resolve_scalar<'a>(
+    v: std::borrow::Cow<'a, str>,
+    style: saphyr_parser::ScalarStyle,
+    tag: Option<&std::borrow::Cow<'a, saphyr_parser::Tag>>,
+) -> Option<Scalar<'a>> {
+    Scalar::parse_from_cow_and_metadata(v, style, tag.filter(|t| t.is_yaml_core_schema()))
 }
 
 /// Every repeated key of a mapping, at the repeated key's position, fed
@@ -280,9 +501,12 @@ impl DuplicateKeys {
             Event::MappingEnd | Event::SequenceEnd => {
                 self.stack.pop();
             }
-            Event::Scalar(value, ..) => {
+            Event::Scalar(value, style, _, tag) => {
                 if let Some(Frame::Map { keys, key_next: true }) = self.stack.last_mut() {
-                    if let Some(first) = keys.get(value.as_ref()) {
+                    // Keys are compared by the name they take (`1`, `01` and
+                    // `"1"` are one key), else by their text.
+                    let name = key_text(value.clone(), *style, tag.as_ref()).unwrap_or_else(|| value.to_string());
+                    if let Some(first) = keys.get(&name) {
                         self.found.push(Diagnostic {
                             pos,
                             ..Diagnostic::new(
@@ -295,7 +519,7 @@ impl DuplicateKeys {
                             )
                         });
                     } else {
-                        keys.insert(value.to_string(), pos);
+                        keys.insert(name, pos);
                     }
                 }
                 self.fill_slot();
@@ -321,6 +545,105 @@ fn scalar(s: &Scalar<'_>) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use saphyr::{LoadableYamlNode, MarkedYaml, YamlData};
+
+    fn pos_of(node: &MarkedYaml<'_>) -> Pos {
+        Pos { line: node.span.start.line(), col: node.span.start.col() + 1 }
+    }
+
+    /// The loader as it was before [`Builder`]: saphyr's tree, walked (the
+    /// reference the builder is held to).
+    fn load_by_tree(text: &str) -> Result<(Value, SourceMap), Vec<Diagnostic>> {
+        check_limits(text)?;
+        let mut dups = DuplicateKeys::default();
+        for ev in Parser::new_from_str(text) {
+            let Ok((ev, span)) = ev else { break };
+            dups.event(&ev, Pos { line: span.start.line(), col: span.start.col() + 1 });
+        }
+        let docs = MarkedYaml::load_from_str(text).map_err(|e| {
+            let m = e.marker();
+            vec![Diagnostic {
+                pos: Pos { line: m.line(), col: m.col() + 1 },
+                ..Diagnostic::new(Rule::YamlSyntax, "", format!("YAML syntax error: {}", e.info()))
+            }]
+        })?;
+        let mut map = SourceMap::default();
+        let mut errors = dups.found;
+        let value = match docs.as_slice() {
+            [] => {
+                errors.push(Diagnostic::new(Rule::EmptyFile, "", "the file is empty"));
+                Value::Null
+            }
+            [doc] => convert(doc, String::new(), &mut map, &mut errors),
+            [_, second, ..] => {
+                errors.push(Diagnostic {
+                    pos: pos_of(second),
+                    ..Diagnostic::new(Rule::MultipleDocuments, "", "more than one YAML document")
+                });
+                Value::Null
+            }
+        };
+        if errors.is_empty() {
+            Ok((value, map))
+        } else {
+            Err(errors.into_iter().map(|d| if d.pos.line == 0 { map.locate(d) } else { d }).collect())
+        }
+    }
+
+    fn convert(node: &MarkedYaml<'_>, ptr: String, map: &mut SourceMap, errors: &mut Vec<Diagnostic>) -> Value {
+        map.values.insert(ptr.clone(), pos_of(node));
+        match &node.data {
+            YamlData::Value(s) => {
+                if matches!(s, Scalar::FloatingPoint(_)) {
+                    map.floats.push(ptr);
+                }
+                scalar(s)
+            }
+            YamlData::Representation(s, _, _) => Value::String(s.to_string()),
+            YamlData::Sequence(items) => Value::Array(
+                items.iter().enumerate().map(|(i, n)| convert(n, format!("{ptr}/{i}"), map, errors)).collect(),
+            ),
+            YamlData::Mapping(m) => {
+                let mut out = Map::new();
+                for (k, v) in m {
+                    let key = match &k.data {
+                        YamlData::Value(Scalar::String(s)) => s.to_string(),
+                        YamlData::Value(Scalar::Integer(i)) => i.to_string(),
+                        YamlData::Representation(s, _, _) => s.to_string(),
+                        _ => {
+                            errors.push(Diagnostic {
+                                pos: pos_of(k),
+                                ..Diagnostic::new(Rule::KeyNotString, ptr.clone(), "mapping keys must be plain strings")
+                            });
+                            continue;
+                        }
+                    };
+                    let child = format!("{ptr}/{}", escape_segment(&key));
+                    map.keys.insert(child.clone(), pos_of(k));
+                    let val = convert(v, child, map, errors);
+                    out.insert(key, val);
+                }
+                Value::Object(out)
+            }
+            YamlData::Tagged(_, inner) => convert(inner, ptr, map, errors),
+            YamlData::Alias(_) => {
+                errors.push(Diagnostic {
+                    pos: pos_of(node),
+                    // not reached: check_limits refuses every alias first
+                    ..Diagnostic::new(Rule::YamlAlias, ptr, "YAML aliases are not supported in board files")
+                });
+                Value::Null
+            }
+            // a `!!int`/`!!float`/`!!bool`/`!!null` tag on text that is not of that type
+            YamlData::BadValue => {
+                errors.push(Diagnostic {
+                    pos: pos_of(node),
+                    ..Diagnostic::new(Rule::YamlTag, ptr, "the value does not parse as the type its `!!` tag names")
+                });
+                Value::Null
+            }
+        }
+    }
 
     #[test]
     fn positions_are_recorded_for_keys_and_values() {
@@ -347,5 +670,99 @@ mod tests {
         assert!(e[0].message.contains("duplicate key `a` (first at line 1, column 1)"), "{e:?}");
         let e = load("a: [1, 2\n").unwrap_err();
         assert!(e[0].message.contains("syntax"), "{e:?}");
+        // keys that name the same JSON key are duplicates too (saphyr kept
+        // the last silently)
+        for text in ["1: a\n01: b\n", "1: a\n'1': b\n", "0x10: a\n16: b\n"] {
+            let e = load(text).unwrap_err();
+            assert_eq!(e.len(), 1, "{text:?}: {e:?}");
+            assert_eq!((e[0].pos.line, e[0].pos.col), (2, 1), "{text:?}: {e:?}");
+            assert!(e[0].message.contains("(first at line 1, column 1)"), "{text:?}: {e:?}");
+        }
+        assert!(load("a: 1\n'b': 2\n1: 3\n\"2\": 4\n").is_ok());
+    }
+
+    /// The one-pass builder gives what saphyr's tree gave (value, every
+    /// position, every diagnostic) on every board and fixture of the repo
+    /// and on the YAML corners a file can hold: documents, complex and
+    /// non-string keys, tags, escapes, aliases, syntax errors.
+    #[test]
+    fn builder_agrees_with_saphyrs_tree() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../..");
+        let mut texts: Vec<(String, String)> = Vec::new();
+        for dir in [
+            "meta-zynq-net/boards",
+            "tools/crates/zynq-net-cli/tests/fixtures/good",
+            "tools/crates/zynq-net-cli/tests/fixtures/bad",
+            "tests/kernel/fixtures",
+            "tests/bench/boards",
+        ] {
+            let d = root.join(dir);
+            let mut files: Vec<_> = std::fs::read_dir(&d)
+                .unwrap_or_else(|e| panic!("{}: {e}", d.display()))
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.extension().is_some_and(|x| x == "yml" || x == "yaml"))
+                .collect();
+            files.sort();
+            for f in files {
+                texts.push((f.display().to_string(), std::fs::read_to_string(&f).unwrap_or_default()));
+            }
+        }
+        assert!(texts.len() > 80, "{} files", texts.len());
+        let corners = [
+            "",
+            "# a comment only\n",
+            "---\n",
+            "---\n...\n",
+            "a: 1\n---\nb: 2\n",
+            "---\n---\n",
+            "a: 1\n---\n",
+            "? [a, b]\n: 1\nc: 2\n",
+            "? {x: 1}\n: {y: [1, 2]}\nz: 3\n",
+            "{[1]: 2, b: 3}\n",
+            "1: a\n01: b\n",
+            "true: 1\nnull: 2\n1.5: 3\nk: v\n",
+            "!foo a: 1\nb: !bar 2\nc: !!int x\nd: !!str 5\ne: !!float 1\nf: !!null ~\ng: !!bool yes\n",
+            "!!str 1: a\n!!int 2: b\nz: 1\n",
+            "a: [1, 2.5, .inf, -.nan, 0x1F, 0o17, 1e3, '3', \"4\", ~, null, true, False]\n",
+            "a: !custom {b: 1}\nc: !custom [1]\nd: !!map {e: 1}\n",
+            "a/b: 1\nc~d: {e: 2}\n",
+            "a: &x 1\nb: *x\n",
+            "a: [1, 2\n",
+            "- a\n- b: c\n  d: [e]\n",
+            "a:\n  - ? x\n    : y\n",
+            "? |\n  block\n: v\n",
+            "a: 1\n? [b]\n",
+            "? a\n",
+            "a: {b: {c: [[1], [2, {d: 1.0}]]}}\n",
+            "a: 1\na: 2\n",
+            "[1, {a: 1, a: 2}]\n",
+            "x: !!int 1.5\n",
+            "k: v\n? [q]\n: {r: !!bool maybe}\nn: !!float 2\n",
+        ];
+        texts.extend(corners.iter().map(|c| (format!("{c:?}"), (*c).to_string())));
+        for (name, text) in &texts {
+            match (load(text), load_by_tree(text)) {
+                (Ok((v1, m1)), Ok((v2, m2))) => {
+                    assert_eq!(v1, v2, "{name}");
+                    assert_eq!(m1, m2, "{name}");
+                }
+                (Err(e1), Err(e2)) => assert_eq!(format!("{e1:?}"), format!("{e2:?}"), "{name}"),
+                (a, b) => panic!("{name}: builder {a:?}\ntree {b:?}"),
+            }
+        }
+    }
+
+    /// Where saphyr's tree was wrong, the builder reports: a key its `!!`
+    /// tag refuses (`!!int x`) became saphyr's "no key yet" marker, so the
+    /// next scalar was taken for the key and the mapping shifted by one
+    /// (`{"c": "z"}` from `!!int x: c` then `z: 1`), silently.
+    #[test]
+    fn a_key_its_tag_refuses_is_reported() {
+        let e = load("!!str 1: a\n!!int x: c\nz: 1\n").unwrap_err();
+        assert_eq!(e.len(), 1, "{e:?}");
+        assert_eq!(e[0].rule, Rule::KeyNotString, "{e:?}");
+        assert_eq!((e[0].pos.line, e[0].pos.col), (2, 7), "{e:?}");
+        let e = load("a:\n  ? !!int z\n  : {b: 1}\n  c: 2\n").unwrap_err();
+        assert_eq!((e.len(), e[0].rule, e[0].pos.line), (1, Rule::KeyNotString, 2), "{e:?}");
     }
 }
