@@ -62,23 +62,25 @@ SUBNET = 4
 SERVER = f"10.21{SUBNET}.2.2"
 FRAMES = (64, 512, 1518)
 MAX_TRIALS = 10
-# The matrix and the RFC 2544 settings in one bench spec
-# (docs/bench.md; tools/crates/zynq-net-bench/src/spec.rs). Trials are
-# short: under TCG the router forwards tens of thousands of frames/s, and
-# the whole module must stay a few minutes of CI. 1 % resolution is the
+# The matrix and the RFC 2544 settings in one bench file: a board's
+# `bench` section on its own (docs/bench.md, docs/board-format.md). Trials
+# are short: under TCG the router forwards tens of thousands of frames/s,
+# and the whole module must stay a few minutes. 1 % resolution is the
 # default; the loss tolerance stays RFC 2544's zero.
 SPEC = f"""\
-duration: 2
-repeats: 1
-protocols: [tcp, udp]
-directions: [tx, rx]
-streams: [1]
-udp_bitrate: 20M
-line_rate: 1G
-frame_sizes: [{", ".join(str(f) for f in FRAMES)}]
+matrix:
+  duration_s: 2
+  repeats: 1
+  protocols: [tcp, udp]
+  directions: [tx, rx]
+  mtus: [1500]
+  streams: [1]
+  udp_rate: 20M
 rfc2544:
-  trial_seconds: 1
-  confirm_seconds: 2
+  frame_sizes: [{", ".join(str(f) for f in FRAMES)}]
+  line_rate_mbps: 1000
+  trial_s: 1
+  confirm_s: 2
   max_trials: {MAX_TRIALS}
 """
 CELLS = {f"{p}-{d}-mtu1500-p1" for p in ("tcp", "udp") for d in ("tx", "rx")}
