@@ -516,6 +516,12 @@ mod tests {
         for w in search.windows(2) {
             assert!((w[1].offered_fps - w[0].offered_fps).abs() > 1.0, "a rate tried twice: {search:?}");
         }
+        // Each probe is the middle of the bracket the trials before it left.
+        for k in 1..search.len() {
+            let lo = search[..k].iter().filter(|s| s.pass).map(|s| s.offered_fps).fold(0.0, f64::max);
+            let hi = search[..k].iter().filter(|s| !s.pass).map(|s| s.offered_fps).fold(f64::INFINITY, f64::min);
+            assert!((search[k].offered_fps - (lo + hi) / 2.0).abs() < 1e-6, "probe {k} not the middle: {search:?}");
+        }
     }
 
     fn offered(o: &ClientOpts) -> f64 {

@@ -287,6 +287,9 @@ mod tests {
         assert_eq!(del(t, &["/a/z"]), "a: { x: 1, y: [2, 3] }\n");
         // Two on one line: right to left, the columns stay right.
         assert_eq!(del(t, &["/a/x", "/a/z"]), "a: { y: [2, 3] }\n");
+        // A flow mapping that goes on to the next line: the last item on a
+        // line goes with the comma before it.
+        assert_eq!(del("a: { x: 1, y: 2\n  }\n", &["/a/y"]), "a: { x: 1 \n  }\n");
         // No final newline: none added.
         assert_eq!(del("a: { x: 1, y: 2 }", &["/a/y"]), "a: { x: 1 }");
     }
