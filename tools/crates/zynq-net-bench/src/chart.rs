@@ -469,6 +469,14 @@ mod tests {
             assert!((soft[i].1 + soft[i].3 - irq[i].1).abs() < 1.5);
         }
         assert!(usr[0].0 < usr[1].0, "cpu0 left of cpu1");
+        // The legend: a 10 × 10 swatch in each share's colour, beside its name.
+        for (colour, name) in [(BLUE, "usr"), (GREEN, "sys"), (AMBER, "irq"), (PURPLE, "softirq")] {
+            let fill = format!("fill=\"#{:02X}{:02X}{:02X}\"", colour.0, colour.1, colour.2);
+            let swatches =
+                s.split("<rect").filter(|r| r.contains(&fill) && r.contains(" width=\"10\" height=\"10\"")).count();
+            assert_eq!(swatches, 1, "{name}: {s}");
+            assert!(s.contains(&format!("\n{name}\n")), "{name}");
+        }
         // One machine: bars named by core only; more machines: by role too.
         assert!(s.contains("\ncpu1\n") && !s.contains("dut cpu1"), "{s}");
         let many: Vec<CoreLoad> = (0..10).map(core).collect();
