@@ -18,24 +18,41 @@ use crate::diag::{Diagnostic, Pos};
 use crate::rules::Rule;
 
 /// Positions of every node of a loaded YAML document, by JSON pointer.
-#[derive(Debug, Clone, Default, PartialEq)]
+///
+/// Recorded in document order as the file is read; the pointer index is
+/// built on the first lookup, which only a diagnostic makes (a valid board
+/// hashes none of its thousands of pointers).
+#[derive(Debug, Clone, Default)]
 pub struct SourceMap {
-    values: HashMap<String, Pos>,
-    keys: HashMap<String, Pos>,
+    values: Vec<(String, Pos)>,
+    keys: Vec<(String, Pos)>,
     /// Pointers of the values written as YAML floats (`1500.0`, `1e3`).
     floats: Vec<String>,
+    /// (values, keys) by pointer; a later entry for a pointer wins.
+    index: std::sync::OnceLock<(HashMap<String, Pos>, HashMap<String, Pos>)>,
+}
+
+impl PartialEq for SourceMap {
+    fn eq(&self, other: &Self) -> bool {
+        self.index() == other.index() && self.floats == other.floats
+    }
 }
 
 impl SourceMap {
+    fn index(&self) -> &(HashMap<String, Pos>, HashMap<String, Pos>) {
+        self.index.get_or_init(|| (self.values.iter().cloned().collect(), self.keys.iter().cloned().collect()))
+    }
+
     /// Position of the value at `pointer`, or of its closest existing parent.
     pub fn value_pos(&self, pointer: &str) -> Pos {
-        let mut p = pointer.to_string();
+        let values = &self.index().0;
+        let mut p = pointer;
         loop {
-            if let Some(pos) = self.values.get(&p) {
+            if let Some(pos) = values.get(p) {
                 return *pos;
             }
             match p.rfind('/') {
-                Some(i) => p.truncate(i),
+                Some(i) => p = &p[..i],
                 None => return Pos { line: 1, col: 1 },
             }
         }
@@ -43,7 +60,7 @@ impl SourceMap {
 
     /// Position of the mapping key that names `pointer` (falls back to the value).
     pub fn key_pos(&self, pointer: &str) -> Pos {
-        self.keys.get(pointer).copied().unwrap_or_else(|| self.value_pos(pointer))
+        self.index().1.get(pointer).copied().unwrap_or_else(|| self.value_pos(pointer))
     }
 
     /// Pointers of the values the file wrote as floats: `1500.0` is a
@@ -279,7 +296,7 @@ impl Builder {
         match ev {
             Event::Scalar(v, style, _, tag) => match self.place(pos) {
                 Place::At(ptr) => {
-                    self.map.values.insert(ptr.clone(), pos);
+                    self.map.values.push((ptr.clone(), pos));
                     let value = match resolve_scalar(v, style, tag.as_ref()) {
                         Some(s) => {
                             if matches!(s, Scalar::FloatingPoint(_)) {
@@ -310,7 +327,7 @@ impl Builder {
                 let seq = matches!(ev, Event::SequenceStart(..));
                 let node = match self.place(pos) {
                     Place::At(ptr) => {
-                        self.map.values.insert(ptr.clone(), pos);
+                        self.map.values.push((ptr.clone(), pos));
                         if seq {
                             Node::Seq { ptr, items: Vec::new() }
                         } else {
@@ -339,7 +356,7 @@ impl Builder {
             Event::DocumentEnd => {
                 if !self.doc_node && self.docs == 0 {
                     // saphyr's tree holds a bad value for a document without a node
-                    self.map.values.insert(String::new(), pos);
+                    self.map.values.push((String::new(), pos));
                     self.errors.push(Diagnostic {
                         pos,
                         ..Diagnostic::new(Rule::YamlTag, "", "the value does not parse as the type its `!!` tag names")
@@ -386,7 +403,7 @@ impl Builder {
         match key {
             Some(k) => {
                 let child = format!("{ptr}/{}", escape_segment(&k));
-                self.map.keys.insert(child.clone(), pos);
+                self.map.keys.push((child.clone(), pos));
                 *slot = Slot::Value(k, child);
             }
             None => {
@@ -591,7 +608,7 @@ mod tests {
     }
 
     fn convert(node: &MarkedYaml<'_>, ptr: String, map: &mut SourceMap, errors: &mut Vec<Diagnostic>) -> Value {
-        map.values.insert(ptr.clone(), pos_of(node));
+        map.values.push((ptr.clone(), pos_of(node)));
         match &node.data {
             YamlData::Value(s) => {
                 if matches!(s, Scalar::FloatingPoint(_)) {
@@ -619,7 +636,7 @@ mod tests {
                         }
                     };
                     let child = format!("{ptr}/{}", escape_segment(&key));
-                    map.keys.insert(child.clone(), pos_of(k));
+                    map.keys.push((child.clone(), pos_of(k)));
                     let val = convert(v, child, map, errors);
                     out.insert(key, val);
                 }
