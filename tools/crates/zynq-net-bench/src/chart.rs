@@ -517,5 +517,8 @@ mod tests {
         // 64 B left of 1518 B, and higher (more frames/s).
         assert!(amber[0].0 < blue[0].0 && amber[0].1 < blue[0].1, "{amber:?} {blue:?}");
         assert!(s.contains("line rate 1000.0 Mbit/s"));
+        // The log axis starts at the decade below half the slowest measured
+        // rate (80,000 / 2: 10k), not at the frame size that passed nothing.
+        assert!(s.contains("\n10k\n") && !s.contains("\n1k\n"), "{s}");
     }
 }
