@@ -107,7 +107,10 @@ def as_user(cmd: str) -> list:
         pwd.getpwnam(user)
     except KeyError:
         subprocess.run(["useradd", "-m", "-s", "/bin/bash", user], check=True)
-    return ["su", user, "-c", cmd]
+    # bash, whatever the user's login shell: `. ./oe-init-build-env DIR`
+    # passes DIR only in bash (dash's `.` drops it, and bitbake then ran in
+    # the read-only poky folder: "bitbake.lock ... not writable").
+    return ["su", user, "-s", "/bin/bash", "-c", cmd]
 
 
 def main() -> int:

@@ -214,7 +214,7 @@ def test_yocto_check_layer(yocto):
            f"printf 'BB_NO_NETWORK = \"1\"\\nCONNECTIVITY_CHECK_URIS = \"\"\\n' >> conf/local.conf && "
            f"yocto-check-layer --no-auto-dependency --dependency {deps} -- {project / 'meta-zynq-net'} "
            "2>&1 | tail -n 60")
-    argv = ["su", USER, "-c", cmd] if os.geteuid() == 0 else ["bash", "-c", cmd]
+    argv = ["su", USER, "-s", "/bin/bash", "-c", cmd] if os.geteuid() == 0 else ["bash", "-c", cmd]
     if os.geteuid() == 0:
         build.mkdir(parents=True, exist_ok=True)
         subprocess.run(["chown", "-R", USER, str(build)], check=True)
