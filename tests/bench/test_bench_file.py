@@ -26,7 +26,7 @@ def test_bench_file_errors_carry_file_line_col_all_at_once(bench_bin, tmp_path):
                  "  directions: [tx, sideways]\n"
                  "  mtus: [1500]\n")
     r = plan(bench_bin, f)
-    assert r.returncode == 2, r.stderr
+    assert r.returncode == 1, r.stderr
     assert f"error[bad-enum]: {f}:3:20: \"sideways\" is not one of" in r.stderr, r.stderr
     assert "hint:" in r.stderr
     # semantic rules: every problem, each at its value
@@ -38,11 +38,13 @@ def test_bench_file_errors_carry_file_line_col_all_at_once(bench_bin, tmp_path):
                  "  udp_rate: 2500MB/s\n"
                  "rfc2544: { frame_sizes: [60], line_rate_mbps: 1000, resolution_pct: 50 }\n")
     r = plan(bench_bin, f)
-    assert r.returncode == 2, r.stderr
-    got = re.findall(r"^(?:zynq-net: )?error\[([a-z0-9-]+)\]: (\S+):(\d+):(\d+): ", r.stderr, re.M)
+    assert r.returncode == 1, r.stderr
+    # as `check` prints them: no `zynq-net: ` prefix, exit 1 (an invalid file)
+    got = re.findall(r"^error\[([a-z0-9-]+)\]: (\S+):(\d+):(\d+): ", r.stderr, re.M)
     assert got == [("bench-streams", str(f), "5", "16"), ("bench-udp-rate", str(f), "6", "13"),
                    ("bench-frame-size", str(f), "7", "26"), ("bench-percent", str(f), "7", "69")], r.stderr
     assert r.stderr.count("hint:") == 4, r.stderr
+    assert "zynq-net:" not in r.stderr and not r.stderr.endswith("\n\n"), r.stderr
     assert not r.stdout
 
 
@@ -61,7 +63,7 @@ def test_former_spec_keys_say_where_they_went(bench_bin, tmp_path):
     f = tmp_path / "spec.yml"
     f.write_text("duration: 1\nudp_bitrate: 100M\nrfc2544: { frame_sizes: [64], line_rate_mbps: 1000, trial_seconds: 1 }\n")
     r = plan(bench_bin, f)
-    assert r.returncode == 2, r.stderr
+    assert r.returncode == 1, r.stderr
     assert f"error[unknown-key]: {f}:1:1: unknown key `duration`" in r.stderr, r.stderr
     assert "a bench file writes it as `matrix: { duration_s: ... }`" in r.stderr, r.stderr
     assert f"error[unknown-key]: {f}:2:1: unknown key `udp_bitrate`" in r.stderr, r.stderr
@@ -105,7 +107,7 @@ def test_a_board_without_bench_section(bench_bin, tmp_path):
     f = tmp_path / "zc702.yml"
     f.write_text(text[:text.index("\nbench:\n") + 1])
     r = plan(bench_bin, f)
-    assert r.returncode == 2, r.stderr
+    assert r.returncode == 1, r.stderr
     assert re.search(rf"error\[missing-key\]: {re.escape(str(f))}:\d+:1: missing required key `bench`", r.stderr), \
         r.stderr
 
@@ -123,5 +125,21 @@ def test_ablate_takes_its_matrix_from_a_bench_file(bench_bin, tmp_path):
     assert "unknown cell(s) no-such-cell; the matrix has: udp-rx-mtu1500-p3" in r.stderr, r.stderr
     f.write_text("matrix: { protocols: [udp], directions: [rx], mtus: [1500], streams: [300] }\n")
     r = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
-    assert r.returncode == 2, r.stderr
+    assert r.returncode == 1, r.stderr
     assert f"error[bench-streams]: {f}:1:71: 300 parallel streams" in r.stderr, r.stderr
+
+
+def test_input_that_is_not_a_bench_file_or_plan(bench_bin, tmp_path):
+    """A binary file is reported at its first bad byte like `check` does; a
+    plan of another format version says so instead of `unknown key`."""
+    f = tmp_path / "bin.yml"
+    f.write_bytes(b"matrix:\n  protocols: [tcp]\n\xff\xfe\n")
+    r = plan(bench_bin, f)
+    assert r.returncode == 1, r.stderr
+    assert r.stderr.startswith(f"error[not-utf8]: {f}:3:1: "), r.stderr
+    p = tmp_path / "plan.json"
+    p.write_text(json.dumps({"format": "zynq-net-bench-plan 2", "cells": []}))
+    r = plan(bench_bin, p)
+    assert r.returncode == 2, r.stderr
+    assert "plan format `zynq-net-bench-plan 2` is not the one this zynq-net reads" in r.stderr, r.stderr
+    assert not r.stdout

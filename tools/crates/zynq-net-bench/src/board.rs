@@ -62,10 +62,14 @@ pub fn convert(l: &LoadedBench) -> (BenchSpec, Option<Targets>) {
 /// bench section go to stderr.
 ///
 /// # Errors
-/// [`BenchError::Invalid`] with every diagnostic rendered (`error[RULE]:
-/// FILE:LINE:COL: message`, the line, a hint), or the read error.
+/// [`BenchError::Diagnostics`] with every diagnostic rendered
+/// (`error[RULE]: FILE:LINE:COL: message`, the line, a hint), or
+/// [`BenchError::Io`] when the file cannot be read.
 pub fn load(path: &Path) -> Result<(Option<String>, BenchSpec, Option<Targets>), BenchError> {
-    let mut l = zynq_net_model::load_bench(path).map_err(|e| BenchError::Invalid(e.to_string()))?;
+    let mut l = zynq_net_model::load_bench(path).map_err(|e| match e {
+        zynq_net_model::LoadError::Invalid(d) => BenchError::Diagnostics(d.render()),
+        zynq_net_model::LoadError::Io { path, source } => BenchError::Io { path, source },
+    })?;
     if l.board.is_some() {
         // a board's other warnings are `check`'s business
         l.warnings.retain(|d| d.pointer.starts_with("/bench"));

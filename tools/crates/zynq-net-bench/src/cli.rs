@@ -239,18 +239,26 @@ impl TargetArgs {
 /// `format` is [`PLAN_FORMAT`]), else a board file or a bench file, which
 /// the model crate tells apart by the top-level `board:` key.
 fn load_plan(path: &Path, o: &Overrides) -> anyhow::Result<Plan> {
-    let text = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
-    let is_plan = serde_json::from_str::<serde_json::Value>(&text)
+    // Bytes, not text: a file that is not UTF-8 goes to the board loader,
+    // which reports it at its line:col (rule not-utf8).
+    let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+    let format = std::str::from_utf8(&bytes)
         .ok()
-        .and_then(|v| v.get("format").and_then(|f| f.as_str().map(|s| s == PLAN_FORMAT)))
-        .unwrap_or(false);
-    let mut plan = if is_plan {
-        Plan::load(path)?
-    } else {
-        let (name, spec, targets) = crate::board::load(path)?;
-        let mut p = Plan::from_spec(name, &spec);
-        p.targets = targets;
-        p
+        .and_then(|t| serde_json::from_str::<serde_json::Value>(t).ok())
+        .and_then(|v| v.get("format").and_then(|f| f.as_str().map(str::to_string)));
+    let mut plan = match format.as_deref() {
+        Some(PLAN_FORMAT) => Plan::load(path)?,
+        Some(f) if f.starts_with("zynq-net-bench-plan") => anyhow::bail!(
+            "{}: plan format `{f}` is not the one this zynq-net reads (`{PLAN_FORMAT}`): \
+             make the plan again with `zynq-net bench plan BENCH-FILE -o PLAN`",
+            path.display()
+        ),
+        _ => {
+            let (name, spec, targets) = crate::board::load(path)?;
+            let mut p = Plan::from_spec(name, &spec);
+            p.targets = targets;
+            p
+        }
     };
     if o.duration.is_some() || o.repeats.is_some() {
         if let Some(d) = o.duration {

@@ -28,6 +28,11 @@ pub enum BenchError {
     /// Invalid input (bench spec, plan, targets, results).
     #[error("{0}")]
     Invalid(String),
+    /// A board or bench file with errors: every diagnostic, already
+    /// rendered (`error[RULE]: FILE:LINE:COL: message`, the line, a hint),
+    /// as `check` prints them; the CLI prints it as is and exits 1.
+    #[error("{0}")]
+    Diagnostics(String),
     /// `/proc/stat` could not be parsed.
     #[error("/proc/stat: {0}")]
     ProcStat(String),

@@ -84,7 +84,15 @@ fn bench_status(r: anyhow::Result<i32>) -> Result<(), Failure> {
     match r {
         Ok(0) => Ok(()),
         Ok(code) => Err(u8::try_from(code).map_or(Failure::Invalid, Failure::Status)),
-        Err(e) => Err(Failure::Usage(format!("{e:#}"))),
+        // An invalid board or bench file: its diagnostics as `check` prints
+        // them, and `check`'s exit code.
+        Err(e) => match e.downcast_ref::<zynq_net_bench::error::BenchError>() {
+            Some(zynq_net_bench::error::BenchError::Diagnostics(text)) => {
+                eprint!("{text}");
+                Err(Failure::Invalid)
+            }
+            _ => Err(Failure::Usage(format!("{e:#}"))),
+        },
     }
 }
 

@@ -542,3 +542,27 @@ fn a_byte_order_mark_is_accepted() {
     let err = String::from_utf8_lossy(&run(&["check", s(&f)]).stderr).into_owned();
     assert!(err.contains(&format!("bom.yml:{line}:10: MTU 99999")), "{err}");
 }
+
+/// A file stopped at the schema says the value checks are still to come;
+/// a file that reached them does not (issue 16: a user fixed the listed
+/// errors and met new ones without warning).
+#[test]
+fn a_stage_that_stops_the_checks_says_so() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let text = std::fs::read_to_string(board("zcu102")).expect("zcu102");
+    let note = "note: the value checks (ranges, driver and kernel limits, cross-references) run once these are fixed";
+    // an unknown key: the schema stage stops
+    let f = tmp.path().join("typo.yml");
+    std::fs::write(&f, text.replacen("  mtu:", "  mtuu:", 1)).expect("write");
+    let o = run(&["check", s(&f)]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("error[unknown-key]") && err.contains(note), "{err}");
+    // a value out of range: the value checks ran, no note
+    let f = tmp.path().join("range.yml");
+    std::fs::write(&f, text.replacen("    mtu: 9000", "    mtu: 99999", 1)).expect("write");
+    let o = run(&["check", s(&f)]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("error[") && !err.contains("note:"), "{err}");
+}

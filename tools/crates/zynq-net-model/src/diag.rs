@@ -110,6 +110,14 @@ fn excerpt(line: &str, col: usize) -> (String, usize) {
     (s, c - start + 1 + usize::from(start > 0))
 }
 
+/// `s` with every control character but the tab shown as U+FFFD, one
+/// character for one (the caret column stays right): a file's bytes are
+/// echoed to a terminal, where ESC sequences would clear the screen or set
+/// the title.
+fn printable(s: &str) -> String {
+    s.chars().map(|c| if c.is_control() && c != '\t' { '\u{FFFD}' } else { c }).collect()
+}
+
 fn shorten(msg: &str) -> std::borrow::Cow<'_, str> {
     if msg.chars().count() <= MESSAGE_CHARS {
         return msg.into();
@@ -135,7 +143,7 @@ impl fmt::Display for Rendered<'_> {
             f,
             "{kind}[{}]: {}:{}:{}: {}",
             self.d.rule.id(),
-            self.file.display(),
+            printable(&self.file.display().to_string()),
             self.d.pos.line,
             self.d.pos.col,
             shorten(&self.d.message)
@@ -143,7 +151,7 @@ impl fmt::Display for Rendered<'_> {
         if let Some(text) = self.source.lines().nth(self.d.pos.line.saturating_sub(1)) {
             let num = self.d.pos.line.to_string();
             let pad = " ".repeat(num.len());
-            let (text, col) = excerpt(text, self.d.pos.col);
+            let (text, col) = excerpt(&printable(text), self.d.pos.col);
             writeln!(f, "{pad} |")?;
             writeln!(f, "{num} | {text}")?;
             writeln!(f, "{pad} | {}^", " ".repeat(col.saturating_sub(1)))?;
@@ -166,6 +174,10 @@ pub struct Diagnostics {
     pub source: String,
     /// All diagnostics, sorted by position.
     pub items: Vec<Diagnostic>,
+    /// Said after the diagnostics when a stage stopped the checks, so the
+    /// user knows a fixed file may show more (e.g. the value checks run
+    /// only on a file whose structure is valid).
+    pub note: Option<String>,
 }
 
 impl Diagnostics {
@@ -182,7 +194,13 @@ impl Diagnostics {
         }
         let errors = self.error_count();
         let warnings = self.items.len() - errors;
-        out.push_str(&format!("{}: {errors} error(s), {warnings} warning(s)\n", self.file.display()));
+        if let Some(n) = &self.note {
+            out.push_str(&format!("note: {n}\n"));
+        }
+        out.push_str(&format!(
+            "{}: {errors} error(s), {warnings} warning(s)\n",
+            printable(&self.file.display().to_string())
+        ));
         out
     }
 }
@@ -210,6 +228,16 @@ mod tests {
         assert_eq!((ex.as_str(), col), ("short: 1", 8));
         let d = Diagnostic::new(Rule::Internal, "", "x".repeat(10_000));
         assert!(d.render(Path::new("f"), &line).len() < 1000);
+    }
+
+    #[test]
+    fn control_characters_of_the_file_are_not_echoed() {
+        let d = Diagnostic { pos: Pos { line: 1, col: 9 }, ..Diagnostic::new(Rule::YamlSyntax, "", "bad") };
+        let out = d.render(Path::new("b\u{1b}]0;t\u{7}.yml"), "name: \u{1b}[2J x\u{9b}1m\tz\n");
+        assert!(!out.contains('\u{1b}') && !out.contains('\u{7}') && !out.contains('\u{9b}'), "{out:?}");
+        assert!(out.contains("1 | name: \u{FFFD}[2J x\u{FFFD}1m\tz\n"), "{out:?}");
+        // the caret still points at column 9 (one character per control character)
+        assert!(out.contains("  |         ^\n"), "{out:?}");
     }
 
     #[test]

@@ -50,7 +50,7 @@ pub struct LoadedBoard {
 impl LoadedBoard {
     /// Warnings as a [`Diagnostics`] set, for rendering.
     pub fn warning_diagnostics(&self) -> Diagnostics {
-        Diagnostics { file: self.file.clone(), source: self.source.clone(), items: self.warnings.clone() }
+        Diagnostics { file: self.file.clone(), source: self.source.clone(), items: self.warnings.clone(), note: None }
     }
 }
 
@@ -60,7 +60,7 @@ impl LoadedBoard {
 /// [`Diagnostics`] with every error and warning found, sorted by position.
 pub fn load_board_str(file: &Path, text: &str) -> Result<LoadedBoard, Diagnostics> {
     let text = strip_bom(text);
-    let (value, map) = yaml::load(text).map_err(|items| failed(file, text, items))?;
+    let (value, map) = yaml::load(text).map_err(|items| stopped(file, text, items))?;
     board_from(file, text, value, &map)
 }
 
@@ -73,7 +73,16 @@ fn strip_bom(text: &str) -> &str {
 /// The diagnostics of a file that failed, sorted by position.
 fn failed(file: &Path, text: &str, mut items: Vec<Diagnostic>) -> Diagnostics {
     items.sort_by_key(|a| (a.pos, a.severity()));
-    Diagnostics { file: file.to_path_buf(), source: text.to_string(), items }
+    Diagnostics { file: file.to_path_buf(), source: text.to_string(), items, note: None }
+}
+
+/// What a user is told when the YAML or the schema stage stopped the checks.
+const LATER_CHECKS: &str =
+    "the value checks (ranges, driver and kernel limits, cross-references) run once these are fixed";
+
+/// [`failed`] for a stage that stops the later checks: says so.
+fn stopped(file: &Path, text: &str, items: Vec<Diagnostic>) -> Diagnostics {
+    Diagnostics { note: Some(LATER_CHECKS.to_string()), ..failed(file, text, items) }
 }
 
 /// Validates and resolves a parsed board document.
@@ -94,7 +103,7 @@ fn board_from(file: &Path, text: &str, value: serde_json::Value, map: &SourceMap
     }
     let structural = schema::validate_structure(&value, map);
     if !structural.is_empty() {
-        return Err(fail(structural));
+        return Err(stopped(file, text, structural));
     }
     let (board, resolved, warnings) = typed(value, map, fail, "board", validate::validate, resolve::resolve)?;
     Ok(LoadedBoard { board, resolved, file: file.to_path_buf(), source: text.to_string(), warnings })
@@ -148,7 +157,7 @@ pub struct LoadedBench {
 impl LoadedBench {
     /// Warnings as a [`Diagnostics`] set, for rendering.
     pub fn warning_diagnostics(&self) -> Diagnostics {
-        Diagnostics { file: self.file.clone(), source: self.source.clone(), items: self.warnings.clone() }
+        Diagnostics { file: self.file.clone(), source: self.source.clone(), items: self.warnings.clone(), note: None }
     }
 }
 
@@ -188,7 +197,7 @@ pub fn load_bench_str(file: &Path, text: &str) -> Result<LoadedBench, Diagnostic
                 _ => d,
             })
             .collect();
-        fail(items)
+        stopped(file, text, items)
     })?;
     if doc_kind(&value) == schema::DocKind::Board {
         let board = board_from(file, text, value, &map)?;
@@ -230,7 +239,7 @@ pub fn load_bench_str(file: &Path, text: &str) -> Result<LoadedBench, Diagnostic
         })
         .collect();
     if !structural.is_empty() {
-        return Err(fail(structural));
+        return Err(stopped(file, text, structural));
     }
     let (bench, resolved, warnings) = typed(
         value,
@@ -286,7 +295,12 @@ fn not_utf8(path: &Path, e: std::string::FromUtf8Error) -> Diagnostics {
         pos: Pos { line, col },
         ..Diagnostic::new(Rule::NotUtf8, "", format!("not UTF-8 text: byte 0x{byte:02x} at offset {valid}"))
     };
-    Diagnostics { file: path.to_path_buf(), source: String::from_utf8_lossy(&bytes).into_owned(), items: vec![d] }
+    Diagnostics {
+        file: path.to_path_buf(),
+        source: String::from_utf8_lossy(&bytes).into_owned(),
+        items: vec![d],
+        note: None,
+    }
 }
 
 /// Reads and validates a board file.
@@ -320,6 +334,7 @@ fn read_bounded(path: &Path) -> Result<String, LoadError> {
             file: path.to_path_buf(),
             source: String::new(),
             items: vec![d],
+            note: None,
         }));
     }
     String::from_utf8(bytes).map_err(|e| LoadError::Invalid(not_utf8(path, e)))

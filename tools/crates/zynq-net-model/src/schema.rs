@@ -773,7 +773,22 @@ fn resolve<'a, N: Node>(root: &'a N, s: &'a N) -> &'a N {
 
 fn describe(root: &Value, pointer: &str) -> Option<String> {
     let s = subschema(root, pointer)?;
-    s.get("description").and_then(Value::as_str).map(|d| d.lines().next().unwrap_or(d).to_string())
+    s.get("description").and_then(Value::as_str).map(first_sentence)
+}
+
+/// The first sentence of a field's doc comment, its lines joined (a
+/// sentence may wrap: its first line alone left brackets open).
+fn first_sentence(doc: &str) -> String {
+    let para: Vec<&str> = doc.lines().map(str::trim).take_while(|l| !l.is_empty()).collect();
+    let text = para.join(" ");
+    let end = text
+        .match_indices(". ")
+        .map(|(i, _)| i)
+        .find(|&i| !(text[..i].ends_with("e.g") || text[..i].ends_with("i.e") || text[..i].ends_with("cf")));
+    match end {
+        Some(i) => text[..=i].to_string(),
+        None => text,
+    }
 }
 
 fn enum_choices(root: &Value, pointer: &str) -> Vec<String> {
@@ -887,6 +902,17 @@ mod tests {
         assert_eq!(j.pointer("/a~1b/2"), None);
         assert_eq!(j.pointer("/x"), None);
         assert_eq!(j.pointer("a"), None);
+    }
+
+    #[test]
+    fn a_description_is_its_first_sentence_whole() {
+        assert_eq!(
+            first_sentence("Line rate in Mbit/s (the physical\nlimit). Used for x.\n\nMore."),
+            "Line rate in Mbit/s (the physical limit)."
+        );
+        assert_eq!(first_sentence("One line"), "One line");
+        assert_eq!(first_sentence("Rates, e.g. 200M or 1G. Then x."), "Rates, e.g. 200M or 1G.");
+        assert_eq!(first_sentence("Two\nlines\n\nthen more"), "Two lines");
     }
 
     #[test]
