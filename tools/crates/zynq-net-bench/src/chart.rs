@@ -517,6 +517,21 @@ mod tests {
         // 64 B left of 1518 B, and higher (more frames/s).
         assert!(amber[0].0 < blue[0].0 && amber[0].1 < blue[0].1, "{amber:?} {blue:?}");
         assert!(s.contains("line rate 1000.0 Mbit/s"));
+        // The dashed line-rate curve runs across the whole frame-size axis
+        // (64 to 1518 B: most of the 640 px wide chart).
+        let xs: Vec<f64> = s
+            .split('<')
+            .filter(|e| e.to_uppercase().contains("STROKE=\"#CC3333\"") && e.contains("points=\""))
+            .flat_map(|e| {
+                let i = e.find("points=\"").unwrap() + 8;
+                e[i..i + e[i..].find('"').unwrap()]
+                    .split_whitespace()
+                    .map(|p| p.split(',').next().unwrap().parse::<f64>().unwrap())
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        let span = xs.iter().cloned().fold(f64::MIN, f64::max) - xs.iter().cloned().fold(f64::MAX, f64::min);
+        assert!(span > 450.0, "line-rate curve spans {span} px: {s}");
         // The log axis starts at the decade below half the slowest measured
         // rate (80,000 / 2: 10k), not at the frame size that passed nothing.
         assert!(s.contains("\n10k\n") && !s.contains("\n1k\n"), "{s}");

@@ -444,6 +444,27 @@ mod tests {
                 assert_eq!(tbf_of(&r, dev).map(|q| q.0), Some(6_250_000), "{dev}");
             }
             assert!(up(&o).unwrap_err().to_string().contains("exists"), "a second lab of the same name");
+            // -w needs the global buffer limits: raised to 8 MiB (or already above), each raise recorded.
+            for key in ["rmem_max", "wmem_max"] {
+                let v: u64 =
+                    std::fs::read_to_string(format!("/proc/sys/net/core/{key}")).unwrap().trim().parse().unwrap();
+                assert!(v >= 2 * LAB_UDP_BUFFER, "{key} {v}");
+            }
+            for (key, orig, set) in &st.raised_sysctls {
+                assert!(key == "net.core.rmem_max" || key == "net.core.wmem_max", "{key}");
+                assert_eq!(set, &(2 * LAB_UDP_BUFFER).to_string());
+                assert!(orig.parse::<u64>().unwrap() < 2 * LAB_UDP_BUFFER, "{orig}");
+            }
+            // The runner sets the MTU of every listed interface on every end.
+            assert!(crate::run::set_mtu(t, 1400).unwrap());
+            let mtu = |ns: &str, dev: &str| -> u64 {
+                let out =
+                    Host::Netns { name: ns.into() }.run(&argv(&["ip", "-j", "link", "show", "dev", dev])).unwrap();
+                serde_json::from_str::<serde_json::Value>(&out).unwrap()[0]["mtu"].as_u64().unwrap()
+            };
+            assert_eq!([mtu(&c, "eth0"), mtu(&r, "eth0"), mtu(&r, "eth1"), mtu(&s, "eth0")], [1400; 4]);
+            assert!(crate::run::set_mtu(t, 1500).unwrap());
+            assert_eq!(mtu(&r, "eth1"), 1500);
             // RFC 2544 at 10 Mbit/s (well under the shaper): the tester's
             // pacing tbf follows each trial's rate, and goes when done.
             let spec = crate::spec::Rfc2544Spec {

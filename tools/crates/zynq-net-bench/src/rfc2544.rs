@@ -460,6 +460,7 @@ mod tests {
         let r = search(&ctx(), &Rfc2544Spec::default(), 1e9, 1518, |o, _| sim(o, cap, 1e9));
         assert!(r.confirmed);
         assert!(r.search_trials <= 4, "{} trials: {:?}", r.search_trials, r.steps);
+        assert_probes_inside_the_bracket(&r.steps);
         assert!(r.fps <= cap && r.fps >= cap * 0.99, "{} vs {cap}", r.fps);
         assert!(!r.sender_limited);
         assert!((r.frame_bps / 200e6 - 1.0).abs() < 0.03);
@@ -524,6 +525,19 @@ mod tests {
         }
     }
 
+    /// Every search probe after the first lies strictly inside the bracket
+    /// the trials before it left (above the highest pass, below the lowest
+    /// failure): a probe outside it could teach nothing.
+    fn assert_probes_inside_the_bracket(steps: &[Step]) {
+        let search: Vec<&Step> = steps.iter().filter(|s| !s.confirm).collect();
+        for k in 1..search.len() {
+            let lo = search[..k].iter().filter(|s| s.pass).map(|s| s.offered_fps).fold(0.0, f64::max);
+            let hi = search[..k].iter().filter(|s| !s.pass).map(|s| s.offered_fps).fold(f64::INFINITY, f64::min);
+            let p = search[k].offered_fps;
+            assert!(p > lo && p < hi, "probe {k} at {p} outside {lo}..{hi}: {search:?}");
+        }
+    }
+
     fn offered(o: &ClientOpts) -> f64 {
         o.bitrate.unwrap_or(0) as f64 / (8.0 * o.length as f64)
     }
@@ -570,6 +584,7 @@ mod tests {
             let spec = Rfc2544Spec { resolution_percent: res, max_trials: max, ..Rfc2544Spec::default() };
             let r = search(&ctx(), &spec, 1e9, 1024, |o, _| sim(o, cap, 1e9));
             assert!(r.search_trials <= max, "{cap}: {} trials", r.search_trials);
+            assert_probes_inside_the_bracket(&r.steps);
             let passes: Vec<f64> = r.steps.iter().filter(|s| !s.confirm && s.pass).map(|s| s.offered_fps).collect();
             let fails: Vec<f64> = r.steps.iter().filter(|s| !s.confirm && !s.pass).map(|s| s.offered_fps).collect();
             assert!(passes.iter().all(|&p| p <= cap * 1.0001), "{cap}: a pass above the cap: {passes:?}");
