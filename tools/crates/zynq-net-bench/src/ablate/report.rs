@@ -507,6 +507,12 @@ mod tests {
         assert!(plan.contains("\nsysctl net.ipv4.tcp_notsent_lowat 16384\n"), "{plan}");
         let md = to_markdown(&d, &r);
         assert!(md.contains("| offloads | 1 |") && md.contains("**hurts**") && md.contains("**helps**"));
+        // offloads' step was applied (changed the DUT): no "changed nothing" note on its rows;
+        // xps' was skipped: the note.
+        for row in md.lines().filter(|l| l.starts_with("| offloads |")) {
+            assert!(!row.contains("changed anything"), "{row}");
+        }
+        assert!(md.lines().filter(|l| l.starts_with("| xps |")).all(|l| l.contains("its variant equals full")), "{md}");
         let html = to_html(&d, &r);
         assert_eq!(html.matches("class=\"plot-effects\"").count(), d.cells.len());
         assert!(!html.contains("could not be drawn"));
