@@ -74,9 +74,9 @@ rules! {
         source: "YAML 1.2 (the saphyr parser)",
         hint: Some("check indentation and quoting near this position");
     DuplicateKey = "duplicate-key", Error,
-        summary: "a key appears once per mapping",
+        summary: "a key appears once per mapping (`1`, `01` and `'1'` name one key)",
         source: "YAML 1.2, section 3.2.1.1 (mapping keys are unique); saphyr 0.0.8 keeps the last one silently",
-        hint: Some("a key appears once per mapping: remove or merge the repeated one");
+        hint: Some("a key appears once per mapping: remove or merge the repeated one (an integer key is read as its number: `01` is `1`)");
     KeyNotString = "key-not-string", Error,
         summary: "mapping keys are plain strings (not `true`, `null`, numbers with a fraction or collections)",
         source: "the board's data model (JSON Schema) has string keys only",
