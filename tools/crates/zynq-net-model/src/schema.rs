@@ -562,12 +562,30 @@ fn wants_integer(kind: DocKind, ptr: &str) -> bool {
         DocKind::Board => Some(&SCHEMA_TREE),
         DocKind::Bench => SCHEMA_TREE.pointer("/$defs/Bench"),
     };
-    let ty = start.and_then(|start| subschema_from(&SCHEMA_TREE, start, ptr)).and_then(|s| s.get("type"));
-    ty.is_some_and(|t| match t {
-        J::Str(t) => *t == "integer",
-        J::Arr(a) => a.contains(&J::Str("integer")) && !a.contains(&J::Str("number")),
+    start.and_then(|start| subschema_from(&SCHEMA_TREE, start, ptr)).is_some_and(integer_only)
+}
+
+/// `s` takes integers and no other numbers: its `type`, or for an
+/// `anyOf`/`oneOf` (a queue index or `all`, a CPU number or list) its
+/// alternatives. jsonschema takes `1.0` for an integer where serde does
+/// not, so such a float must be reported here (a fuzzer found `queue: 1.`
+/// reaching `internal-error`).
+fn integer_only(s: &'static J) -> bool {
+    let types = |t: &J, want: &'static str| match t {
+        J::Str(x) => *x == want,
+        J::Arr(a) => a.contains(&J::Str(want)),
         _ => false,
-    })
+    };
+    if let Some(t) = s.get("type") {
+        return types(t, "integer") && !types(t, "number");
+    }
+    let alts: Vec<&'static J> = ["anyOf", "oneOf"]
+        .iter()
+        .filter_map(|k| s.get(k).and_then(J::as_array))
+        .flatten()
+        .map(|a| resolve(&SCHEMA_TREE, a))
+        .collect();
+    alts.iter().any(|a| integer_only(a)) && !alts.iter().any(|a| a.get("type").is_some_and(|t| types(t, "number")))
 }
 
 /// The full validation: every violation, with jsonschema.
@@ -732,16 +750,29 @@ fn subschema_from<'a, N: Node>(root: &'a N, start: &'a N, pointer: &str) -> Opti
     let mut cur = resolve(root, start);
     for seg in pointer.split('/').skip(1) {
         let seg = seg.replace("~1", "/").replace("~0", "~");
-        let next = if let Some(p) = cur.key("properties").and_then(|p| p.key(&seg)) {
-            Some(p)
-        } else if let Some(items) = cur.key("items") {
-            seg.parse::<usize>().ok().map(|_| items)
-        } else {
-            cur.key("additionalProperties").filter(|a| a.is_map())
-        };
-        cur = resolve(root, unwrap_option(root, next?));
+        cur = resolve(root, unwrap_option(root, child(root, cur, &seg)?));
     }
     Some(cur)
+}
+
+/// The subschema of `cur`'s child `seg`: a property, an item, an
+/// additional property, or the child in one of its `anyOf`/`oneOf`
+/// alternatives (an IRQ is a number or `{spi, trigger}`).
+fn child<'a, N: Node>(root: &'a N, cur: &'a N, seg: &str) -> Option<&'a N> {
+    if let Some(p) = cur.key("properties").and_then(|p| p.key(seg)) {
+        return Some(p);
+    }
+    if let Some(items) = cur.key("items") {
+        return seg.parse::<usize>().ok().map(|_| items);
+    }
+    if let Some(a) = cur.key("additionalProperties").filter(|a| a.is_map()) {
+        return Some(a);
+    }
+    ["anyOf", "oneOf"]
+        .iter()
+        .filter_map(|k| cur.key(k).and_then(N::list))
+        .flatten()
+        .find_map(|alt| child(root, resolve(root, alt), seg))
 }
 
 fn unwrap_option<'a, N: Node>(root: &'a N, s: &'a N) -> &'a N {
@@ -913,6 +944,36 @@ mod tests {
         assert_eq!(first_sentence("One line"), "One line");
         assert_eq!(first_sentence("Rates, e.g. 200M or 1G. Then x."), "Rates, e.g. 200M or 1G.");
         assert_eq!(first_sentence("Two\nlines\n\nthen more"), "Two lines");
+    }
+
+    /// A float where an `anyOf` of an integer and something else stands
+    /// (queue index or `all`, CPU number or list, IRQ number or `{spi,
+    /// trigger}`, sysctl value) is `not-integer` at its position, never
+    /// `internal-error` (jsonschema takes `1.0` for an integer, serde does
+    /// not: the fuzzer's `queue: 1.`, tools/fuzz/regressions/board/).
+    #[test]
+    fn a_float_in_an_integer_alternative_is_reported() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../meta-zynq-net/boards/zcu102.yml");
+        let text = std::fs::read_to_string(&root).unwrap();
+        for (from, to, line) in [
+            ("      - { queue: 1, cpus: 1 }", "      - { queue: 1., cpus: 1 }", 41),
+            ("      - { queue: 0, cpus: 2 }", "      - { queue: 0, cpus: 2.0 }", 66),
+            ("interrupts: [89, 90, 91, 92]", "interrupts: [89, 90.0, 91, 92]", 94),
+            ("interrupts: [89, 90, 91, 92]", "interrupts: [89, {spi: 90.0, trigger: level}, 91, 92]", 94),
+            (
+                "  dut: { ssh: root@zcu102, address: 192.0.2.192, iface: eth0, irq_cpus: 1 }",
+                "  dut: { ssh: root@zcu102, address: 192.0.2.192, iface: eth0, irq_cpus: 1.0 }",
+                99,
+            ),
+        ] {
+            assert!(text.contains(from), "{from}");
+            let bad = text.replacen(from, to, 1);
+            let d = crate::load_board_str(std::path::Path::new("f.yml"), &bad).unwrap_err();
+            assert!(!d.items.iter().any(|i| i.rule == Rule::Internal), "{to}: {d}");
+            assert!(d.items.iter().any(|i| i.rule == Rule::NotInteger && i.pos.line == line), "{to}: {d}");
+        }
+        // a number where numbers are allowed stays a number
+        assert!(!integer_only(SCHEMA_TREE.pointer("/$defs/Matrix/properties/cpu_bound_pct").unwrap()));
     }
 
     #[test]
