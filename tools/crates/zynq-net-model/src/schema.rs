@@ -1081,7 +1081,9 @@ mod tests {
                 "d": { "oneOf": [{ "const": "on" }, { "enum": ["off", "x"] }] },
                 "e": { "anyOf": [{ "type": "boolean" }, { "type": "null" }] },
                 "f": { "type": "string", "format": "ipv4" },
-                "g": { "type": "number", "format": "double", "minimum": 0, "maximum": 100 }
+                "g": { "type": "number", "format": "double", "minimum": 0, "maximum": 100 },
+                "h": { "const": true },
+                "i": { "enum": [null, [1, 2], { "x": "y" }] }
             },
             "$defs": { "E": { "enum": ["p", "q"] } }
         });
@@ -1089,6 +1091,15 @@ mod tests {
         let check = |doc: Value| Quick { root, regexes: std::collections::HashMap::new() }.valid(&doc, root, 0);
         assert!(check(serde_json::json!({"a": 1, "b": "x1", "c": ["p"], "d": "on", "e": null, "g": 0.0})));
         assert!(check(serde_json::json!({"a": 9, "g": 100})));
+        // `enum`/`const` of every JSON type
+        for good in [
+            serde_json::json!({"a": 1, "h": true}),
+            serde_json::json!({"a": 1, "i": null}),
+            serde_json::json!({"a": 1, "i": [1, 2]}),
+            serde_json::json!({"a": 1, "i": {"x": "y"}}),
+        ] {
+            assert!(check(good.clone()), "{good}");
+        }
         for bad in [
             serde_json::json!({"b": "x1"}),
             serde_json::json!({"a": 1, "z": 0}),
@@ -1104,6 +1115,12 @@ mod tests {
             serde_json::json!({"a": 1, "c": ["r"]}),
             serde_json::json!({"a": 1, "d": "no"}),
             serde_json::json!({"a": 1, "e": 3}),
+            serde_json::json!({"a": 1, "h": false}),
+            serde_json::json!({"a": 1, "i": false}),
+            serde_json::json!({"a": 1, "i": [1, 3]}),
+            serde_json::json!({"a": 1, "i": [1]}),
+            serde_json::json!({"a": 1, "i": {"x": "z"}}),
+            serde_json::json!({"a": 1, "i": {"x": "y", "w": 1}}),
             // a checked format: not sure, so not valid
             serde_json::json!({"a": 1, "f": "1.2.3.4"}),
         ] {
