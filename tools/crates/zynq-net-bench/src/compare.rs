@@ -239,19 +239,7 @@ mod tests {
     use super::*;
 
     fn rec(cell: &str, bps: f64) -> TrialRecord {
-        TrialRecord {
-            cell: cell.into(),
-            repeat: 0,
-            started: 0.0,
-            wall_seconds: 1.0,
-            command: String::new(),
-            throughput_bps: bps,
-            summary: None,
-            cpu: vec![],
-            cpu_bound: vec![],
-            notes: vec![],
-            error: None,
-        }
+        TrialRecord::for_test(cell, 0, bps)
     }
 
     #[test]

@@ -498,19 +498,7 @@ mod tests {
     }
 
     fn rec(cell: &str, repeat: u32, bps: f64) -> TrialRecord {
-        TrialRecord {
-            cell: cell.into(),
-            repeat,
-            started: 0.0,
-            wall_seconds: 1.0,
-            command: String::new(),
-            throughput_bps: bps,
-            summary: None,
-            cpu: vec![],
-            cpu_bound: vec![],
-            notes: vec![],
-            error: None,
-        }
+        TrialRecord::for_test(cell, repeat, bps)
     }
 
     fn udp(bps: f64, sent: f64, lost_percent: f64, reverse_sent: Option<f64>) -> Summary {

@@ -70,6 +70,28 @@ pub struct TrialRecord {
     pub error: Option<String>,
 }
 
+#[cfg(test)]
+impl TrialRecord {
+    /// A successful trial of `cell` at `bps` bit/s (1 s, no summary, no
+    /// CPU figures): the record the report, compare and ablation tests
+    /// build their runs from.
+    pub(crate) fn for_test(cell: &str, repeat: u32, bps: f64) -> TrialRecord {
+        TrialRecord {
+            cell: cell.into(),
+            repeat,
+            started: 0.0,
+            wall_seconds: 1.0,
+            command: String::new(),
+            throughput_bps: bps,
+            summary: None,
+            cpu: vec![],
+            cpu_bound: vec![],
+            notes: vec![],
+            error: None,
+        }
+    }
+}
+
 /// Everything a trial needs, resolved once per run.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Context {

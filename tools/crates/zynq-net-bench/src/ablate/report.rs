@@ -458,19 +458,7 @@ mod tests {
                     serde_json::json!({"result": "skipped", "verb": "xps", "iface": "eth0", "target": "tx-0"}),
                 ],
             },
-            record: TrialRecord {
-                cell: cell.into(),
-                repeat: round,
-                started: 0.0,
-                wall_seconds: 1.0,
-                command: String::new(),
-                throughput_bps: bps,
-                summary: None,
-                cpu: vec![],
-                cpu_bound: vec![],
-                notes: vec![],
-                error: None,
-            },
+            record: TrialRecord::for_test(cell, round, bps),
         }
     }
 
