@@ -91,16 +91,36 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-/// Every (line number, line) of `text` that parses, test modules and
-/// comments excepted.
+/// Every (line number, line) of `text` that parses, comments and
+/// `#[cfg(test)]` items excepted. An item is skipped from its attribute to
+/// the line where its braces balance (or to its `;`), so code after a
+/// test-only `impl` or `mod` is still scanned. Braces are counted per
+/// character, which is enough for this tree's sources (no test item has an
+/// unbalanced brace in a string; one would make the test fail, not pass, as
+/// the following code would then be scanned or the stale check would fire).
 fn hits(text: &str) -> Vec<(usize, &str)> {
-    text.lines()
-        .enumerate()
-        .take_while(|(_, l)| l.trim() != "#[cfg(test)]")
-        .filter(|(_, l)| !l.trim_start().starts_with("//"))
-        .filter(|(_, l)| PATTERNS.iter().any(|p| l.contains(p)))
-        .map(|(n, l)| (n + 1, l))
-        .collect()
+    let mut out = Vec::new();
+    // Some(depth) while inside a #[cfg(test)] item; `opened` once its first `{` is seen.
+    let mut skip: Option<i64> = None;
+    let mut opened = false;
+    for (n, l) in text.lines().enumerate() {
+        if let Some(depth) = skip {
+            let code = l.split("//").next().unwrap_or("");
+            let d = depth + code.matches('{').count() as i64 - code.matches('}').count() as i64;
+            opened |= code.contains('{');
+            skip = if (opened && d <= 0) || (!opened && code.trim_end().ends_with(';')) { None } else { Some(d) };
+            continue;
+        }
+        if l.trim() == "#[cfg(test)]" {
+            skip = Some(0);
+            opened = false;
+            continue;
+        }
+        if !l.trim_start().starts_with("//") && PATTERNS.iter().any(|p| l.contains(p)) {
+            out.push((n + 1, l));
+        }
+    }
+    out
 }
 
 #[test]
@@ -139,7 +159,9 @@ fn no_generator_parses_a_string() {
 #[test]
 fn the_scanner_sees_parses_and_skips_comments_and_tests() {
     let src = "let m = parse_mac(s);\n// x.parse::<u8>()\nlet c = qc.cpus.cpus();\nlet n: u8 = t.parse().unwrap();\n\
-               #[cfg(test)]\nmod tests { let a = b.parse::<u8>(); }\n";
+               #[cfg(test)]\nimpl T {\n    fn f() { let a = b.parse::<u8>(); }\n}\nlet k = Mac::parse(x);\n\
+               #[cfg(test)]\nmod helpers;\nlet r = Rate::parse(y);\n\
+               #[cfg(test)]\nmod tests { let a = b.parse::<u8>(); }\nlet z = w.parse::<u8>();\n";
     let lines: Vec<usize> = hits(src).into_iter().map(|(n, _)| n).collect();
-    assert_eq!(lines, vec![1, 3, 4]);
+    assert_eq!(lines, vec![1, 3, 4, 9, 12, 15]);
 }
