@@ -1,10 +1,13 @@
 //! End-to-end tests of the `zynq-net` binary: reference boards (golden
-//! output), one failing fixture per validation rule, schema snapshot,
+//! output), failing cases for every validation rule (tests/fixtures/bad-cases.txt), schema snapshot,
 //! determinism, slicing and atomic output.
 //!
 //! Accept intended output changes with `UPDATE_GOLDEN=1 cargo test -p zynq-net-cli --test cli`
 //! and review the diff of tests/golden/.
 
+// shared with zynq-net-model's tests, which use the parts this file does not
+#[allow(dead_code)]
+mod bad_cases;
 mod hardening;
 
 use std::fs;
@@ -204,110 +207,196 @@ fn tuning_changes_do_not_touch_dt_or_kernel_fragments() {
     assert_ne!(plan(&ta), plan(&tb), "the plan must reflect the tuning edits");
 }
 
-/// What a fixture expects: one `# expect: RULE-ID LINE:COL message` line
-/// per diagnostic, at the top of the file.
+/// One expected diagnostic: `error[ID]: FILE:LINE:COL: ...MSG...` (or
+/// `warning[ID]`).
 struct Expect {
     rule: Rule,
     pos: String,
     msg: String,
 }
 
-/// The `# expect:` lines of a fixture, then its `# derived from:` line.
-fn expectations(f: &Path, text: &str) -> (Vec<Expect>, String) {
-    let mut lines = text.lines();
-    let mut out = Vec::new();
-    let mut next = lines.next().unwrap_or_default();
-    while let Some(spec) = next.strip_prefix("# expect: ") {
-        let mut it = spec.splitn(3, ' ');
-        let (id, pos, msg) =
-            (it.next().unwrap_or_default(), it.next().unwrap_or_default(), it.next().unwrap_or_default());
-        let rule =
-            Rule::from_id(id).unwrap_or_else(|| panic!("{}: `{id}` is not a rule id (zynq-net rules)", f.display()));
-        assert!(
-            pos.split_once(':').is_some_and(|(l, c)| l.parse::<usize>().is_ok() && c.parse::<usize>().is_ok()),
-            "{}: `# expect: RULE-ID LINE:COL message`, got {spec:?}",
-            f.display()
-        );
-        assert!(!msg.is_empty(), "{}: no message in {spec:?}", f.display());
-        out.push(Expect { rule, pos: pos.to_string(), msg: msg.to_string() });
-        next = lines.next().unwrap_or_default();
+fn repo_cases() -> bad_cases::Cases {
+    bad_cases::Cases::load(&root())
+}
+
+/// A case's board written to `dir/NAME.yml`, and what it expects (each
+/// position resolved from its `after`/`at` anchors, each rule id and
+/// severity checked against the rules).
+fn materialize(cases: &bad_cases::Cases, case: &bad_cases::Case, dir: &Path) -> (PathBuf, Vec<Expect>) {
+    let text = cases.materialize(case, &root()).unwrap_or_else(|e| panic!("{e}"));
+    let mut expects = Vec::new();
+    for e in &case.expects {
+        let at = format!("{}:{}: case `{}`", cases.file, e.line, case.name);
+        let rule = Rule::from_id(&e.rule)
+            .unwrap_or_else(|| panic!("{at}: `{}` is not a rule id (`zynq-net rules` lists them)", e.rule));
+        let sev = if rule.severity() == Severity::Error { "error" } else { "warning" };
+        assert_eq!(e.severity, sev, "{at}: {} is a rule of severity {sev}: write `{sev}[{}]`", e.rule, e.rule);
+        let (line, col) = cases.position(case, e, &text).unwrap_or_else(|e| panic!("{e}"));
+        expects.push(Expect { rule, pos: format!("{line}:{col}"), msg: e.msg.clone() });
     }
-    assert!(!out.is_empty(), "{}: no `# expect: RULE-ID LINE:COL message` line", f.display());
-    let from = next
-        .strip_prefix("# derived from: ")
-        .unwrap_or_else(|| panic!("{}: the line after `# expect:` is `# derived from: BOARD`", f.display()));
-    let named = from.split_whitespace().next().map(|b| b.trim_end_matches([',', ';']));
-    if let Some(b) = named.filter(|b| b.starts_with("meta-zynq-net/boards/")) {
-        assert!(root().join(b).is_file(), "{}: derived from {b}, which does not exist", f.display());
-    }
-    (out, from.to_string())
+    let f = dir.join(format!("{}.yml", case.name));
+    fs::write(&f, text).expect("write case");
+    (f, expects)
 }
 
 /// Runs `gen` on a failing input and checks every expectation: the
 /// diagnostic `error[ID]: FILE:LINE:COL: ...message...` (or `warning[ID]`),
 /// no error that is not expected, exit code 1 and nothing written when an
-/// error is expected, else exit 0 and the output written.
-fn check_expectations(f: &Path, expects: &[Expect]) {
+/// error is expected, else exit 0 and the output written. `what` names the
+/// input in failures (the case's line in the cases file).
+fn check_expectations(f: &Path, what: &str, expects: &[Expect]) {
     let tmp = tempfile::tempdir().expect("tmp");
     let out = tmp.path().join("out");
     let o = gen(f, &out);
     let err = String::from_utf8_lossy(&o.stderr);
     let any_error = expects.iter().any(|e| e.rule.severity() == Severity::Error);
-    assert_eq!(o.status.code(), Some(if any_error { 1 } else { 0 }), "{}: exit code; stderr:\n{err}", f.display());
+    assert_eq!(o.status.code(), Some(if any_error { 1 } else { 0 }), "{what}: exit code; stderr:\n{err}");
     for e in expects {
         let kind = if e.rule.severity() == Severity::Error { "error" } else { "warning" };
         let want = format!("{kind}[{}]: {}:{}: ", e.rule.id(), f.display(), e.pos);
         assert!(
             err.lines().any(|l| l.starts_with(&want) && l[want.len()..].contains(&e.msg)),
-            "{}: expected `{want}...{}...`; got:\n{err}",
-            f.display(),
+            "{what}: expected `{want}...{}...`; got:\n{err}",
             e.msg
         );
     }
-    // One fault planted: every error printed is one the fixture expects
+    // One fault planted: every error printed is one the case expects
     // (warnings of the base board may come along).
     for line in err.lines().filter(|l| l.starts_with("error[")) {
         assert!(
             expects.iter().any(|e| e.rule.severity() == Severity::Error
                 && line.starts_with(&format!("error[{}]: {}:{}: ", e.rule.id(), f.display(), e.pos))
                 && line.contains(&e.msg)),
-            "{}: an error the fixture does not expect (add a `# expect:` line, or plant one fault only):\n{line}",
-            f.display()
+            "{what}: an error the case does not expect (add an `error[ID] message` line, or plant one fault only):\n{line}"
         );
     }
-    assert!(err.contains("hint:"), "{}: no hint:\n{err}", f.display());
-    assert_eq!(
-        out.exists(),
-        !any_error,
-        "{}: output written for an invalid board, or not for a valid one",
-        f.display()
-    );
+    assert!(err.contains("hint:"), "{what}: no hint:\n{err}");
+    assert_eq!(out.exists(), !any_error, "{what}: output written for an invalid board, or not for a valid one");
 }
 
-fn bad_fixtures() -> Vec<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/bad");
-    let mut entries: Vec<_> = fs::read_dir(&dir).expect("fixtures").map(|e| e.expect("entry").path()).collect();
-    entries.sort();
-    entries
-}
-
-/// One failing fixture per validation rule: `# expect: RULE-ID LINE:COL
-/// message` on line 1 (several lines for several diagnostics), then
-/// `# derived from: meta-zynq-net/boards/BOARD.yml` naming the reference
-/// board the fault was planted in.
+/// Every case of tests/fixtures/bad-cases.txt (bad_cases/mod.rs: a base
+/// board, a few edits planting a fault, the diagnostics it gives) reports
+/// its rules at their positions.
 #[test]
-fn each_bad_fixture_reports_its_rule_at_its_position() {
-    let mut n = 0;
-    for f in bad_fixtures() {
-        let text = fs::read_to_string(&f).expect("fixture");
-        let (expects, _) = expectations(&f, &text);
-        check_expectations(&f, &expects);
-        n += 1;
+fn each_bad_case_reports_its_rule_at_its_position() {
+    let cases = repo_cases();
+    let tmp = tempfile::tempdir().expect("tmp");
+    for case in &cases.cases {
+        let (f, expects) = materialize(&cases, case, tmp.path());
+        check_expectations(&f, &format!("{}:{}: case `{}`", cases.file, case.line, case.name), &expects);
     }
-    assert!(n >= 40, "only {n} fixtures found");
+    assert!(cases.cases.len() >= 132, "only {} cases", cases.cases.len());
 }
 
-/// Inputs too large or not text, for the rules no fixture file can hold
+/// Every case's edits apply and its anchors resolve. With
+/// `ZYNQ_NET_WRITE_BAD_CASES=DIR`, each case's board is also written to
+/// DIR/NAME.yml (scripts/fuzz seeds the board fuzzer with them).
+#[test]
+fn bad_cases_materialize() {
+    let cases = repo_cases();
+    let tmp = tempfile::tempdir().expect("tmp");
+    let dir = std::env::var_os("ZYNQ_NET_WRITE_BAD_CASES").map_or_else(|| tmp.path().to_path_buf(), PathBuf::from);
+    fs::create_dir_all(&dir).expect("mkdir");
+    for case in &cases.cases {
+        let (f, _) = materialize(&cases, case, &dir);
+        assert!(f.is_file(), "{}", f.display());
+    }
+}
+
+/// An inline base board is a valid board (the planted edit is the only
+/// fault; its warnings may come along, as a reference board's may not),
+/// unless a case uses it unedited: then the base is the fault.
+#[test]
+fn inline_base_boards_check_clean() {
+    let cases = repo_cases();
+    let tmp = tempfile::tempdir().expect("tmp");
+    for (name, text) in &cases.boards {
+        let used: Vec<_> = cases.cases.iter().filter(|c| &c.base == name).collect();
+        assert!(!used.is_empty(), "{}: board `{name}` is no case's base", cases.file);
+        if used.iter().any(|c| c.edits.is_empty()) {
+            continue;
+        }
+        let f = tmp.path().join(format!("{name}.yml"));
+        fs::write(&f, text).expect("write");
+        let o = run(&["check", s(&f)]);
+        assert_eq!(o.status.code(), Some(0), "{}: board {name}: {}", cases.file, String::from_utf8_lossy(&o.stderr));
+    }
+}
+
+/// The harness fails loudly: an edit whose text is missing or repeated, an
+/// anchor that is missing or not unique, a malformed line; and a wrong
+/// position, rule or message fails the check.
+#[test]
+fn bad_case_harness_refuses_what_does_not_apply() {
+    let root = root();
+    let base = "version: 1\nboard:\n  name: t\n  cpus: 4\n  arch: arm64\n";
+    // the inline board after the case: the case's lines are numbered from 1
+    let parse = |body: &str| {
+        let board: String = base.lines().map(|l| format!("| {l}\n")).collect();
+        bad_cases::parse("t.txt", &format!("{body}\nboard b\n{board}"))
+    };
+    let one = |body: &str| -> Result<(String, Vec<(usize, usize)>), String> {
+        let c = parse(body)?;
+        let case = &c.cases[0];
+        let text = c.materialize(case, &root)?;
+        let pos = case.expects.iter().map(|e| c.position(case, e, &text)).collect::<Result<_, _>>()?;
+        Ok((text, pos))
+    };
+    // the working form: an edit, then `after`/`at` resolved in the edited text
+    let (text, pos) =
+        one("case x\nbase b\n- cpus: 4\n+ cpus: 8\nerror[soc-cpus] m\n  after cpus:\n  at 8\n").expect("applies");
+    assert_eq!((text.as_str(), pos), ("version: 1\nboard:\n  name: t\n  cpus: 8\n  arch: arm64\n", vec![(4, 9)]));
+    let (_, pos) = one("case x\nbase b\nerror[soc-cpus] m\n  at arch\n").expect("applies");
+    assert_eq!(pos, vec![(5, 3)]);
+    let (text, _) =
+        one("case x\nbase b\n- board:\n-   name: t\n+ board:\nerror[missing-key] m\n  at board").expect("deletes");
+    assert_eq!(text, "version: 1\nboard:\n  cpus: 4\n  arch: arm64\n");
+    for (body, want) in [
+        (
+            "case x\nbase b\n- cpus: 5\n+ cpus: 8\nerror[soc-cpus] m\n  at 8\n",
+            "t.txt:3: case `x`: the `-` text occurs 0 times",
+        ),
+        ("case x\nbase b\n- : \n+ :\nerror[soc-cpus] m\n  at 8\n", "t.txt:3: case `x`: the `-` text occurs 4 times"),
+        ("case x\nbase b\nerror[soc-cpus] m\n  at 8\n", "t.txt:3: case `x`: `at 8` occurs 0 times"),
+        ("case x\nbase b\nerror[soc-cpus] m\n  at a\n", "`at a` occurs 4 times in the edited board, not once"),
+        ("case x\nbase b\nerror[soc-cpus] m\n  after :\n  at a\n", "`after :` occurs 5 times"),
+        ("case x\nbase b\nerror[soc-cpus] m\n  after arch\n  at cpus\n", "`at cpus` is not in the edited board after"),
+        ("case x\nbase nope\nerror[soc-cpus] m\n  at a\n", "no inline board `nope`"),
+        ("case x\nbase no/such.yml\nerror[soc-cpus] m\n  at a\n", "case `x`: base no/such.yml: "),
+        ("case x\nbase b\n+ cpus: 8\nerror[soc-cpus] m\n  at 8\n", "t.txt:3: a `+` line without the `-` lines"),
+        ("case x\nbase b\nerror[soc-cpus] m\n", "t.txt:3: `error[soc-cpus]` has no `at TEXT` line"),
+        ("case x\nbase b\n", "t.txt:1: case `x` expects nothing"),
+        ("case x\nerror[soc-cpus] m\n  at a\n", "t.txt:1: case `x` has no `base` line"),
+        ("case x\nbase b\nerror[soc-cpus]\n  at a\n", "t.txt:3: `error[soc-cpus]`: expected `error[RULE-ID] message`"),
+        ("case x\nbase b\nerror[soc-cpus] m\n  at a\n- cpus: 4\n", "t.txt:5: edits come after `base` and before"),
+        ("case x\nbase b\nfrobnicate\n", "t.txt:3: `frobnicate`: expected `base`"),
+        ("case x\nbase b\nerror[soc-cpus] m\n  at arch\ncase x\n", "t.txt:5: `case x`: a new name"),
+    ] {
+        let got = one(body).map(|_| ()).expect_err(body);
+        assert!(got.contains(want), "{body:?}: got {got:?}, want {want:?}");
+    }
+    // A wrong position, rule or message fails the check (the same case, right, passes).
+    let cases = repo_cases();
+    let case = cases.get("skbedit-queue");
+    let tmp = tempfile::tempdir().expect("tmp");
+    let (f, expects) = materialize(&cases, case, tmp.path());
+    check_expectations(&f, "skbedit-queue", &expects);
+    let e = &expects[0];
+    let (line, col) = e.pos.split_once(':').expect("pos");
+    let col: usize = col.parse().expect("col");
+    for wrong in [
+        Expect { rule: e.rule, pos: format!("{line}:{}", col + 1), msg: e.msg.clone() },
+        Expect { rule: Rule::QueueIndex, pos: e.pos.clone(), msg: e.msg.clone() },
+        Expect { rule: e.rule, pos: e.pos.clone(), msg: "a message it does not give".into() },
+    ] {
+        let pos = wrong.pos.clone();
+        let r = std::panic::catch_unwind(|| check_expectations(&f, "wrong", &[wrong]));
+        let msg = r.expect_err("a wrong expectation passed").downcast::<String>().map(|m| *m).unwrap_or_default();
+        assert!(msg.contains("wrong: "), "{pos}: {msg}");
+    }
+}
+
+/// Inputs too large or not text, for the rules no case's board can hold
 /// sensibly: (rule, file name, contents, position, message).
 fn generated_fixtures() -> Vec<(Rule, &'static str, Vec<u8>, &'static str, &'static str)> {
     let zcu102 = fs::read_to_string(board("zcu102")).expect("board");
@@ -335,26 +424,37 @@ fn generated_fixtures() -> Vec<(Rule, &'static str, Vec<u8>, &'static str, &'sta
     ]
 }
 
-/// Every rule of `Rule::ALL` has a failing fixture (or a generated input,
-/// for sizes no fixture file should have) asserting its id and position.
+/// The rules of `Rule::ALL` no case or generated input covers
+/// (`internal-error`, a zynq-net bug no input should reach, aside).
+fn uncovered(covered: &std::collections::BTreeSet<Rule>) -> Vec<&'static str> {
+    Rule::ALL.iter().filter(|r| !covered.contains(r) && **r != Rule::Internal).map(|r| r.id()).collect()
+}
+
+/// Every rule of `Rule::ALL` has a failing case (or a generated input, for
+/// sizes no case should have) asserting its id and position.
 #[test]
 fn every_rule_has_a_failing_fixture() {
+    let cases = repo_cases();
     let mut covered = std::collections::BTreeSet::new();
-    for f in bad_fixtures() {
-        let text = fs::read_to_string(&f).expect("fixture");
-        covered.extend(expectations(&f, &text).0.into_iter().map(|e| e.rule));
+    for case in &cases.cases {
+        for e in &case.expects {
+            covered.insert(
+                Rule::from_id(&e.rule).unwrap_or_else(|| panic!("{}:{}: no rule `{}`", cases.file, e.line, e.rule)),
+            );
+        }
     }
     let tmp = tempfile::tempdir().expect("tmp");
     for (rule, name, bytes, pos, msg) in generated_fixtures() {
         let f = tmp.path().join(name);
         fs::write(&f, bytes).expect("write");
-        check_expectations(&f, &[Expect { rule, pos: pos.into(), msg: msg.into() }]);
+        check_expectations(&f, name, &[Expect { rule, pos: pos.into(), msg: msg.into() }]);
         covered.insert(rule);
     }
-    // internal-error: a zynq-net bug that no input should reach
-    let missing: Vec<&str> =
-        Rule::ALL.iter().filter(|r| !covered.contains(r) && **r != Rule::Internal).map(|r| r.id()).collect();
-    assert!(missing.is_empty(), "rules without a failing fixture in tests/fixtures/bad: {}", missing.join(", "));
+    let missing = uncovered(&covered);
+    assert!(missing.is_empty(), "rules without a failing case in {}: {}", cases.file, missing.join(", "));
+    // and the check has teeth: without its case, a rule is reported
+    covered.remove(&Rule::SkbeditQueue);
+    assert_eq!(uncovered(&covered), ["skbedit-queue"]);
 }
 
 #[test]
@@ -435,7 +535,8 @@ fn gen_is_atomic_and_never_clobbers_foreign_directories() {
     let out = tmp.path().join("out");
     assert_eq!(gen(&board("p1020rdb"), &out).status.code(), Some(0));
     let before = tree(&out);
-    let bad = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/bad/skbedit-queue.yml");
+    let cases = repo_cases();
+    let (bad, _) = materialize(&cases, cases.get("skbedit-queue"), tmp.path());
     assert_eq!(gen(&bad, &out).status.code(), Some(1));
     assert_eq!(tree(&out), before, "failed gen changed the output");
     assert_eq!(gen(&board("zcu102"), &out).status.code(), Some(0));

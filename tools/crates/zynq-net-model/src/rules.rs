@@ -5,8 +5,12 @@
 //! match it without parsing message wording (the model: just's
 //! `src/compile_error_kind.rs`). The rule table of docs/board-format.md is
 //! generated from [`Rule::ALL`] (`zynq-net rules --markdown`), and every
-//! rule has a failing fixture in tools/crates/zynq-net-cli/tests/fixtures/bad
-//! (the cli crate's rule-coverage test fails on a rule without one).
+//! rule has a failing case in
+//! tools/crates/zynq-net-cli/tests/fixtures/bad-cases.txt: a few exact edits
+//! planting its fault in a base board, and its rule id, message and
+//! position (`at` text). The cli crate's rule-coverage test fails on a rule
+//! without one. A new rule: add its variant here, then a case there
+//! (copy one of a similar rule; the file's header gives the format).
 //!
 //! Ids are kebab-case and stable: a rule may change its message or hint,
 //! never its id. One rule is one check; the same check applied to several

@@ -709,7 +709,6 @@ mod tests {
         for dir in [
             "meta-zynq-net/boards",
             "tools/crates/zynq-net-cli/tests/fixtures/good",
-            "tools/crates/zynq-net-cli/tests/fixtures/bad",
             "tests/kernel/fixtures",
             "tests/bench/boards",
         ] {
@@ -724,6 +723,9 @@ mod tests {
                 texts.push((f.display().to_string(), std::fs::read_to_string(&f).unwrap_or_default()));
             }
         }
+        // the failing cases' boards (bad-cases.txt)
+        let cases = crate::bad_cases::Cases::load(&root);
+        texts.extend(cases.materialized(&root).into_iter().map(|(n, t)| (format!("{}: {n}", cases.file), t)));
         assert!(texts.len() > 80, "{} files", texts.len());
         let corners = [
             "",
