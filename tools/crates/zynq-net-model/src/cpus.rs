@@ -101,7 +101,17 @@ pub fn kernel_bitmap(cpus: &BTreeSet<u32>, nr_cpus: u32) -> String {
     for &c in cpus {
         words[(c / 32) as usize] |= 1 << (c % 32);
     }
-    words.iter().rev().map(|w| format!("{w:08x}")).collect::<Vec<_>>().join(",")
+    let mut out = String::with_capacity(groups * 9);
+    for (k, w) in words.iter().rev().enumerate() {
+        if k > 0 {
+            out.push(',');
+        }
+        // 8 hex digits, zero-padded (what bitmap_parse accepts per group)
+        for shift in (0..8).rev() {
+            out.push(char::from_digit((w >> (shift * 4)) & 0xf, 16).unwrap_or('0'));
+        }
+    }
+    out
 }
 
 /// Formats a CPU set back as a compact list (`0-3,6`).

@@ -237,7 +237,7 @@ const UNCHECKED_FORMATS: &[&str] =
 /// holds it against jsonschema on every fixture).
 struct Quick {
     root: &'static J,
-    regexes: std::collections::HashMap<&'static str, Option<regex_lite::Regex>>,
+    regexes: std::collections::HashMap<&'static str, Option<Pattern>>,
 }
 
 /// A JSON value fixed at build time: build.rs writes the embedded
@@ -455,11 +455,55 @@ impl Quick {
     }
 }
 
-/// A `pattern` compiled for one or a few matches on short values
-/// (regex-lite: small and quick to build); `None` when it does not compile
-/// (the answer is then "not sure").
-fn pattern(p: &str) -> Option<regex_lite::Regex> {
-    regex_lite::Regex::new(p).ok()
+/// Bytes aligned for a DFA's `u32` transition table (regex-automata's
+/// `DFA::from_bytes` needs 4-byte alignment; `include_bytes!` gives 1).
+#[repr(C)]
+struct AlignedBytes<B: ?Sized> {
+    _align: [u32; 0],
+    bytes: B,
+}
+
+/// A schema `pattern`, ready to match.
+enum Pattern {
+    /// Built at build time (build.rs, [`PATTERN_DFAS`]): every pattern of
+    /// the embedded schema. Boxed: the DFA's header is 768 bytes.
+    Dfa(Box<regex_automata::dfa::dense::DFA<&'static [u32]>>),
+    /// Compiled now, for a pattern the embedded schema does not have (the
+    /// tests' small schemas only: the quick check runs on the embedded
+    /// schema): regex-lite.
+    #[cfg(test)]
+    Lite(regex_lite::Regex),
+}
+
+impl Pattern {
+    /// `s` matches (JSON Schema `pattern`: a search, so `^`/`$` anchor it).
+    /// A DFA that gives up (it cannot: the patterns have no Unicode word
+    /// boundary) answers "no", so the caller runs the full validator.
+    fn is_match(&self, s: &str) -> bool {
+        use regex_automata::dfa::Automaton;
+        match self {
+            Pattern::Dfa(d) => {
+                d.try_search_fwd(&regex_automata::Input::new(s).earliest(true)).is_ok_and(|m| m.is_some())
+            }
+            #[cfg(test)]
+            Pattern::Lite(r) => r.is_match(s),
+        }
+    }
+}
+
+/// `p` ready to match: the build-time DFA of the embedded schema's
+/// pattern (in tests, a pattern of another schema is compiled with
+/// regex-lite); `None` otherwise (the answer is then "not sure").
+fn pattern(p: &str) -> Option<Pattern> {
+    match PATTERN_DFAS.iter().find(|(q, _)| *q == p) {
+        Some((_, b)) => {
+            regex_automata::dfa::dense::DFA::from_bytes(&b.bytes).ok().map(|(d, _)| Pattern::Dfa(Box::new(d)))
+        }
+        #[cfg(test)]
+        None => regex_lite::Regex::new(p).ok().map(Pattern::Lite),
+        #[cfg(not(test))]
+        None => None,
+    }
 }
 
 /// `inst` is of JSON Schema type `t`; a float is never taken for an
@@ -936,6 +980,65 @@ mod tests {
         assert_eq!(j.pointer("/a~1b/2"), None);
         assert_eq!(j.pointer("/x"), None);
         assert_eq!(j.pointer("a"), None);
+    }
+
+    /// Every pattern of the embedded schema has a build-time DFA, and the
+    /// DFA answers as regex-lite does on every string of the reference
+    /// boards and on corner cases (empty, too long, a newline at the end,
+    /// non-ASCII), with at least one match and one miss per pattern.
+    #[test]
+    fn pattern_dfas_agree_with_regex_lite() {
+        fn strings(v: &Value, out: &mut Vec<String>) {
+            match v {
+                Value::String(s) => out.push(s.clone()),
+                Value::Object(m) => m.iter().for_each(|(k, x)| {
+                    out.push(k.clone());
+                    strings(x, out)
+                }),
+                Value::Array(a) => a.iter().for_each(|x| strings(x, out)),
+                _ => {}
+            }
+        }
+        let mut samples: Vec<String> = ["", "a", "A_b", "_x", "0-3,5", "1-", ",", "eth0", "eth0\n", "é", "/a/b", "//"]
+            .iter()
+            .map(|s| s.to_string())
+            .chain(["x".repeat(63), "x".repeat(64), "x".repeat(65), "ethernet-phy-ieee802.3-c22".into()])
+            .collect();
+        let boards = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../meta-zynq-net/boards");
+        for e in std::fs::read_dir(&boards).expect("boards") {
+            let text = std::fs::read_to_string(e.expect("entry").path()).expect("board");
+            strings(&crate::yaml::load(&text).expect("reference board loads").0, &mut samples);
+        }
+        let mut schema_patterns = Vec::new();
+        strings_at_key(&SCHEMA_TREE, "pattern", &mut schema_patterns);
+        assert!(!PATTERN_DFAS.is_empty());
+        for p in &schema_patterns {
+            assert!(PATTERN_DFAS.iter().any(|(q, _)| q == p), "no build-time DFA for {p:?}");
+        }
+        for (p, _) in PATTERN_DFAS {
+            let dfa = pattern(p).expect("DFA deserializes");
+            assert!(matches!(dfa, Pattern::Dfa(_)), "{p}");
+            let lite = regex_lite::Regex::new(p).expect("regex-lite compiles it");
+            let (mut hit, mut miss) = (false, false);
+            for s in &samples {
+                let want = lite.is_match(s);
+                assert_eq!(dfa.is_match(s), want, "pattern {p:?} on {s:?}");
+                hit |= want;
+                miss |= !want;
+            }
+            assert!(hit && miss, "pattern {p:?}: the samples do not both match and miss it");
+        }
+    }
+
+    fn strings_at_key(j: &J, key: &str, out: &mut Vec<String>) {
+        match j {
+            J::Obj(m) => m.iter().for_each(|(k, x)| match x {
+                J::Str(s) if *k == key => out.push(s.to_string()),
+                _ => strings_at_key(x, key, out),
+            }),
+            J::Arr(a) => a.iter().for_each(|x| strings_at_key(x, key, out)),
+            _ => {}
+        }
     }
 
     #[test]

@@ -59,7 +59,7 @@ impl V<'_> {
     }
 
     /// Checks a CPU list against the board's CPU count (rules cpu-list-syntax, cpu-range).
-    fn cpus(&mut self, ptr: String, list: &CpuList) -> Option<BTreeSet<u32>> {
+    fn cpus(&mut self, ptr: impl FnOnce() -> String, list: &CpuList) -> Option<BTreeSet<u32>> {
         cpu_set(&mut self.out, ptr, list, Some(self.b.board.cpus))
     }
 
@@ -291,19 +291,19 @@ impl V<'_> {
     fn steering(&mut self, p: &str, ifc: &Interface) {
         for (key, list, count) in [("rps", &ifc.rps, ifc.queues.rx), ("xps", &ifc.xps, ifc.queues.tx)] {
             for (j, qc) in list.iter().enumerate() {
-                let qp = format!("{p}/{key}/{j}");
+                let qp = || format!("{p}/{key}/{j}");
                 if let QueueSel::One(q) = qc.queue {
                     if q >= count {
                         let dir = if key == "rps" { "RX" } else { "TX" };
                         self.report_hint(
                             Rule::QueueIndex,
-                            format!("{qp}/queue"),
+                            format!("{}/queue", qp()),
                             format!("queue {q} does not exist: `{}` has {count} {dir} queues", ifc.name),
                             format!("use 0..{} or `all`", count - 1),
                         );
                     }
                 }
-                self.cpus(format!("{qp}/cpus"), &qc.cpus);
+                self.cpus(|| format!("{}/cpus", qp()), &qc.cpus);
             }
         }
         if let Some(n) = ifc.rfs_flow_cnt {
@@ -332,27 +332,27 @@ impl V<'_> {
 
     fn irqs(&mut self, p: &str, ifc: &Interface) {
         for (j, ia) in ifc.irq_affinity.iter().enumerate() {
-            let ip = format!("{p}/irq_affinity/{j}");
+            let ip = || format!("{p}/irq_affinity/{j}");
             if ia.irq.bytes().all(|b| b.is_ascii_digit()) {
                 self.report(
                     Rule::IrqNumber,
-                    format!("{ip}/irq"),
+                    format!("{}/irq", ip()),
                     format!("`{}` is an IRQ number; numbers change between kernels and boots", ia.irq),
                 );
             } else if ia.irq.bytes().filter(|b| !matches!(b, b'*' | b'?')).count() < 3 {
                 // (a number such as `63` is irq-number only: one fault, one error)
                 self.report(
                     Rule::IrqPatternBroad,
-                    format!("{ip}/irq"),
+                    format!("{}/irq", ip()),
                     format!("IRQ pattern `{}` would match almost every IRQ of the system", ia.irq),
                 );
             }
-            if let Some(set) = self.cpus(format!("{ip}/cpus"), &ia.cpus) {
+            if let Some(set) = self.cpus(|| format!("{}/cpus", ip()), &ia.cpus) {
                 if set.len() > 1 {
                     if let Some(ctl) = self.b.board.soc.single_destination_irqs() {
                         self.report(
                             Rule::IrqMultiCpu,
-                            format!("{ip}/cpus"),
+                            format!("{}/cpus", ip()),
                             format!(
                                 "{ctl} delivers each interrupt to one CPU: a {}-CPU mask does not spread load",
                                 set.len()
@@ -364,7 +364,7 @@ impl V<'_> {
             if self.b.system.irqbalance == Irqbalance::Running {
                 self.report(
                     Rule::IrqbalanceRunning,
-                    ip.to_string(),
+                    ip(),
                     "irqbalance runs on this image and will undo pinned IRQ affinity".into(),
                 );
             }
@@ -948,11 +948,19 @@ impl V<'_> {
 
 /// Checks a CPU list (rule cpu-list-syntax) and, with the machine's CPU
 /// count `nr`, its range (rule cpu-range); the set when both hold.
-fn cpu_set(out: &mut Vec<Diagnostic>, ptr: String, list: &CpuList, nr: Option<u32>) -> Option<BTreeSet<u32>> {
+/// `ptr` is called only for a diagnostic (a large board has thousands of
+/// CPU lists, nearly all valid: formatting each one's pointer up front was
+/// a twentieth of `check`).
+fn cpu_set(
+    out: &mut Vec<Diagnostic>,
+    ptr: impl FnOnce() -> String,
+    list: &CpuList,
+    nr: Option<u32>,
+) -> Option<BTreeSet<u32>> {
     let set = match list.cpus() {
         Ok(set) => set,
         Err(e) => {
-            out.push(Diagnostic::new(Rule::CpuListSyntax, ptr, e.to_string()));
+            out.push(Diagnostic::new(Rule::CpuListSyntax, ptr(), e.to_string()));
             return None;
         }
     };
@@ -963,7 +971,7 @@ fn cpu_set(out: &mut Vec<Diagnostic>, ptr: String, list: &CpuList, nr: Option<u3
     }
     out.push(Diagnostic::new(
         Rule::CpuRange,
-        ptr,
+        ptr(),
         format!("CPU {} outside the board's {n} CPUs (0-{})", crate::cpus::format_cpu_list(&bad), n - 1),
     ));
     None
@@ -993,12 +1001,12 @@ pub fn bench(bench: &Bench, prefix: &str, board: Option<&Board>) -> Vec<Diagnost
         .dut
         .as_ref()
         .and_then(|d| d.irq_cpus.as_ref())
-        .and_then(|c| cpu_set(&mut out, format!("{prefix}/dut/irq_cpus"), c, nr));
+        .and_then(|c| cpu_set(&mut out, || format!("{prefix}/dut/irq_cpus"), c, nr));
     if let Some(m) = &bench.matrix {
-        let pin = m.pin_cpus.as_ref().and_then(|c| cpu_set(&mut out, format!("{prefix}/matrix/pin_cpus"), c, nr));
+        let pin = m.pin_cpus.as_ref().and_then(|c| cpu_set(&mut out, || format!("{prefix}/matrix/pin_cpus"), c, nr));
         if let Some(c) = &m.peer_pin_cpus {
             // the peer is another machine: syntax only
-            cpu_set(&mut out, format!("{prefix}/matrix/peer_pin_cpus"), c, None);
+            cpu_set(&mut out, || format!("{prefix}/matrix/peer_pin_cpus"), c, None);
         }
         if let (Some(irq), Some(pin)) = (irq, pin) {
             if !irq.is_disjoint(&pin) {

@@ -86,6 +86,31 @@ pub fn escape_segment(s: &str) -> String {
     }
 }
 
+/// `ptr` + `/` + `key` escaped (RFC 6901): the pointer of a mapping's
+/// child, built in one allocation (the loader makes one per key; `format!`
+/// was a third of the builder's instructions on a large board).
+fn child_pointer(ptr: &str, key: &str) -> String {
+    let mut out = String::with_capacity(ptr.len() + 1 + key.len());
+    out.push_str(ptr);
+    out.push('/');
+    if key.contains(['~', '/']) {
+        out.push_str(&escape_segment(key));
+    } else {
+        out.push_str(key);
+    }
+    out
+}
+
+/// `ptr` + `/` + `index`: the pointer of a sequence's item.
+fn item_pointer(ptr: &str, index: usize) -> String {
+    use std::fmt::Write;
+    let mut out = String::with_capacity(ptr.len() + 4);
+    out.push_str(ptr);
+    out.push('/');
+    let _ = write!(out, "{index}");
+    out
+}
+
 /// Deepest nesting of sequences and mappings accepted (a board needs 5).
 pub const MAX_DEPTH: usize = 32;
 /// Longest scalar accepted, in bytes (a board's longest value is a path or
@@ -269,7 +294,8 @@ enum Node {
 /// What the next node of a mapping is.
 enum Slot {
     Key,
-    /// The value of this key, at this pointer.
+    /// The value of this key, at this pointer (`place` takes the pointer
+    /// when the value starts).
     Value(String, String),
     /// A refused key that is a collection is being dropped.
     SkippingKey,
@@ -388,9 +414,9 @@ impl Builder {
                     _ => Place::Skip,
                 }
             }
-            Some(Node::Seq { ptr, items }) => Place::At(format!("{ptr}/{}", items.len())),
+            Some(Node::Seq { ptr, items }) => Place::At(item_pointer(ptr, items.len())),
             Some(Node::Map { slot: Slot::Key, .. }) => Place::Key,
-            Some(Node::Map { slot: Slot::Value(_, child), .. }) => Place::At(child.clone()),
+            Some(Node::Map { slot: Slot::Value(_, child), .. }) => Place::At(std::mem::take(child)),
             Some(Node::Map { slot: Slot::Drop, .. }) => Place::Drop,
             Some(Node::Map { slot: Slot::SkippingKey | Slot::Dropping, .. }) | Some(Node::Skip) => Place::Skip,
         }
@@ -402,7 +428,7 @@ impl Builder {
         let Some(Node::Map { ptr, slot, .. }) = self.stack.last_mut() else { return };
         match key {
             Some(k) => {
-                let child = format!("{ptr}/{}", escape_segment(&k));
+                let child = child_pointer(ptr, &k);
                 self.map.keys.push((child.clone(), pos));
                 *slot = Slot::Value(k, child);
             }
@@ -493,8 +519,39 @@ struct DuplicateKeys {
 }
 
 enum Frame {
-    Map { keys: HashMap<String, Pos>, key_next: bool },
+    Map { keys: SeenKeys, key_next: bool },
     Seq,
+}
+
+/// The keys one mapping has had so far, by name, with the first position
+/// of each: a short list searched in order (a board's mappings have a few
+/// keys; hashing each key was most of this pass), a hash map once there
+/// are more than [`SeenKeys::FEW`] (a long mapping stays linear).
+#[derive(Default)]
+struct SeenKeys {
+    few: Vec<(String, Pos)>,
+    many: HashMap<String, Pos>,
+}
+
+impl SeenKeys {
+    const FEW: usize = 16;
+
+    fn get(&self, name: &str) -> Option<Pos> {
+        if self.many.is_empty() {
+            self.few.iter().find(|(n, _)| n == name).map(|(_, p)| *p)
+        } else {
+            self.many.get(name).copied()
+        }
+    }
+
+    fn insert(&mut self, name: String, pos: Pos) {
+        if self.many.is_empty() && self.few.len() < Self::FEW {
+            self.few.push((name, pos));
+        } else {
+            self.many.extend(self.few.drain(..));
+            self.many.insert(name, pos);
+        }
+    }
 }
 
 impl DuplicateKeys {
@@ -509,7 +566,7 @@ impl DuplicateKeys {
         match event {
             Event::MappingStart(..) => {
                 self.fill_slot();
-                self.stack.push(Frame::Map { keys: HashMap::new(), key_next: true });
+                self.stack.push(Frame::Map { keys: SeenKeys::default(), key_next: true });
             }
             Event::SequenceStart(..) => {
                 self.fill_slot();
@@ -696,6 +753,26 @@ mod tests {
             assert!(e[0].message.contains("(first at line 1, column 1)"), "{text:?}: {e:?}");
         }
         assert!(load("a: 1\n'b': 2\n1: 3\n\"2\": 4\n").is_ok());
+    }
+
+    /// A mapping longer than `SeenKeys::FEW` moves its keys to a hash map:
+    /// a duplicate of a key from before the move, from after it, and of
+    /// the key that made it move, is each found with its first position.
+    #[test]
+    fn duplicate_keys_are_found_in_long_mappings() {
+        let n = SeenKeys::FEW + 10;
+        let mut text: String = (0..n).map(|i| format!("k{i}: {i}\n")).collect();
+        text.push_str(&format!("k3: x\nk{}: x\nk{}: x\n", n - 1, SeenKeys::FEW));
+        let e = load(&text).unwrap_err();
+        let got: Vec<(usize, String)> = e.iter().map(|d| (d.pos.line, d.message.clone())).collect();
+        assert_eq!(got.len(), 3, "{got:?}");
+        for ((line, msg), (want_line, key, first)) in
+            got.iter().zip([(n + 1, 3, 4), (n + 2, n - 1, n), (n + 3, SeenKeys::FEW, SeenKeys::FEW + 1)])
+        {
+            assert_eq!(*line, want_line, "{got:?}");
+            assert!(msg.contains(&format!("duplicate key `k{key}` (first at line {first}, column 1)")), "{got:?}");
+        }
+        assert!(load(&(0..n).map(|i| format!("k{i}: {i}\n")).collect::<String>()).is_ok());
     }
 
     /// The one-pass builder gives what saphyr's tree gave (value, every
