@@ -6,8 +6,9 @@
 # validates every field before use, and forks as little as it can: sysfs and
 # procfs knobs are read and written with shell builtins.
 # Needs 64-bit shell arithmetic (dash: intmax_t; busybox: SH_MATH_64).
-# Unquoted word splitting is deliberate: set -f is on (no globs).
-# shellcheck disable=SC2086
+# Unquoted word splitting is deliberate: set -f is on (no globs). Functions
+# called by name (v_VERB_*) or through with_link_down look unreachable.
+# shellcheck disable=SC2086,SC2317
 
 set -f
 set -u
@@ -118,66 +119,6 @@ is_sysctl_key() {
 	[ ${#1} -le 128 ]
 }
 is_sysctl_val() { case $1 in ''|*[!A-Za-z0-9_.:,/+-]*) return 1 ;; esac; }
-
-# check_line VERB FIELDS... -> 0 valid, 1 invalid (ERR set)
-check_line() {
-	cle_v=$1; shift
-	ERR=
-	case $cle_v in
-	board) [ $# -eq 1 ] && is_word "$1" || ERR="board NAME" ;;
-	wait) [ $# -eq 2 ] && is_ifname "$1" && is_num "$2" || ERR="wait IFACE SECONDS" ;;
-	mtu) [ $# -eq 2 ] && is_ifname "$1" && is_num "$2" || ERR="mtu IFACE BYTES" ;;
-	mac) [ $# -eq 2 ] && is_ifname "$1" && is_mac "$2" || ERR="mac IFACE xx:xx:xx:xx:xx:xx" ;;
-	channels)
-		[ $# -eq 3 ] && is_ifname "$1" && is_num "$3" || ERR="channels IFACE KIND COUNT"
-		case ${2-} in rx|tx|combined|other) ;; *) ERR="channels KIND must be rx, tx, combined or other" ;; esac ;;
-	rings)
-		[ $# -eq 3 ] && is_ifname "$1" || ERR="rings IFACE PARAM VALUE"
-		case ${2-} in
-		rx|tx|rx-mini|rx-jumbo|rx-buf-len) is_num "${3-}" || ERR="rings VALUE must be a number" ;;
-		tcp-data-split) case ${3-} in on|off|auto) ;; *) ERR="tcp-data-split on|off|auto" ;; esac ;;
-		*) ERR="rings PARAM unknown" ;;
-		esac ;;
-	offload)
-		[ $# -eq 3 ] && is_ifname "$1" || ERR="offload IFACE FEATURE on|off"
-		case ${2-} in ''|*[!a-z0-9-]*) ERR="offload FEATURE name" ;; esac
-		case ${3-} in on|off) ;; *) ERR="offload value must be on or off" ;; esac ;;
-	coalesce)
-		[ $# -eq 3 ] && is_ifname "$1" || ERR="coalesce IFACE PARAM VALUE"
-		case ${2-} in ''|*[!a-z0-9-]*) ERR="coalesce PARAM name" ;; esac
-		case ${3-} in on|off) ;; *) is_num "${3-}" || ERR="coalesce VALUE" ;; esac ;;
-	ptp) [ $# -eq 2 ] && is_ifname "$1" && [ "$2" = off ] || ERR="ptp IFACE off" ;;
-	rps|xps)
-		[ $# -eq 3 ] && is_ifname "$1" && is_queue "$2" && is_mask "$3" || ERR="$cle_v IFACE QUEUE MASK"
-		case $cle_v:${2-} in rps:rx-*|xps:tx-*) ;; *) ERR="${ERR:-$cle_v: wrong queue kind}" ;; esac ;;
-	rfs)
-		[ $# -eq 3 ] && is_ifname "$1" && is_queue "$2" && is_num "$3" || ERR="rfs IFACE QUEUE COUNT"
-		case ${2-} in rx-*) ;; *) ERR="rfs needs an rx queue" ;; esac ;;
-	ntuple)
-		[ $# -ge 3 ] && is_ifname "$1" || ERR="ntuple IFACE RULE-FIELDS..."
-		shift
-		while [ $# -gt 0 ]; do
-			is_sysctl_val "$1" || ERR="ntuple field '$1'"
-			if [ "$1" = loc ]; then { [ $# -ge 2 ] && is_num "$2"; } || ERR="ntuple loc N"; fi
-			shift
-		done
-		;;
-	rss) [ $# -eq 3 ] && is_ifname "$1" && [ "$2" = equal ] && is_num "$3" && [ "$3" -gt 0 ] || ERR="rss IFACE equal N" ;;
-	irq) [ $# -eq 3 ] && is_ifname "$1" && is_pattern "$2" && is_mask "$3" || ERR="irq IFACE PATTERN MASK" ;;
-	qdisc) [ $# -eq 2 ] && is_ifname "$1" && [ "$2" = multiq ] || ERR="qdisc IFACE multiq" ;;
-	module) [ $# -eq 1 ] && is_word "$1" || ERR="module NAME" ;;
-	asf) [ $# -eq 2 ] && [ "$1" = udp-timeout ] && is_num "$2" || ERR="asf udp-timeout SECONDS" ;;
-	filter)
-		[ $# -eq 5 ] && is_ifname "$1" && is_num "$2" && is_ipv4 "$4" && is_num "$5" || ERR="filter IFACE PRIO src|dst ADDR QUEUE"
-		case ${3-} in src|dst) ;; *) ERR="filter MATCH must be src or dst" ;; esac ;;
-	sysctl)
-		[ $# -ge 2 ] && is_sysctl_key "$1" || ERR="sysctl KEY VALUE..."
-		shift
-		for cle_f in "$@"; do is_sysctl_val "$cle_f" || ERR="sysctl value '$cle_f'"; done ;;
-	*) ;; # unknown verb: skipped at run time (forward compatibility)
-	esac
-	[ -z "$ERR" ]
-}
 
 # --- masks
 # mask_groups MASK -> MG: decimal 32-bit groups, LSB first
@@ -420,7 +361,6 @@ state_init() {
 	JOPEN=1
 }
 JOPEN=0
-# shellcheck disable=SC2317 # called from the EXIT trap
 journal_close() { if [ "$JOPEN" = 1 ] && [ "$JDIRTY" = 1 ]; then journal_seal || printf 'zynq-net-apply: cannot write %s\n' "$STATE/saved" >&2; fi; }
 # save ORDER VERB IFACE TARGET ORIGINAL: first original wins
 save() {
@@ -431,7 +371,7 @@ save() {
 	printf '%s %s\n' "$se_k" "$5" >&6
 }
 
-# --- steps
+# --- steps: what the verbs share
 MODE=apply
 ABSENT=
 iface_ok() {
@@ -461,21 +401,23 @@ need_tool() {
 	WHY="tool missing ($1)"; return 1
 }
 
-# file_knob ORDER VERB IFACE TARGET FILE DESIRED KIND(mask|num|cnt|str)
+# file_knob ORDER VERB IFACE TARGET FILE DESIRED KIND(num|str|cnt|mask|irq):
+# cnt may be rounded up to a power of two; masks are ANDed with the online
+# CPUs; irq: a refusal is "not changeable", and effective_affinity reported
 file_knob() {
 	fkb_o=$1 fkb_vb=$2 fkb_if=$3 fkb_tg=$4 fkb_fl=$5 fkb_want=$6 fkb_kind=$7 fkb_extra=
 	if [ ! -e "$fkb_fl" ]; then report skipped "$fkb_vb" "$fkb_if" "$fkb_tg" "$fkb_want" "" "absent file ${fkb_fl#"$SYS"}"; return; fi
 	if ! rdk "$fkb_kind" "$fkb_fl"; then report skipped "$fkb_vb" "$fkb_if" "$fkb_tg" "$fkb_want" "" "unreadable"; return; fi
 	fkb_cur=$VAL fkb_put=$fkb_want
 	case $fkb_kind in
-	mask)
+	mask|irq)
 		MASK_IN=$fkb_want; mask_online "$fkb_want"
 		if [ "$ALLGONE" = 1 ]; then report skipped "$fkb_vb" "$fkb_if" "$fkb_tg" "$fkb_want" "$fkb_cur" "no CPU of the mask is online (dropped $DROPPED)"; return; fi
 		fkb_put=$MASKED
 		[ -n "$DROPPED" ] && fkb_extra="offline CPUs dropped: $DROPPED"
 		canon "$fkb_put"; fkb_cw=$CANON; canon "$fkb_cur"; [ "$CANON" = "$fkb_cw" ] ;;
 	num) [ "$fkb_cur" = "$fkb_put" ] ;;
-	cnt) # the kernel rounds rps_flow_cnt up to a power of two
+	cnt)
 		fkb_p=1; while [ $fkb_p -lt "$fkb_put" ]; do fkb_p=$((fkb_p * 2)); done
 		[ "$fkb_put" = 0 ] && fkb_p=0
 		[ "$fkb_cur" = "$fkb_p" ] || [ "$fkb_cur" = "$fkb_put" ] ;;
@@ -489,166 +431,24 @@ file_knob() {
 	fi
 	if [ $fkb_same = 0 ]; then report unchanged "$fkb_vb" "$fkb_if" "$fkb_tg" "$fkb_want" "$fkb_cur" "$fkb_extra"; return; fi
 	if ! wr "$fkb_fl" "$fkb_put"; then
-		[ "$fkb_vb" = irq ] && [ "$CLS" = skipped ] && case $WHY in refused*|not*) WHY="not changeable (${WHY#*(}" ;; esac
+		[ "$fkb_kind" = irq ] && [ "$CLS" = skipped ] && case $WHY in refused*|not*) WHY="not changeable (${WHY#*(}" ;; esac
 		report "$CLS" "$fkb_vb" "$fkb_if" "$fkb_tg" "$fkb_want" "$fkb_cur" "$WHY"; return
 	fi
 	save "$fkb_o" "$fkb_vb" "$fkb_if" "$fkb_tg" "$fkb_cur"
 	rdk "$fkb_kind" "$fkb_fl"; fkb_new=$VAL
 	case $fkb_kind in
-	mask) canon "$fkb_new"; [ "$CANON" = "$fkb_cw" ] ;;
+	mask|irq) canon "$fkb_new"; [ "$CANON" = "$fkb_cw" ] ;;
 	cnt) [ "$fkb_new" = "$fkb_p" ] || [ "$fkb_new" = "$fkb_put" ] ;;
 	num) [ "$fkb_new" = "$fkb_put" ] ;;
 	*) squash "$fkb_new"; fkb_sn=$SQ; squash "$fkb_put"; [ "$fkb_sn" = "$SQ" ] ;;
 	esac || { report failed "$fkb_vb" "$fkb_if" "$fkb_tg" "$fkb_want" "$fkb_new" "kernel kept $fkb_new"; return; }
-	if [ "$fkb_vb" = irq ] && rd "${fkb_fl%/*}/effective_affinity"; then
+	if [ "$fkb_kind" = irq ] && rd "${fkb_fl%/*}/effective_affinity"; then
 		fkb_extra="${fkb_extra:+$fkb_extra; }effective $VAL"
 	fi
 	report applied "$fkb_vb" "$fkb_if" "$fkb_tg" "$fkb_want" "$fkb_new" "was $fkb_cur${fkb_extra:+; $fkb_extra}"
 }
 
-step_wait() {
-	swt_t=$2
-	[ "$swt_t" -gt "$WAIT_MAX" ] && swt_t=$WAIT_MAX
-	[ "$MODE" = status ] && swt_t=0
-	swt_w=0
-	while [ ! -d "$SYS/class/net/$1" ] && [ $swt_w -lt "$swt_t" ]; do
-		sleep 1; swt_w=$((swt_w + 1))
-	done
-	if [ -d "$SYS/class/net/$1" ]; then
-		report "$OKWORD" wait "$1" - "$2" "" "present after ${swt_w}s"
-	else
-		ABSENT="$ABSENT $1"
-		report skipped wait "$1" - "$2" "" "absent interface after ${swt_w}s"
-	fi
-}
-
-# mtu IFACE BYTES, mac IFACE ADDR (AXI/XXV: no local-mac-address in the DT)
-step_link() { # VERB IFACE VALUE
-	case $1 in mtu) slk_a=mtu slk_f=mtu ;; *) slk_a=address slk_f=address ;; esac
-	iface_ok "$2" || { report skipped "$1" "$2" - "$3" "" "$WHY"; return; }
-	rd "$SYS/class/net/$2/$slk_f"; slk_cur=$VAL
-	if [ "$slk_cur" = "$3" ]; then report "$OKWORD" "$1" "$2" - "$3" "$slk_cur" ""; return; fi
-	[ "$MODE" = status ] && { report differs "$1" "$2" - "$3" "$slk_cur" ""; return; }
-	need_tool ip || { report skipped "$1" "$2" - "$3" "$slk_cur" "$WHY"; return; }
-	if ! with_link_down "$2" ip_set "$2" "$slk_a" "$3"; then
-		read_errf; classify "$ERRTXT"; report "$CLS" "$1" "$2" - "$3" "$slk_cur" "$WHY"; return
-	fi
-	save 01 "$1" "$2" - "$slk_cur"
-	rd "$SYS/class/net/$2/$slk_f"
-	if [ "$VAL" = "$3" ]; then report applied "$1" "$2" - "$3" "$VAL" "was $slk_cur"
-	else report failed "$1" "$2" - "$3" "$VAL" "kernel kept $VAL"; fi
-}
-
-# ethtool groups: consecutive steps with the same verb and interface are read
-# with one `ethtool -k/-l/-g/-c`, written with one -K/-L/-G/-C, read back once.
-G_VERB='' G_IF='' G_ITEMS=
-eth_flag() {
-	case $1 in offload) EF=k ;; channels) EF=l ;; rings) EF=g ;; coalesce) EF=c ;; esac
-}
-# eth_get OUT VERB PARAM -> KV (empty: absent), FIXED=1 if fixed
-eth_get() {
-	egt_out=$1 KV='' FIXED=0
-	case $2 in
-	channels|rings) egt_out=${egt_out#*Current hardware settings:} ;;
-	esac
-	case $2:$3 in
-	channels:rx|rings:rx) egt_k="RX:" ;; channels:tx|rings:tx) egt_k="TX:" ;;
-	channels:other) egt_k="Other:" ;; channels:combined) egt_k="Combined:" ;;
-	rings:rx-mini) egt_k="RX Mini:" ;; rings:rx-jumbo) egt_k="RX Jumbo:" ;;
-	rings:rx-buf-len) egt_k="RX Buf Len:" ;; rings:tcp-data-split) egt_k="TCP data split:" ;;
-	coalesce:adaptive-rx) egt_k="Adaptive RX:" ;;
-	coalesce:adaptive-tx) egt_out=${egt_out#*Adaptive RX:}; egt_k="TX:"; egt_out="$NL${egt_out#*  }" ;;
-	offload:gro) egt_k="generic-receive-offload:" ;; offload:gso) egt_k="generic-segmentation-offload:" ;;
-	offload:tso) egt_k="tcp-segmentation-offload:" ;; offload:lro) egt_k="large-receive-offload:" ;;
-	offload:sg) egt_k="scatter-gather:" ;; offload:rx) egt_k="rx-checksumming:" ;;
-	offload:tx) egt_k="tx-checksumming:" ;; offload:rxvlan) egt_k="rx-vlan-offload:" ;;
-	offload:txvlan) egt_k="tx-vlan-offload:" ;; offload:ntuple) egt_k="ntuple-filters:" ;;
-	offload:rxhash) egt_k="receive-hashing:" ;; offload:ufo) egt_k="udp-fragmentation-offload:" ;;
-	*) egt_k="$3:" ;;
-	esac
-	case $egt_out in
-	*"$NL$egt_k"*) KV=${egt_out#*"$NL$egt_k"} ;;
-	*"$NL	$egt_k"*) KV=${egt_out#*"$NL	$egt_k"} ;;
-	*) return 1 ;;
-	esac
-	KV=${KV%%"$NL"*}
-	case $KV in *"[fixed]"*) FIXED=1 ;; esac
-	# an aggregate (tso, sg, ...) is fixed when all its sub-features are
-	if [ "$2" = offload ] && [ "$FIXED" = 0 ]; then
-		egt_r=${egt_out#*"$NL$egt_k"} egt_n=0 egt_f=0
-		while case $egt_r in *"$NL	"*) true ;; *) false ;; esac; do
-			egt_r=${egt_r#*"$NL"}
-			case $egt_r in "	"*) ;; *) break ;; esac
-			egt_l=${egt_r%%"$NL"*}
-			egt_n=$((egt_n + 1))
-			case $egt_l in *"[fixed]"*) egt_f=$((egt_f + 1)) ;; esac
-		done
-		[ "$egt_n" -gt 0 ] && [ "$egt_n" = "$egt_f" ] && FIXED=1
-	fi
-	squash "$KV"; KV=${SQ%% *}
-	[ "$KV" = n/a ] && KV=
-	[ -n "$KV" ]
-}
-flush_eth() {
-	[ -n "$G_VERB" ] || return 0
-	feh_gv=$G_VERB feh_gi=$G_IF feh_items=$G_ITEMS
-	G_VERB='' G_IF='' G_ITEMS=
-	case $feh_gv in offload) feh_ord=04 ;; channels) feh_ord=02 ;; rings) feh_ord=03 ;; *) feh_ord=05 ;; esac
-	eth_flag "$feh_gv"
-	feh_why='' CLS=skipped
-	iface_ok "$feh_gi" || feh_why=$WHY
-	[ -n "$feh_why" ] || need_tool ethtool || feh_why=$WHY
-	if [ -z "$feh_why" ]; then
-		if ! feh_out=$("$T_ETHTOOL" "-$EF" "$feh_gi" 2>"$ERRF" </dev/null); then
-			read_errf; classify "$ERRTXT"; feh_why=$WHY
-		fi
-	fi
-	# pass 1: compare
-	set --
-	feh_todo=
-	while [ -n "$feh_items" ]; do
-		feh_it=${feh_items%%"$NL"*}; feh_items=${feh_items#*"$NL"}
-		feh_p=${feh_it% *} feh_w=${feh_it#* }
-		if [ -n "$feh_why" ]; then report "$CLS" "$feh_gv" "$feh_gi" "$feh_p" "$feh_w" "" "$feh_why"; continue; fi
-		if ! eth_get "$feh_out" "$feh_gv" "$feh_p"; then report skipped "$feh_gv" "$feh_gi" "$feh_p" "$feh_w" "" "unsupported (no $feh_p in ethtool -$EF)"; continue; fi
-		feh_c=$KV
-		if [ "$feh_c" = "$feh_w" ] || { [ "$feh_gv" = rings ] && pow2eq "$feh_c" "$feh_w"; }; then
-			report "$OKWORD" "$feh_gv" "$feh_gi" "$feh_p" "$feh_w" "$feh_c" ""; continue
-		fi
-		if [ "$MODE" = status ]; then report differs "$feh_gv" "$feh_gi" "$feh_p" "$feh_w" "$feh_c" ""; continue; fi
-		if [ "$feh_gv" = offload ] && [ "$FIXED" = 1 ]; then report skipped "$feh_gv" "$feh_gi" "$feh_p" "$feh_w" "$feh_c" "unsupported (fixed by the driver)"; continue; fi
-		set -- "$@" "$feh_p" "$feh_w"
-		feh_todo="$feh_todo$feh_p $feh_w $feh_c$NL"
-	done
-	[ -n "$feh_todo" ] || return 0
-	feh_wf=
-	case $feh_gv in offload) feh_wf=K ;; channels) feh_wf=L ;; rings) feh_wf=G ;; coalesce) feh_wf=C ;; esac
-	feh_werr=
-	if ! with_link_down "$feh_gi" eth_set "-$feh_wf" "$feh_gi" "$@"; then read_errf; feh_werr=$ERRTXT; fi
-	feh_out=$("$T_ETHTOOL" "-$EF" "$feh_gi" 2>/dev/null </dev/null) || feh_out=
-	while [ -n "$feh_todo" ]; do
-		feh_it=${feh_todo%%"$NL"*}; feh_todo=${feh_todo#*"$NL"}
-				set -- $feh_it
-		feh_got=0
-		eth_get "$feh_out" "$feh_gv" "$1" && feh_got=1
-		# the driver changed it (maybe rounded): save the original
-		[ $feh_got = 1 ] && [ "$KV" != "$3" ] && save "$feh_ord" "$feh_gv" "$feh_gi" "$1" "$3"
-		if [ $feh_got = 1 ] && { [ "$KV" = "$2" ] || { [ "$feh_gv" = rings ] && pow2eq "$KV" "$2"; }; }; then
-			if [ "$KV" = "$2" ]; then report applied "$feh_gv" "$feh_gi" "$1" "$2" "$KV" "was $3"
-			else report applied "$feh_gv" "$feh_gi" "$1" "$2" "$KV" "was $3; driver rounded to $KV"; fi
-			continue
-		fi
-		if [ -n "$feh_werr" ]; then
-			classify "$feh_werr"; report "$CLS" "$feh_gv" "$feh_gi" "$1" "$2" "$KV" "$WHY"
-		elif [ "$FIXED" = 1 ]; then
-			report skipped "$feh_gv" "$feh_gi" "$1" "$2" "$KV" "unsupported (fixed by the driver)"
-		else
-			report failed "$feh_gv" "$feh_gi" "$1" "$2" "$KV" "driver kept ${KV:-?}"
-		fi
-	done
-}
 # eth_set ARGS: ethtool; exit 80 ("unmodified, ignoring") counts as done
-# shellcheck disable=SC2317 # called through with_link_down
 eth_set() {
 	"$T_ETHTOOL" "$@" >/dev/null 2>"$ERRF" </dev/null && return 0
 	[ $? = 80 ] && { : >"$ERRF"; return 0; }
@@ -676,7 +476,6 @@ with_link_down() {
 	"$T_IP" link set dev "$wld_if" up 2>/dev/null </dev/null
 	return $wld_rc
 }
-# shellcheck disable=SC2317 # called through with_link_down
 ip_set() { "$T_IP" link set dev "$@" 2>"$ERRF" </dev/null; }
 pow2eq() { # CUR WANT: CUR is WANT rounded up to a power of two
 	case $1$2 in *[!0-9]*) return 1 ;; esac
@@ -684,34 +483,363 @@ pow2eq() { # CUR WANT: CUR is WANT rounded up to a power of two
 	[ "$1" = "$pq_q" ]
 }
 
-step_queue() { # VERB IFACE QUEUE VALUE
-	iface_ok "$2" || { report skipped "$1" "$2" "$3" "$4" "" "$WHY"; return; }
+# ethtool groups: consecutive steps of one verb and interface (eth_add):
+# one `ethtool -R` read, one -W write, one read-back. v_VERB_eth sets ETH_R,
+# ETH_W, ETH_O (ORDER), ETH_RND, ETH_FIX; v_VERB_key PARAM: EK, EOUT.
+G_VERB='' G_IF='' G_ITEMS=
+eth_add() { G_VERB=$1 G_IF=$2 G_ITEMS="$G_ITEMS$3 $4$NL"; } # VERB IFACE PARAM VALUE
+# eth_get OUT VERB PARAM -> KV (empty: absent), FIXED=1 if fixed
+eth_get() {
+	EOUT=$1 KV='' FIXED=0
+	"v_$2_key" "$3"
+	case $EOUT in
+	*"$NL$EK"*) KV=${EOUT#*"$NL$EK"} ;;
+	*"$NL	$EK"*) KV=${EOUT#*"$NL	$EK"} ;;
+	*) return 1 ;;
+	esac
+	KV=${KV%%"$NL"*}
+	case $KV in *"[fixed]"*) FIXED=1 ;; esac
+	# an aggregate (tso, sg, ...) is fixed when all its sub-features are
+	if [ "$ETH_FIX" = 1 ] && [ "$FIXED" = 0 ]; then
+		egt_r=${EOUT#*"$NL$EK"} egt_n=0 egt_f=0
+		while case $egt_r in *"$NL	"*) true ;; *) false ;; esac; do
+			egt_r=${egt_r#*"$NL"}
+			case $egt_r in "	"*) ;; *) break ;; esac
+			egt_l=${egt_r%%"$NL"*}
+			egt_n=$((egt_n + 1))
+			case $egt_l in *"[fixed]"*) egt_f=$((egt_f + 1)) ;; esac
+		done
+		[ "$egt_n" -gt 0 ] && [ "$egt_n" = "$egt_f" ] && FIXED=1
+	fi
+	squash "$KV"; KV=${SQ%% *}
+	[ "$KV" = n/a ] && KV=
+	[ -n "$KV" ]
+}
+flush_eth() {
+	[ -n "$G_VERB" ] || return 0
+	feh_gv=$G_VERB feh_gi=$G_IF feh_items=$G_ITEMS
+	G_VERB='' G_IF='' G_ITEMS=
+	"v_${feh_gv}_eth"
+	feh_why='' CLS=skipped
+	iface_ok "$feh_gi" || feh_why=$WHY
+	[ -n "$feh_why" ] || need_tool ethtool || feh_why=$WHY
+	if [ -z "$feh_why" ]; then
+		if ! feh_out=$("$T_ETHTOOL" "-$ETH_R" "$feh_gi" 2>"$ERRF" </dev/null); then
+			read_errf; classify "$ERRTXT"; feh_why=$WHY
+		fi
+	fi
+	# pass 1: compare
+	set --
+	feh_todo=
+	while [ -n "$feh_items" ]; do
+		feh_it=${feh_items%%"$NL"*}; feh_items=${feh_items#*"$NL"}
+		feh_p=${feh_it% *} feh_w=${feh_it#* }
+		if [ -n "$feh_why" ]; then report "$CLS" "$feh_gv" "$feh_gi" "$feh_p" "$feh_w" "" "$feh_why"; continue; fi
+		if ! eth_get "$feh_out" "$feh_gv" "$feh_p"; then report skipped "$feh_gv" "$feh_gi" "$feh_p" "$feh_w" "" "unsupported (no $feh_p in ethtool -$ETH_R)"; continue; fi
+		feh_c=$KV
+		if [ "$feh_c" = "$feh_w" ] || { [ "$ETH_RND" = 1 ] && pow2eq "$feh_c" "$feh_w"; }; then
+			report "$OKWORD" "$feh_gv" "$feh_gi" "$feh_p" "$feh_w" "$feh_c" ""; continue
+		fi
+		if [ "$MODE" = status ]; then report differs "$feh_gv" "$feh_gi" "$feh_p" "$feh_w" "$feh_c" ""; continue; fi
+		if [ "$ETH_FIX" = 1 ] && [ "$FIXED" = 1 ]; then report skipped "$feh_gv" "$feh_gi" "$feh_p" "$feh_w" "$feh_c" "unsupported (fixed by the driver)"; continue; fi
+		set -- "$@" "$feh_p" "$feh_w"
+		feh_todo="$feh_todo$feh_p $feh_w $feh_c$NL"
+	done
+	[ -n "$feh_todo" ] || return 0
+	feh_werr=
+	if ! with_link_down "$feh_gi" eth_set "-$ETH_W" "$feh_gi" "$@"; then read_errf; feh_werr=$ERRTXT; fi
+	feh_out=$("$T_ETHTOOL" "-$ETH_R" "$feh_gi" 2>/dev/null </dev/null) || feh_out=
+	while [ -n "$feh_todo" ]; do
+		feh_it=${feh_todo%%"$NL"*}; feh_todo=${feh_todo#*"$NL"}
+		set -- $feh_it
+		feh_got=0
+		eth_get "$feh_out" "$feh_gv" "$1" && feh_got=1
+		# the driver changed it (maybe rounded): save the original
+		[ $feh_got = 1 ] && [ "$KV" != "$3" ] && save "$ETH_O" "$feh_gv" "$feh_gi" "$1" "$3"
+		if [ $feh_got = 1 ] && { [ "$KV" = "$2" ] || { [ "$ETH_RND" = 1 ] && pow2eq "$KV" "$2"; }; }; then
+			if [ "$KV" = "$2" ]; then report applied "$feh_gv" "$feh_gi" "$1" "$2" "$KV" "was $3"
+			else report applied "$feh_gv" "$feh_gi" "$1" "$2" "$KV" "was $3; driver rounded to $KV"; fi
+			continue
+		fi
+		if [ -n "$feh_werr" ]; then
+			classify "$feh_werr"; report "$CLS" "$feh_gv" "$feh_gi" "$1" "$2" "$KV" "$WHY"
+		elif [ "$FIXED" = 1 ]; then
+			report skipped "$feh_gv" "$feh_gi" "$1" "$2" "$KV" "unsupported (fixed by the driver)"
+		else
+			report failed "$feh_gv" "$feh_gi" "$1" "$2" "$KV" "driver kept ${KV:-?}"
+		fi
+	done
+}
+
+# --- verbs: one block per verb (docs/applier.md, code layout). Its header
+# says what it writes, reads back, saves ("saves NN": the old value, journal
+# ORDER NN) and how revert restores it. v_VERB_check, v_VERB_run and
+# v_VERB_revert are called by name only for a verb is_verb accepts.
+is_verb() {
 	case $1 in
-	rps) file_knob 07 rps "$2" "$3" "$SYS/class/net/$2/queues/$3/rps_cpus" "$4" mask ;;
-	rfs) file_knob 08 rfs "$2" "$3" "$SYS/class/net/$2/queues/$3/rps_flow_cnt" "$4" cnt ;;
-	xps) file_knob 09 xps "$2" "$3" "$SYS/class/net/$2/queues/$3/xps_cpus" "$4" mask ;;
+	rps|rfs|xps|irq|offload|sysctl|channels|rings|coalesce|mtu|mac|ptp|rss|ntuple|qdisc|filter|wait|board|module|asf) return 0 ;;
+	esac
+	return 1
+}
+
+# board NAME: the report's name (BOARD); writes nothing
+v_board_check() { [ $# -eq 1 ] && is_word "$1" || ERR="board NAME"; BOARD=$1; }
+v_board_run() { :; }
+v_board_revert() { return 1; }
+
+# wait IFACE SECONDS: waits (at most ZYNQ_NET_WAIT_MAX s, not in status)
+# for /sys/class/net/IFACE; writes nothing
+v_wait_check() { [ $# -eq 2 ] && is_ifname "$1" && is_num "$2" || ERR="wait IFACE SECONDS"; }
+v_wait_run() {
+	swt_t=$2
+	[ "$swt_t" -gt "$WAIT_MAX" ] && swt_t=$WAIT_MAX
+	[ "$MODE" = status ] && swt_t=0
+	swt_w=0
+	while [ ! -d "$SYS/class/net/$1" ] && [ $swt_w -lt "$swt_t" ]; do
+		sleep 1; swt_w=$((swt_w + 1))
+	done
+	if [ -d "$SYS/class/net/$1" ]; then
+		report "$OKWORD" wait "$1" - "$2" "" "present after ${swt_w}s"
+	else
+		ABSENT="$ABSENT $1"
+		report skipped wait "$1" - "$2" "" "absent interface after ${swt_w}s"
+	fi
+}
+v_wait_revert() { return 1; }
+
+# link_knob VERB ATTR IFACE VALUE: writes with `ip link set dev IFACE ATTR`
+# (with_link_down), reads back /sys/class/net/IFACE/ATTR; saves 01
+link_knob() {
+	lkk_v=$1 lkk_a=$2; shift 2
+	iface_ok "$1" || { report skipped "$lkk_v" "$1" - "$2" "" "$WHY"; return; }
+	rd "$SYS/class/net/$1/$lkk_a"; lkk_cur=$VAL
+	if [ "$lkk_cur" = "$2" ]; then report "$OKWORD" "$lkk_v" "$1" - "$2" "$lkk_cur" ""; return; fi
+	[ "$MODE" = status ] && { report differs "$lkk_v" "$1" - "$2" "$lkk_cur" ""; return; }
+	need_tool ip || { report skipped "$lkk_v" "$1" - "$2" "$lkk_cur" "$WHY"; return; }
+	if ! with_link_down "$1" ip_set "$1" "$lkk_a" "$2"; then
+		read_errf; classify "$ERRTXT"; report "$CLS" "$lkk_v" "$1" - "$2" "$lkk_cur" "$WHY"; return
+	fi
+	save 01 "$lkk_v" "$1" - "$lkk_cur"
+	rd "$SYS/class/net/$1/$lkk_a"
+	if [ "$VAL" = "$2" ]; then report applied "$lkk_v" "$1" - "$2" "$VAL" "was $lkk_cur"
+	else report failed "$lkk_v" "$1" - "$2" "$VAL" "kernel kept $VAL"; fi
+}
+
+# mac IFACE ADDR (AXI/XXV: no local-mac-address in the DT): link_knob
+# address; revert sets the old address
+v_mac_check() { [ $# -eq 2 ] && is_ifname "$1" && is_mac "$2" || ERR="mac IFACE xx:xx:xx:xx:xx:xx"; }
+v_mac_run() { link_knob mac address "$@"; }
+v_mac_revert() { with_link_down "$1" ip_set "$1" address "$3"; }
+
+# mtu IFACE BYTES: link_knob mtu; revert sets the old MTU
+v_mtu_check() { [ $# -eq 2 ] && is_ifname "$1" && is_num "$2" || ERR="mtu IFACE BYTES"; }
+v_mtu_run() { link_knob mtu mtu "$@"; }
+v_mtu_revert() { with_link_down "$1" ip_set "$1" mtu "$3"; }
+
+# channels IFACE KIND COUNT: ethtool -L, reads back -l; saves 02; revert: -L
+v_channels_check() {
+	[ $# -eq 3 ] && is_ifname "$1" && is_num "$3" || ERR="channels IFACE KIND COUNT"
+	case ${2-} in rx|tx|combined|other) ;; *) ERR="channels KIND must be rx, tx, combined or other" ;; esac
+}
+v_channels_run() { eth_add channels "$@"; }
+v_channels_eth() { ETH_R=l ETH_W=L ETH_O=02 ETH_RND=0 ETH_FIX=0; }
+v_channels_key() {
+	EOUT=${EOUT#*Current hardware settings:}
+	case $1 in rx) EK="RX:" ;; tx) EK="TX:" ;; other) EK="Other:" ;; combined) EK="Combined:" ;; *) EK="$1:" ;; esac
+}
+v_channels_revert() { with_link_down "$1" eth_set -L "$1" "$2" "$3"; }
+
+# rings IFACE PARAM VALUE: ethtool -G, reads back -g (macb rounds up to a
+# power of two); saves 03; revert: -G
+v_rings_check() {
+	[ $# -eq 3 ] && is_ifname "$1" || ERR="rings IFACE PARAM VALUE"
+	case ${2-} in
+	rx|tx|rx-mini|rx-jumbo|rx-buf-len) is_num "${3-}" || ERR="rings VALUE must be a number" ;;
+	tcp-data-split) case ${3-} in on|off|auto) ;; *) ERR="tcp-data-split on|off|auto" ;; esac ;;
+	*) ERR="rings PARAM unknown" ;;
 	esac
 }
-
-# module NAME: modprobe (ASF); revert leaves it loaded
-step_module() {
-	if grep -q "^$1 " "$PROC/modules" 2>/dev/null; then report "$OKWORD" module - "$1" loaded loaded ""; return; fi
-	[ "$MODE" = status ] && { report differs module - "$1" loaded absent ""; return; }
-	if modprobe "$1" 2>"$ERRF" </dev/null; then report applied module - "$1" loaded loaded ""
-	else read_errf; report skipped module - "$1" loaded absent "modprobe: $ERRTXT"; fi
+v_rings_run() { eth_add rings "$@"; }
+v_rings_eth() { ETH_R=g ETH_W=G ETH_O=03 ETH_RND=1 ETH_FIX=0; }
+v_rings_key() {
+	EOUT=${EOUT#*Current hardware settings:}
+	case $1 in
+	rx) EK="RX:" ;; tx) EK="TX:" ;; rx-mini) EK="RX Mini:" ;; rx-jumbo) EK="RX Jumbo:" ;;
+	rx-buf-len) EK="RX Buf Len:" ;; tcp-data-split) EK="TCP data split:" ;; *) EK="$1:" ;;
+	esac
 }
+v_rings_revert() { with_link_down "$1" eth_set -G "$1" "$2" "$3"; }
 
-step_ptp() {
+# offload IFACE FEATURE on|off: ethtool -K, reads back -k ([fixed]:
+# skipped); saves 04; revert: -K
+v_offload_check() {
+	[ $# -eq 3 ] && is_ifname "$1" || ERR="offload IFACE FEATURE on|off"
+	case ${2-} in ''|*[!a-z0-9-]*) ERR="offload FEATURE name" ;; esac
+	case ${3-} in on|off) ;; *) ERR="offload value must be on or off" ;; esac
+}
+v_offload_run() { eth_add offload "$@"; }
+v_offload_eth() { ETH_R=k ETH_W=K ETH_O=04 ETH_RND=0 ETH_FIX=1; }
+v_offload_key() { # ethtool's short names; others as `ethtool -k` prints them
+	case $1 in
+	gro) EK="generic-receive-offload:" ;; gso) EK="generic-segmentation-offload:" ;;
+	tso) EK="tcp-segmentation-offload:" ;; lro) EK="large-receive-offload:" ;;
+	sg) EK="scatter-gather:" ;; rx) EK="rx-checksumming:" ;;
+	tx) EK="tx-checksumming:" ;; rxvlan) EK="rx-vlan-offload:" ;;
+	txvlan) EK="tx-vlan-offload:" ;; ntuple) EK="ntuple-filters:" ;;
+	rxhash) EK="receive-hashing:" ;; ufo) EK="udp-fragmentation-offload:" ;;
+	*) EK="$1:" ;;
+	esac
+}
+v_offload_revert() { with_link_down "$1" eth_set -K "$1" "$2" "$3"; }
+
+# coalesce IFACE PARAM VALUE: ethtool -C, reads back -c; saves 05; revert: -C
+v_coalesce_check() {
+	[ $# -eq 3 ] && is_ifname "$1" || ERR="coalesce IFACE PARAM VALUE"
+	case ${2-} in ''|*[!a-z0-9-]*) ERR="coalesce PARAM name" ;; esac
+	case ${3-} in on|off) ;; *) is_num "${3-}" || ERR="coalesce VALUE" ;; esac
+}
+v_coalesce_run() { eth_add coalesce "$@"; }
+v_coalesce_eth() { ETH_R=c ETH_W=C ETH_O=05 ETH_RND=0 ETH_FIX=0; }
+v_coalesce_key() { # -c prints "Adaptive RX: on  TX: off"
+	case $1 in
+	adaptive-rx) EK="Adaptive RX:" ;;
+	adaptive-tx) EOUT=${EOUT#*Adaptive RX:}; EK="TX:"; EOUT="$NL${EOUT#*  }" ;;
+	*) EK="$1:" ;;
+	esac
+}
+v_coalesce_revert() { with_link_down "$1" eth_set -C "$1" "$2" "$3"; }
+
+# ptp IFACE off: file_knob 0 to /sys/class/net/IFACE/ptp_1588 (QorIQ SDK
+# gianfar); saves 06; revert writes the old value
+v_ptp_check() { [ $# -eq 2 ] && is_ifname "$1" && [ "$2" = off ] || ERR="ptp IFACE off"; }
+v_ptp_run() {
 	iface_ok "$1" || { report skipped ptp "$1" - "$2" "" "$WHY"; return; }
 	file_knob 06 ptp "$1" - "$SYS/class/net/$1/ptp_1588" 0 num
 }
+v_ptp_revert() { wr "$SYS/class/net/$1/ptp_1588" "$3"; }
 
-step_irq() { # IFACE PATTERN MASK
+# rps, rfs, xps: file_knob on /sys/class/net/IFACE/queues/QUEUE/FILE
+# (Documentation/networking/scaling.rst), spelled out in each: they are most
+# of a plan, and a helper call would add 2% to each step (callgrind, dash)
+
+# rps IFACE rx-N MASK: rps_cpus; saves 07; revert writes it
+v_rps_check() {
+	[ $# -eq 3 ] && is_ifname "$1" && is_queue "$2" && is_mask "$3" || ERR="rps IFACE QUEUE MASK"
+	case ${2-} in rx-*) ;; *) ERR="${ERR:-rps: wrong queue kind}" ;; esac
+}
+v_rps_run() {
+	iface_ok "$1" || { report skipped rps "$1" "$2" "$3" "" "$WHY"; return; }
+	file_knob 07 rps "$1" "$2" "$SYS/class/net/$1/queues/$2/rps_cpus" "$3" mask
+}
+v_rps_revert() { wr "$SYS/class/net/$1/queues/$2/rps_cpus" "$3"; }
+
+# rfs IFACE rx-N COUNT: rps_flow_cnt (rounded up to a power of two); saves
+# 08; revert writes it
+v_rfs_check() {
+	[ $# -eq 3 ] && is_ifname "$1" && is_queue "$2" && is_num "$3" || ERR="rfs IFACE QUEUE COUNT"
+	case ${2-} in rx-*) ;; *) ERR="rfs needs an rx queue" ;; esac
+}
+v_rfs_run() {
+	iface_ok "$1" || { report skipped rfs "$1" "$2" "$3" "" "$WHY"; return; }
+	file_knob 08 rfs "$1" "$2" "$SYS/class/net/$1/queues/$2/rps_flow_cnt" "$3" cnt
+}
+v_rfs_revert() { wr "$SYS/class/net/$1/queues/$2/rps_flow_cnt" "$3"; }
+
+# xps IFACE tx-N MASK: xps_cpus; saves 09; revert writes it
+v_xps_check() {
+	[ $# -eq 3 ] && is_ifname "$1" && is_queue "$2" && is_mask "$3" || ERR="xps IFACE QUEUE MASK"
+	case ${2-} in tx-*) ;; *) ERR="${ERR:-xps: wrong queue kind}" ;; esac
+}
+v_xps_run() {
+	iface_ok "$1" || { report skipped xps "$1" "$2" "$3" "" "$WHY"; return; }
+	file_knob 09 xps "$1" "$2" "$SYS/class/net/$1/queues/$2/xps_cpus" "$3" mask
+}
+v_xps_revert() { wr "$SYS/class/net/$1/queues/$2/xps_cpus" "$3"; }
+
+# rss IFACE equal N: ethtool -X (RSS on queues 0..N-1: a zero-copy queue
+# kept out, iou-zcrx.rst), reads back -x; saves 10 default; revert: -X default
+v_rss_check() { [ $# -eq 3 ] && is_ifname "$1" && [ "$2" = equal ] && is_num "$3" && [ "$3" -gt 0 ] || ERR="rss IFACE equal N"; }
+rss_max() { # IFACE -> RMAX: highest queue in `ethtool -x`
+	RMAX=-1 rsm_in=0
+	rsm_o=$("$T_ETHTOOL" -x "$1" 2>"$ERRF" </dev/null) || return 1
+	for rsm_w in $rsm_o; do
+		case $rsm_w in *:) rsm_in=1; continue ;; esac
+		case $rsm_w in *[!0-9]*|'') rsm_in=0 ;; *) [ "${rsm_in-0}" = 1 ] && [ "$rsm_w" -gt "$RMAX" ] && RMAX=$rsm_w ;; esac
+	done
+	[ "$RMAX" -ge 0 ]
+}
+v_rss_run() {
+	iface_ok "$1" || { report skipped rss "$1" - "equal $3" "" "$WHY"; return; }
+	need_tool ethtool || { report skipped rss "$1" - "equal $3" "" "$WHY"; return; }
+	if ! rss_max "$1"; then read_errf; classify "${ERRTXT:-no indirection table}"; report skipped rss "$1" - "equal $3" "" "$WHY"; return; fi
+	srs_c="queues 0-$RMAX"
+	if [ "$RMAX" -lt "$3" ]; then report "$OKWORD" rss "$1" - "equal $3" "$srs_c" ""; return; fi
+	[ "$MODE" = status ] && { report differs rss "$1" - "equal $3" "$srs_c" ""; return; }
+	if ! "$T_ETHTOOL" -X "$1" equal "$3" 2>"$ERRF" </dev/null; then
+		read_errf; classify "$ERRTXT"; report "$CLS" rss "$1" - "equal $3" "$srs_c" "$WHY"; return
+	fi
+	save 10 rss "$1" - default
+	if rss_max "$1" && [ "$RMAX" -lt "$3" ]; then report applied rss "$1" - "equal $3" "queues 0-$RMAX" "was $srs_c"
+	else report failed rss "$1" - "equal $3" "queues 0-$RMAX" "table still uses queue $RMAX"; fi
+}
+v_rss_revert() { "$T_ETHTOOL" -X "$1" default 2>"$ERRF" </dev/null; }
+
+# ntuple IFACE FIELDS...: ethtool -N (loc N: deleted first), the rule ID
+# kept in $STATE/ntuple+IFACE+SPEC, reads back -n rule ID; saves 10 the ID;
+# revert: -N delete ID
+v_ntuple_check() {
+	[ $# -ge 3 ] && is_ifname "$1" || ERR="ntuple IFACE RULE-FIELDS..."
+	shift
+	while [ $# -gt 0 ]; do
+		is_sysctl_val "$1" || ERR="ntuple field '$1'"
+		if [ "$1" = loc ]; then { [ $# -ge 2 ] && is_num "$2"; } || ERR="ntuple loc N"; fi
+		shift
+	done
+}
+v_ntuple_run() {
+	sne_ni=$1; shift
+	sne_spec=$* sne_loc='' sne_key='' sne_r=$*
+	while [ $# -gt 0 ]; do [ "$1" = loc ] && sne_loc=${2-}; shift; done
+	while [ -n "$sne_r" ]; do
+		sne_c=${sne_r%"${sne_r#?}"}; sne_r=${sne_r#?}
+		case $sne_c in ' ') sne_c=_ ;; /) sne_c=: ;; esac
+		sne_key=$sne_key$sne_c
+	done
+	iface_ok "$sne_ni" || { report skipped ntuple "$sne_ni" - "$sne_spec" "" "$WHY"; return; }
+	need_tool ethtool || { report skipped ntuple "$sne_ni" - "$sne_spec" "" "$WHY"; return; }
+	sne_mark="$STATE/ntuple+$sne_ni+$sne_key" sne_id=''
+	if [ -e "$sne_mark" ] && { read -r sne_id <"$sne_mark"; } 2>/dev/null && [ -n "$sne_id" ] &&
+		"$T_ETHTOOL" -n "$sne_ni" rule "$sne_id" >/dev/null 2>&1 </dev/null; then
+		report "$OKWORD" ntuple "$sne_ni" "rule$sne_id" "$sne_spec" present ""; return
+	fi
+	[ "$MODE" = status ] && { report differs ntuple "$sne_ni" - "$sne_spec" "" ""; return; }
+	[ -n "$sne_loc" ] && "$T_ETHTOOL" -N "$sne_ni" delete "$sne_loc" >/dev/null 2>&1 </dev/null
+	set -- $sne_spec
+	if ! sne_o=$("$T_ETHTOOL" -N "$sne_ni" "$@" 2>"$ERRF" </dev/null); then
+		read_errf; classify "$ERRTXT"; report "$CLS" ntuple "$sne_ni" - "$sne_spec" "" "$WHY"; return
+	fi
+	sne_id=$sne_loc
+	case $sne_o in *"rule with ID "*) sne_id=${sne_o##*rule with ID }; sne_id=${sne_id%%[!0-9]*} ;; esac
+	is_num "$sne_id" || { report failed ntuple "$sne_ni" - "$sne_spec" "" "no rule ID in ethtool's answer"; return; }
+	printf '%s\n' "$sne_id" >"$sne_mark"
+	save 10 ntuple "$sne_ni" "$sne_id" none
+	if "$T_ETHTOOL" -n "$sne_ni" rule "$sne_id" >/dev/null 2>&1 </dev/null; then
+		report applied ntuple "$sne_ni" "rule$sne_id" "$sne_spec" present ""
+	else
+		report failed ntuple "$sne_ni" "rule$sne_id" "$sne_spec" "" "rule not found after insert"
+	fi
+}
+v_ntuple_revert() { "$T_ETHTOOL" -N "$1" delete "$2" 2>"$ERRF" </dev/null; }
+
+# irq IFACE PATTERN MASK: file_knob irq on /proc/irq/N/smp_affinity of each
+# IRQ whose /proc/interrupts action name matches; saves 11; revert writes it
+v_irq_check() { [ $# -eq 3 ] && is_ifname "$1" && is_pattern "$2" && is_mask "$3" || ERR="irq IFACE PATTERN MASK"; }
+v_irq_run() {
 	siq_pi=$1 siq_pp=$2 siq_pm=$3
 	siq_irqs=
 	if [ -r "$PROC/interrupts" ]; then
 		while IFS= read -r siq_ln; do
-						set -- $siq_ln
+			set -- $siq_ln
 			case ${1-} in *[0-9]:) ;; *) continue ;; esac
 			siq_num=${1%:}
 			is_num "$siq_num" || continue
@@ -731,12 +859,15 @@ step_irq() { # IFACE PATTERN MASK
 		report skipped irq "$siq_pi" "$siq_pp" "$siq_pm" "" "absent (no IRQ named $siq_pp in /proc/interrupts)"; return
 	fi
 	for siq_num in $siq_irqs; do
-		file_knob 11 irq "$siq_pi" "$siq_num" "$PROC/irq/$siq_num/smp_affinity" "$siq_pm" mask
+		file_knob 11 irq "$siq_pi" "$siq_num" "$PROC/irq/$siq_num/smp_affinity" "$siq_pm" irq
 	done
 }
+v_irq_revert() { wr "$PROC/irq/$2/smp_affinity" "$3"; }
 
-# root_qdisc IFACE -> RQ: "KIND HANDLE" of the root qdisc, or none
-root_qdisc() {
+# qdisc IFACE multiq: tc qdisc replace root handle 1: multiq (several TX
+# queues only), reads back tc qdisc show; saves 12; revert: tc qdisc del root
+v_qdisc_check() { [ $# -eq 2 ] && is_ifname "$1" && [ "$2" = multiq ] || ERR="qdisc IFACE multiq"; }
+root_qdisc() { # IFACE -> RQ: "KIND HANDLE" of the root qdisc, or none
 	rqc_o=$("$T_TC" qdisc show dev "$1" 2>/dev/null </dev/null)
 	RQ=none
 	while [ -n "$rqc_o" ]; do
@@ -745,7 +876,7 @@ root_qdisc() {
 		case $rqc_o in *"$NL"*) rqc_o=${rqc_o#*"$NL"} ;; *) break ;; esac
 	done
 }
-step_qdisc() {
+v_qdisc_run() {
 	iface_ok "$1" || { report skipped qdisc "$1" - "$2" "" "$WHY"; return; }
 	set +f
 	set -- "$1" "$2" "$SYS/class/net/$1/queues"/tx-*
@@ -767,7 +898,20 @@ step_qdisc() {
 	if [ "$RQ" = "multiq 1:" ]; then report applied qdisc "$1" - multiq "$RQ" "was $sqc_cur; $sqc_ntx bands"
 	else report failed qdisc "$1" - multiq "$RQ" "root qdisc not multiq after replace"; fi
 }
+v_qdisc_revert() {
+	RSHOW="kernel default (was $3)"
+	"$T_TC" qdisc del dev "$1" root 2>"$ERRF" </dev/null && return 0
+	read_errf; case $ERRTXT in *"handle of zero"*) RGONE=1 ;; esac
+	return 1
+}
 
+# filter IFACE PRIO src|dst ADDR QUEUE: tc filter add u32 + skbedit under
+# 1: (another at PRIO deleted first: plan-format.md), reads back tc filter
+# show; saves 13 none|other; revert: tc filter del prio PRIO
+v_filter_check() {
+	[ $# -eq 5 ] && is_ifname "$1" && is_num "$2" && is_ipv4 "$4" && is_num "$5" || ERR="filter IFACE PRIO src|dst ADDR QUEUE"
+	case ${3-} in src|dst) ;; *) ERR="filter MATCH must be src or dst" ;; esac
+}
 ip_hex() { # A.B.C.D[/N] -> IPHEX IPMASK (8 hex digits each)
 	ihx_a=${1%/*} ihx_len=32
 	[ "$ihx_a" != "$1" ] && ihx_len=${1#*/}
@@ -777,7 +921,7 @@ ip_hex() { # A.B.C.D[/N] -> IPHEX IPMASK (8 hex digits each)
 	hex8 $((ihx_v & ihx_mk)); IPHEX=$H
 	hex8 "$ihx_mk"; IPMASK=$H
 }
-step_filter() { # IFACE PRIO MATCH ADDR QUEUE
+v_filter_run() {
 	sfr_t="$2"
 	iface_ok "$1" || { report skipped filter "$1" "$sfr_t" "$3 $4 queue $5" "" "$WHY"; return; }
 	need_tool tc || { report skipped filter "$1" "$sfr_t" "$3 $4 queue $5" "" "$WHY"; return; }
@@ -807,78 +951,45 @@ step_filter() { # IFACE PRIO MATCH ADDR QUEUE
 	*) report failed filter "$1" "$sfr_t" "$3 $4 queue $5" "" "filter not found after add" ;;
 	esac
 }
+v_filter_revert() { "$T_TC" filter del dev "$1" parent 1: prio "$2" 2>"$ERRF" </dev/null; }
 
-# rss IFACE equal N: RSS over queues 0..N-1 (zcrx queue kept out, iou-zcrx.rst)
-rss_max() { # IFACE -> RMAX: highest queue in `ethtool -x`
-	RMAX=-1 rsm_in=0
-	rsm_o=$("$T_ETHTOOL" -x "$1" 2>"$ERRF" </dev/null) || return 1
-	for rsm_w in $rsm_o; do
-		case $rsm_w in *:) rsm_in=1; continue ;; esac
-		case $rsm_w in *[!0-9]*|'') rsm_in=0 ;; *) [ "${rsm_in-0}" = 1 ] && [ "$rsm_w" -gt "$RMAX" ] && RMAX=$rsm_w ;; esac
+# sysctl KEY VALUE...: file_knob str on /proc/sys/KEY; saves 14; revert
+# writes it
+v_sysctl_check() {
+	[ $# -ge 2 ] && is_sysctl_key "$1" || ERR="sysctl KEY VALUE..."
+	shift
+	for cle_f in "$@"; do is_sysctl_val "$cle_f" || ERR="sysctl value '$cle_f'"; done
+}
+sysctl_path() { # KEY -> SPATH: dots as slashes, unless KEY has a / (an interface name with dots)
+	case $1 in */*) SPATH=$1; return ;; esac
+	SPATH='' scp_r=$1
+	while :; do
+		case $scp_r in *.*) SPATH="$SPATH${scp_r%%.*}/"; scp_r=${scp_r#*.} ;; *) SPATH=$SPATH$scp_r; break ;; esac
 	done
-	[ "$RMAX" -ge 0 ]
 }
-step_rss() {
-	iface_ok "$1" || { report skipped rss "$1" - "equal $3" "" "$WHY"; return; }
-	need_tool ethtool || { report skipped rss "$1" - "equal $3" "" "$WHY"; return; }
-	if ! rss_max "$1"; then read_errf; classify "${ERRTXT:-no indirection table}"; report skipped rss "$1" - "equal $3" "" "$WHY"; return; fi
-	srs_c="queues 0-$RMAX"
-	if [ "$RMAX" -lt "$3" ]; then report "$OKWORD" rss "$1" - "equal $3" "$srs_c" ""; return; fi
-	[ "$MODE" = status ] && { report differs rss "$1" - "equal $3" "$srs_c" ""; return; }
-	if ! "$T_ETHTOOL" -X "$1" equal "$3" 2>"$ERRF" </dev/null; then
-		read_errf; classify "$ERRTXT"; report "$CLS" rss "$1" - "equal $3" "$srs_c" "$WHY"; return
-	fi
-	save 10 rss "$1" - default
-	if rss_max "$1" && [ "$RMAX" -lt "$3" ]; then report applied rss "$1" - "equal $3" "queues 0-$RMAX" "was $srs_c"
-	else report failed rss "$1" - "equal $3" "queues 0-$RMAX" "table still uses queue $RMAX"; fi
-}
-
-step_ntuple() { # IFACE FIELDS...: the rule's location is remembered per spec
-	sne_ni=$1; shift
-	sne_spec=$* sne_loc='' sne_key='' sne_r=$*
-	while [ $# -gt 0 ]; do [ "$1" = loc ] && sne_loc=${2-}; shift; done
-	while [ -n "$sne_r" ]; do
-		sne_c=${sne_r%"${sne_r#?}"}; sne_r=${sne_r#?}
-		case $sne_c in ' ') sne_c=_ ;; /) sne_c=: ;; esac
-		sne_key=$sne_key$sne_c
-	done
-	iface_ok "$sne_ni" || { report skipped ntuple "$sne_ni" - "$sne_spec" "" "$WHY"; return; }
-	need_tool ethtool || { report skipped ntuple "$sne_ni" - "$sne_spec" "" "$WHY"; return; }
-	sne_mark="$STATE/ntuple+$sne_ni+$sne_key" sne_id=''
-	if [ -e "$sne_mark" ] && { read -r sne_id <"$sne_mark"; } 2>/dev/null && [ -n "$sne_id" ] &&
-		"$T_ETHTOOL" -n "$sne_ni" rule "$sne_id" >/dev/null 2>&1 </dev/null; then
-		report "$OKWORD" ntuple "$sne_ni" "rule$sne_id" "$sne_spec" present ""; return
-	fi
-	[ "$MODE" = status ] && { report differs ntuple "$sne_ni" - "$sne_spec" "" ""; return; }
-	[ -n "$sne_loc" ] && "$T_ETHTOOL" -N "$sne_ni" delete "$sne_loc" >/dev/null 2>&1 </dev/null
-		set -- $sne_spec
-	if ! sne_o=$("$T_ETHTOOL" -N "$sne_ni" "$@" 2>"$ERRF" </dev/null); then
-		read_errf; classify "$ERRTXT"; report "$CLS" ntuple "$sne_ni" - "$sne_spec" "" "$WHY"; return
-	fi
-	sne_id=$sne_loc
-	case $sne_o in *"rule with ID "*) sne_id=${sne_o##*rule with ID }; sne_id=${sne_id%%[!0-9]*} ;; esac
-	is_num "$sne_id" || { report failed ntuple "$sne_ni" - "$sne_spec" "" "no rule ID in ethtool's answer"; return; }
-	printf '%s\n' "$sne_id" >"$sne_mark"
-	save 10 ntuple "$sne_ni" "$sne_id" none
-	if "$T_ETHTOOL" -n "$sne_ni" rule "$sne_id" >/dev/null 2>&1 </dev/null; then
-		report applied ntuple "$sne_ni" "rule$sne_id" "$sne_spec" present ""
-	else
-		report failed ntuple "$sne_ni" "rule$sne_id" "$sne_spec" "" "rule not found after insert"
-	fi
-}
-
-step_sysctl() { # KEY VALUE...
+v_sysctl_run() {
 	ssl_key=$1; shift
-	ssl_val=$*
-	case $ssl_key in
-	*/*) ssl_path=$ssl_key ;;
-	*) ssl_path='' ssl_r=$ssl_key
-	   while :; do
-		   case $ssl_r in *.*) ssl_path="$ssl_path${ssl_r%%.*}/"; ssl_r=${ssl_r#*.} ;; *) ssl_path=$ssl_path$ssl_r; break ;; esac
-	   done ;;
-	esac
-	file_knob 14 sysctl - "$ssl_key" "$PROC/sys/$ssl_path" "$ssl_val" str
+	sysctl_path "$ssl_key"
+	file_knob 14 sysctl - "$ssl_key" "$PROC/sys/$SPATH" "$*" str
 }
+v_sysctl_revert() { sysctl_path "$2"; wr "$PROC/sys/$SPATH" "$3"; }
+
+# module NAME: modprobe unless in /proc/modules (Freescale ASF); saves
+# nothing: revert leaves it loaded
+v_module_check() { [ $# -eq 1 ] && is_word "$1" || ERR="module NAME"; }
+v_module_run() {
+	if grep -q "^$1 " "$PROC/modules" 2>/dev/null; then report "$OKWORD" module - "$1" loaded loaded ""; return; fi
+	[ "$MODE" = status ] && { report differs module - "$1" loaded absent ""; return; }
+	if modprobe "$1" 2>"$ERRF" </dev/null; then report applied module - "$1" loaded loaded ""
+	else read_errf; report skipped module - "$1" loaded absent "modprobe: $ERRTXT"; fi
+}
+v_module_revert() { return 1; }
+
+# asf udp-timeout SECONDS: file_knob on /sys/asfctrl/ffp/asfctrl_ffp_udp_tmout
+# (QorIQ SDK); saves 15; revert writes it
+v_asf_check() { [ $# -eq 2 ] && [ "$1" = udp-timeout ] && is_num "$2" || ERR="asf udp-timeout SECONDS"; }
+v_asf_run() { file_knob 15 asf - "$1" "$SYS/asfctrl/ffp/asfctrl_ffp_udp_tmout" "$2" num; }
+v_asf_revert() { wr "$SYS/asfctrl/ffp/asfctrl_ffp_udp_tmout" "$3"; }
 
 # --- plan
 PLAN='' IFILTER='' BOARD='?'
@@ -895,7 +1006,7 @@ read_plan() {
 		rpn_lno=$((rpn_lno + 1))
 		[ -z "$rpn_end" ] || die "$PLAN:$rpn_lno: text after the end line; $DMG"
 		case $rpn_line in ''|'#'*) rpn_line=; continue ;; esac
-				set -- $rpn_line
+		set -- $rpn_line
 		rpn_line=
 		[ $# -gt 0 ] || continue # blanks only (found by fuzzing: $1 unset)
 		if [ $rpn_ver = 0 ]; then
@@ -910,8 +1021,11 @@ read_plan() {
 		if [ "$rpn_pass" = check ]; then
 			rpn_n=$((rpn_n + 1))
 			[ -n "$rpn_bad" ] && continue
-			check_line "$@" || rpn_bad="$PLAN:$rpn_lno: invalid step '$*': expected $ERR"
-			[ "$1" = board ] && BOARD=$2
+			# an unknown verb is skipped at run time (forward compatibility)
+			is_verb "$1" || continue
+			rpn_l=$* rpn_verb=$1 ERR=; shift
+			"v_${rpn_verb}_check" "$@"
+			[ -z "$ERR" ] || rpn_bad="$PLAN:$rpn_lno: invalid step '$rpn_l': expected $ERR"
 			continue
 		fi
 		rpn_verb=$1; shift
@@ -920,31 +1034,12 @@ read_plan() {
 			case $rpn_verb in board|sysctl) ;; *) [ "${1-}" = "$IFILTER" ] || continue ;; esac
 			[ "$rpn_verb" = sysctl ] && continue
 		fi
-		case $rpn_verb in
-		offload|channels|rings|coalesce)
-			if [ "$rpn_verb" != "$G_VERB" ] || [ "$1" != "$G_IF" ]; then
-				flush_eth; G_VERB=$rpn_verb G_IF=$1
-			fi
-			G_ITEMS="$G_ITEMS$2 $3$NL"
-			continue ;;
-		esac
-		flush_eth
-		case $rpn_verb in
-		board) ;;
-		wait) step_wait "$@" ;;
-		mtu|mac) step_link "$rpn_verb" "$@" ;;
-		ptp) step_ptp "$@" ;;
-		rps|rfs|xps) step_queue "$rpn_verb" "$@" ;;
-		rss) step_rss "$@" ;;
-		ntuple) step_ntuple "$@" ;;
-		irq) step_irq "$@" ;;
-		qdisc) step_qdisc "$@" ;;
-		filter) step_filter "$@" ;;
-		sysctl) step_sysctl "$@" ;;
-		module) step_module "$1" ;;
-		asf) file_knob 15 asf - "$1" "$SYS/asfctrl/ffp/asfctrl_ffp_udp_tmout" "$2" num ;;
-		*) report skipped "$rpn_verb" "${1:--}" - "" "" "unknown verb (newer plan?)" ;;
-		esac
+		# an ethtool group (eth_add) ends at another verb or interface
+		if [ -n "$G_VERB" ]; then
+			{ [ "$rpn_verb" = "$G_VERB" ] && [ "${1-}" = "$G_IF" ]; } || flush_eth
+		fi
+		if is_verb "$rpn_verb"; then "v_${rpn_verb}_run" "$@"
+		else report skipped "$rpn_verb" "${1:--}" - "" "" "unknown verb (newer plan?)"; fi
 	done 3<"$PLAN"
 	[ $rpn_ver = 1 ] || die "$PLAN: empty plan (no 'zynq-net-plan 2' line)"
 	if [ "$rpn_pass" = check ]; then
@@ -979,7 +1074,6 @@ lock() {
 	LOCKED=1
 	printf '%s\n' "$$" >"$LOCK/pid"
 }
-# shellcheck disable=SC2317 # called from the EXIT trap
 unlock() { if [ "$LOCKED" = 1 ]; then rm -rf "$LOCK"; fi; LOCKED=0; }
 
 # --- revert
@@ -993,45 +1087,16 @@ do_revert() {
 		drt_l=${drt_list%%"$NL"*}; drt_list=${drt_list#*"$NL"}
 		drt_k=${drt_l%% *} drt_ov=${drt_l#* }
 		drt_r=${drt_k#*+}; drt_rv=${drt_r%%+*}; drt_r=${drt_r#*+}
-		drt_ri=${drt_r%%+*} drt_rt=${drt_r#*+} drt_ok=1
+		drt_ri=${drt_r%%+*} drt_rt=${drt_r#*+} RSHOW=$drt_ov RGONE=
 		: >"$ERRF"
-		case $drt_rv in
-		mtu) with_link_down "$drt_ri" ip_set "$drt_ri" mtu "$drt_ov" || drt_ok=0 ;;
-		mac) with_link_down "$drt_ri" ip_set "$drt_ri" address "$drt_ov" || drt_ok=0 ;;
-		asf) wr "$SYS/asfctrl/ffp/asfctrl_ffp_udp_tmout" "$drt_ov" || drt_ok=0 ;;
-		offload) with_link_down "$drt_ri" eth_set -K "$drt_ri" "$drt_rt" "$drt_ov" || drt_ok=0 ;;
-		channels) with_link_down "$drt_ri" eth_set -L "$drt_ri" "$drt_rt" "$drt_ov" || drt_ok=0 ;;
-		rings) with_link_down "$drt_ri" eth_set -G "$drt_ri" "$drt_rt" "$drt_ov" || drt_ok=0 ;;
-		coalesce) with_link_down "$drt_ri" eth_set -C "$drt_ri" "$drt_rt" "$drt_ov" || drt_ok=0 ;;
-		ptp) wr "$SYS/class/net/$drt_ri/ptp_1588" "$drt_ov" || drt_ok=0 ;;
-		rps) wr "$SYS/class/net/$drt_ri/queues/$drt_rt/rps_cpus" "$drt_ov" || drt_ok=0 ;;
-		rfs) wr "$SYS/class/net/$drt_ri/queues/$drt_rt/rps_flow_cnt" "$drt_ov" || drt_ok=0 ;;
-		xps) wr "$SYS/class/net/$drt_ri/queues/$drt_rt/xps_cpus" "$drt_ov" || drt_ok=0 ;;
-		irq) wr "$PROC/irq/$drt_rt/smp_affinity" "$drt_ov" || drt_ok=0 ;;
-		ntuple) "$T_ETHTOOL" -N "$drt_ri" delete "$drt_rt" 2>"$ERRF" </dev/null || drt_ok=0 ;;
-		rss) "$T_ETHTOOL" -X "$drt_ri" default 2>"$ERRF" </dev/null || drt_ok=0 ;;
-		qdisc) "$T_TC" qdisc del dev "$drt_ri" root 2>"$ERRF" </dev/null || drt_ok=0
-			   drt_ov="kernel default (was $drt_ov)" ;;
-		filter) "$T_TC" filter del dev "$drt_ri" parent 1: prio "$drt_rt" 2>"$ERRF" </dev/null || drt_ok=0 ;;
-		sysctl)
-			drt_path='' drt_r=$drt_rt
-			case $drt_rt in */*) drt_path=$drt_rt ;; *)
-				while :; do case $drt_r in *.*) drt_path="$drt_path${drt_r%%.*}/"; drt_r=${drt_r#*.} ;; *) drt_path=$drt_path$drt_r; break ;; esac; done ;;
-			esac
-			wr "$PROC/sys/$drt_path" "$drt_ov" || drt_ok=0 ;;
-		*) drt_ok=0 ;;
-		esac
-		if [ $drt_ok = 1 ]; then
-			report restored "$drt_rv" "$drt_ri" "$drt_rt" "$drt_ov" "" ""
-		else
-			read_errf; classify "$ERRTXT"
-					case $drt_rv:$ERRTXT in
-			qdisc:*"handle of zero"*|*:*"No such file"*|*:*"Cannot find"*|*:*"not find"*)
-				report restored "$drt_rv" "$drt_ri" "$drt_rt" "$drt_ov" "" "already gone"; continue ;;
-			esac
-			report failed "$drt_rv" "$drt_ri" "$drt_rt" "$drt_ov" "" "$WHY"
-			drt_keep="$drt_l$NL$drt_keep"
+		if is_verb "$drt_rv" && "v_${drt_rv}_revert" "$drt_ri" "$drt_rt" "$drt_ov"; then
+			report restored "$drt_rv" "$drt_ri" "$drt_rt" "$RSHOW" "" ""; continue
 		fi
+		read_errf; classify "$ERRTXT"
+		case $ERRTXT in *"No such file"*|*"Cannot find"*|*"not find"*) RGONE=1 ;; esac
+		if [ "$RGONE" = 1 ]; then report restored "$drt_rv" "$drt_ri" "$drt_rt" "$RSHOW" "" "already gone"; continue; fi
+		report failed "$drt_rv" "$drt_ri" "$drt_rt" "$RSHOW" "" "$WHY"
+		drt_keep="$drt_l$NL$drt_keep"
 	done    # what could not be restored stays for the next revert
 	JOURNAL=$drt_keep JN=0 JDIRTY=1
 	while [ -n "$drt_keep" ]; do JN=$((JN + 1)); drt_keep=${drt_keep#*"$NL"}; done
