@@ -592,7 +592,7 @@ pub fn validate_structure(doc: &Value, map: &SourceMap) -> Vec<Diagnostic> {
 /// [`validate_structure`] for a document of `kind` (a board, or a
 /// standalone bench file against [`bench_schema_of`]).
 pub fn validate_structure_of(doc: &Value, map: &SourceMap, kind: DocKind) -> Vec<Diagnostic> {
-    let floats_fit = || map.float_pointers().iter().all(|p| !wants_integer(kind, p));
+    let floats_fit = || map.floats().iter().all(|(p, _)| !wants_integer(kind, p));
     if floats_fit() && quick_valid(doc, kind) {
         return Vec::new();
     }
@@ -677,23 +677,34 @@ fn validate_full(doc: &Value, map: &SourceMap, kind: DocKind) -> Vec<Diagnostic>
         }
     };
     let mut out = Vec::new();
-    for ptr in map.float_pointers() {
+    // Values reported here as not integers: the validator's errors about
+    // the same value (not of type integer, above the maximum) would say
+    // the same thing again.
+    let mut not_integers: Vec<&str> = Vec::new();
+    for (ptr, written) in map.floats() {
         if wants_integer(kind, ptr) {
-            let got = doc.pointer(ptr).map(short).unwrap_or_default();
-            let d = Diagnostic::new(
-                Rule::NotInteger,
-                ptr.clone(),
-                format!("{got} is a decimal number; an integer is expected here"),
-            );
+            let written = short_text(written);
+            // an integer beyond 64 bits is a float to YAML
+            let too_large = written.trim_start_matches(['-', '+']).bytes().all(|b| b.is_ascii_digit());
+            let (msg, fix) = if too_large {
+                (format!("{written} is too large for an integer here"), "write a number in the allowed range")
+            } else {
+                (format!("{written} is a decimal number; an integer is expected here"), "write it without a fraction or exponent")
+            };
+            let d = Diagnostic::new(Rule::NotInteger, ptr.clone(), msg);
             let d = match describe(schema, ptr) {
-                Some(w) => d.hint(format!("write it without a fraction or exponent ({w})")),
-                None => d.hint("write it without a fraction or exponent"),
+                Some(w) => d.hint(format!("{fix} ({w})")),
+                None => d.hint(fix),
             };
             out.push(map.locate(d));
+            not_integers.push(ptr);
         }
     }
     for err in validator.iter_errors(doc) {
         let ptr = err.instance_path.to_string();
+        if not_integers.contains(&ptr.as_str()) {
+            continue;
+        }
         let expected = describe(schema, &ptr);
         match &err.kind {
             jsonschema::error::ValidationErrorKind::AdditionalProperties { unexpected } => {
@@ -775,12 +786,16 @@ fn plain_message(m: &str) -> String {
 }
 
 fn short(v: &Value) -> String {
-    let s = v.to_string();
+    short_text(&v.to_string())
+}
+
+/// `s`, cut to 60 characters with `...`.
+fn short_text(s: &str) -> String {
     if s.chars().count() > 60 {
         // by characters: a byte index could fall inside a UTF-8 sequence
         format!("{}...", s.chars().take(57).collect::<String>())
     } else {
-        s
+        s.to_string()
     }
 }
 
@@ -1113,7 +1128,7 @@ mod tests {
             assert_eq!(format!("{fast:?}"), format!("{full:?}"), "{}", f.display());
             if quick {
                 assert!(full.is_empty(), "{}: quick check says valid, jsonschema finds {full:?}", f.display());
-            } else if map.float_pointers().iter().all(|p| !wants_integer(DocKind::Board, p)) {
+            } else if map.floats().iter().all(|(p, _)| !wants_integer(DocKind::Board, p)) {
                 assert!(!full.is_empty(), "{}: jsonschema accepts, quick check does not", f.display());
             }
             if full.is_empty() {

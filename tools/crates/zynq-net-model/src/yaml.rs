@@ -26,8 +26,9 @@ use crate::rules::Rule;
 pub struct SourceMap {
     values: Vec<(String, Pos)>,
     keys: Vec<(String, Pos)>,
-    /// Pointers of the values written as YAML floats (`1500.0`, `1e3`).
-    floats: Vec<String>,
+    /// Pointers of the values written as YAML floats (`1500.0`, `1e3`, or
+    /// an integer too large for 64 bits), with their text as written.
+    floats: Vec<(String, String)>,
     /// (values, keys) by pointer; a later entry for a pointer wins.
     index: std::sync::OnceLock<(HashMap<String, Pos>, HashMap<String, Pos>)>,
 }
@@ -63,10 +64,11 @@ impl SourceMap {
         self.index().1.get(pointer).copied().unwrap_or_else(|| self.value_pos(pointer))
     }
 
-    /// Pointers of the values the file wrote as floats: `1500.0` is a
-    /// float in YAML 1.2 and serde cannot read it as an integer, so the
-    /// schema check reports them where it expects an integer.
-    pub fn float_pointers(&self) -> &[String] {
+    /// The values the file wrote as floats, as (pointer, text as written):
+    /// `1500.0` is a float in YAML 1.2 and serde cannot read it as an
+    /// integer, nor an integer beyond 64 bits, which YAML reads as a float;
+    /// the schema check reports them where it expects an integer.
+    pub fn floats(&self) -> &[(String, String)] {
         &self.floats
     }
 
@@ -323,10 +325,11 @@ impl Builder {
             Event::Scalar(v, style, _, tag) => match self.place(pos) {
                 Place::At(ptr) => {
                     self.map.values.push((ptr.clone(), pos));
+                    let written = v.clone(); // borrowed from the text: no copy unless a float
                     let value = match resolve_scalar(v, style, tag.as_ref()) {
                         Some(s) => {
                             if matches!(s, Scalar::FloatingPoint(_)) {
-                                self.map.floats.push(ptr);
+                                self.map.floats.push((ptr, written.into_owned()));
                             }
                             scalar(&s)
                         }
@@ -648,7 +651,7 @@ mod tests {
                 errors.push(Diagnostic::new(Rule::EmptyFile, "", "the file is empty"));
                 Value::Null
             }
-            [doc] => convert(doc, String::new(), &mut map, &mut errors),
+            [doc] => convert(doc, String::new(), text, &mut map, &mut errors),
             [_, second, ..] => {
                 errors.push(Diagnostic {
                     pos: pos_of(second),
@@ -664,18 +667,26 @@ mod tests {
         }
     }
 
-    fn convert(node: &MarkedYaml<'_>, ptr: String, map: &mut SourceMap, errors: &mut Vec<Diagnostic>) -> Value {
+    fn convert(
+        node: &MarkedYaml<'_>,
+        ptr: String,
+        text: &str,
+        map: &mut SourceMap,
+        errors: &mut Vec<Diagnostic>,
+    ) -> Value {
         map.values.push((ptr.clone(), pos_of(node)));
         match &node.data {
             YamlData::Value(s) => {
                 if matches!(s, Scalar::FloatingPoint(_)) {
-                    map.floats.push(ptr);
+                    let written: String =
+                        text.chars().skip(node.span.start.index()).take(node.span.len()).collect();
+                    map.floats.push((ptr, written));
                 }
                 scalar(s)
             }
             YamlData::Representation(s, _, _) => Value::String(s.to_string()),
             YamlData::Sequence(items) => Value::Array(
-                items.iter().enumerate().map(|(i, n)| convert(n, format!("{ptr}/{i}"), map, errors)).collect(),
+                items.iter().enumerate().map(|(i, n)| convert(n, format!("{ptr}/{i}"), text, map, errors)).collect(),
             ),
             YamlData::Mapping(m) => {
                 let mut out = Map::new();
@@ -694,12 +705,12 @@ mod tests {
                     };
                     let child = format!("{ptr}/{}", escape_segment(&key));
                     map.keys.push((child.clone(), pos_of(k)));
-                    let val = convert(v, child, map, errors);
+                    let val = convert(v, child, text, map, errors);
                     out.insert(key, val);
                 }
                 Value::Object(out)
             }
-            YamlData::Tagged(_, inner) => convert(inner, ptr, map, errors),
+            YamlData::Tagged(_, inner) => convert(inner, ptr, text, map, errors),
             YamlData::Alias(_) => {
                 errors.push(Diagnostic {
                     pos: pos_of(node),
