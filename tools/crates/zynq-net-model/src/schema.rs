@@ -689,7 +689,10 @@ fn validate_full(doc: &Value, map: &SourceMap, kind: DocKind) -> Vec<Diagnostic>
             let (msg, fix) = if too_large {
                 (format!("{written} is too large for an integer here"), "write a number in the allowed range")
             } else {
-                (format!("{written} is a decimal number; an integer is expected here"), "write it without a fraction or exponent")
+                (
+                    format!("{written} is a decimal number; an integer is expected here"),
+                    "write it without a fraction or exponent",
+                )
             };
             let d = Diagnostic::new(Rule::NotInteger, ptr.clone(), msg);
             let d = match describe(schema, ptr) {
