@@ -215,10 +215,14 @@ pub fn load(text: &str) -> Result<(Value, SourceMap), Vec<Diagnostic>> {
             Err(_) if !limits.errors.is_empty() => break,
             Err(e) => {
                 let m = e.marker();
-                return Err(vec![Diagnostic {
-                    pos: Pos { line: m.line(), col: m.col() + 1 },
-                    ..Diagnostic::new(Rule::YamlSyntax, "", format!("YAML syntax error: {}", e.info()))
-                }]);
+                let d = Diagnostic::new(Rule::YamlSyntax, "", format!("YAML syntax error: {}", e.info()));
+                // saphyr: "tabs disallowed within this context (block indentation)"
+                let d = if e.info().contains("tabs") {
+                    d.hint("indent with spaces, not tabs: YAML does not allow a tab in indentation")
+                } else {
+                    d
+                };
+                return Err(vec![Diagnostic { pos: Pos { line: m.line(), col: m.col() + 1 }, ..d }]);
             }
         };
         let pos = Pos { line: span.start.line(), col: span.start.col() + 1 };
@@ -764,6 +768,16 @@ mod tests {
             assert!(e[0].message.contains("(first at line 1, column 1)"), "{text:?}: {e:?}");
         }
         assert!(load("a: 1\n'b': 2\n1: 3\n\"2\": 4\n").is_ok());
+    }
+
+    #[test]
+    fn a_tab_in_indentation_is_named_in_the_hint() {
+        let e = load("board:\n\tname: x\n").unwrap_err();
+        assert_eq!((e[0].rule, e[0].pos.line, e[0].pos.col), (Rule::YamlSyntax, 2, 2), "{e:?}");
+        assert!(e[0].hint.as_deref().is_some_and(|h| h.contains("spaces, not tabs")), "{e:?}");
+        // other syntax errors keep the rule's general hint
+        let e = load("a: [1, 2\n").unwrap_err();
+        assert!(!e[0].hint.as_deref().is_some_and(|h| h.contains("tabs")), "{e:?}");
     }
 
     /// A mapping longer than `SeenKeys::FEW` moves its keys to a hash map:
