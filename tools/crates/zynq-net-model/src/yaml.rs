@@ -682,8 +682,7 @@ mod tests {
         match &node.data {
             YamlData::Value(s) => {
                 if matches!(s, Scalar::FloatingPoint(_)) {
-                    let written: String =
-                        text.chars().skip(node.span.start.index()).take(node.span.len()).collect();
+                    let written: String = text.chars().skip(node.span.start.index()).take(node.span.len()).collect();
                     map.floats.push((ptr, written));
                 }
                 scalar(s)
