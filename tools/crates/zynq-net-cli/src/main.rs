@@ -198,7 +198,12 @@ fn rules_text(id: Option<&str>, markdown: bool) -> Result<String, Failure> {
     let Some(id) = id else {
         return Ok(Rule::ALL.iter().map(|r| format!("{:<28} {:<7} {}\n", r.id(), sev(*r), r.summary())).collect());
     };
-    let r = Rule::from_id(id).ok_or_else(|| Failure::Usage(format!("no rule `{id}` (zynq-net rules lists them)")))?;
+    let r = Rule::from_id(id).ok_or_else(|| {
+        Failure::Usage(match Rule::closest(id) {
+            Some(c) => format!("no rule `{id}`; did you mean `{}`? (zynq-net rules lists them)", c.id()),
+            None => format!("no rule `{id}` (zynq-net rules lists them)"),
+        })
+    })?;
     let hint = r.hint().unwrap_or("depends on the value (see the diagnostic)");
     Ok(format!("{}[{}]: {}\nsource: {}\nhint: {hint}\n", sev(r), r.id(), r.summary(), r.source()))
 }

@@ -611,6 +611,15 @@ fn rule_table_in_the_docs_is_generated_from_the_rules() {
         "{text}"
     );
     assert_eq!(run(&["rules", "no-such-rule"]).status.code(), Some(2));
+    // a misspelt or differently cased id: exit 2, naming the rule meant
+    for (typed, meant) in [("sysctl-kye", "sysctl-key"), ("RING_POW2", "ring-pow2")] {
+        let o = run(&["rules", typed]);
+        assert_eq!(o.status.code(), Some(2), "{typed}");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains(&format!("no rule `{typed}`; did you mean `{meant}`?")), "{err}");
+    }
+    let err = String::from_utf8_lossy(&run(&["rules", "zzzzzzzzzzzz"]).stderr).to_string();
+    assert!(!err.contains("did you mean"), "{err}");
     assert_eq!(table.lines().count(), Rule::ALL.len() + 2, "{table}");
     let path = root().join("docs/board-format.md");
     let doc = fs::read_to_string(&path).expect("docs/board-format.md");

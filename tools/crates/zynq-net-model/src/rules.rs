@@ -584,6 +584,17 @@ impl Rule {
         Rule::ALL.iter().copied().find(|r| r.id() == id)
     }
 
+    /// The rule a user most likely meant by `id`: the same id in another
+    /// case or with `_` for `-` (`SYSCTL_KEY`), else the closest id within
+    /// 3 edits (`sysctl-kye`); `None` when nothing is that close.
+    pub fn closest(id: &str) -> Option<Rule> {
+        let norm = id.to_ascii_lowercase().replace('_', "-");
+        Rule::from_id(&norm).or_else(|| {
+            let ids: Vec<String> = Rule::ALL.iter().map(|r| r.id().to_string()).collect();
+            crate::schema::closest(&norm, &ids).and_then(|c| Rule::from_id(&c))
+        })
+    }
+
     /// The rule table of docs/board-format.md (Markdown), one row per rule.
     pub fn markdown_table() -> String {
         let mut s = String::from("| id | severity | rule | source |\n|----|----------|------|--------|\n");
