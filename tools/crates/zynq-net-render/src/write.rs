@@ -19,6 +19,19 @@ pub struct WriteError {
     pub source: std::io::Error,
 }
 
+/// tempfile's error without the `at path .../.zynq-net-gen.PID.XXXX` it
+/// appends: the staging directory's name means nothing to the user, the
+/// directory it was to be made in ([`WriteError::path`]) does.
+/// (tempfile 3 writes it as `{cause} at path {path:?}`; its error type is
+/// private, so the text is cut.)
+fn without_path(e: std::io::Error) -> std::io::Error {
+    let text = e.to_string();
+    match text.find(" at path \"") {
+        Some(i) => std::io::Error::new(e.kind(), &text[..i]),
+        None => e,
+    }
+}
+
 fn io<T>(path: &Path, r: std::io::Result<T>) -> Result<T, WriteError> {
     r.map_err(|source| WriteError { path: path.to_path_buf(), source })
 }
@@ -267,7 +280,10 @@ pub fn write_atomic_cancellable(
     };
     let tmp = io(
         &parent,
-        tempfile::Builder::new().prefix(&format!("{STAGING_PREFIX}{}.", std::process::id())).tempdir_in(&parent),
+        tempfile::Builder::new()
+            .prefix(&format!("{STAGING_PREFIX}{}.", std::process::id()))
+            .tempdir_in(&parent)
+            .map_err(without_path),
     )?;
     for (rel, data, exec) in files {
         stop(dest)?;
@@ -413,6 +429,20 @@ mod tests {
         assert_eq!(fs::read(d.join("b.txt")).expect("kept"), b"two");
         let left: Vec<_> = fs::read_dir(t.path()).expect("ls").map(|e| e.expect("e").file_name()).collect();
         assert_eq!(left, vec![std::ffi::OsString::from("out")], "{left:?}");
+    }
+
+    /// A directory no staging directory can be made in (procfs refuses
+    /// mkdir, even to root): the error names that directory, not the
+    /// staging name tempfile tried, and nothing is written.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn an_unwritable_parent_is_named_without_the_staging_path() {
+        let files = vec![("a.txt".to_string(), b"one".to_vec(), false)];
+        let err = write_atomic(Path::new("/proc/zynq-net-test-out"), &files).expect_err("procfs");
+        assert_eq!(err.path, Path::new("/proc"));
+        let text = err.to_string();
+        assert!(text.starts_with("cannot write /proc: ") && !text.contains(STAGING_PREFIX), "{text}");
+        assert!(!Path::new("/proc/zynq-net-test-out").exists());
     }
 
     #[test]
