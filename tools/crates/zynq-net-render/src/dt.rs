@@ -437,3 +437,37 @@ pub fn view(loaded: &LoadedBoard) -> DtView {
     }
     DtView { patches, cells, root_nodes: root, pl_nodes: pl, bus: PL_BUS }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    /// The PL node's `interrupt-parent` is the SoC's GIC by the label its
+    /// kernel dtsi gives it: `intc: interrupt-controller@f8f01000` in
+    /// arch/arm/boot/dts/xilinx/zynq-7000.dtsi, `gic:
+    /// interrupt-controller@f9010000` in arch/arm64/boot/dts/xilinx/zynqmp.dtsi
+    /// (Linux 6.12). A wrong label fails dtc on the real board's tree.
+    #[test]
+    fn pl_interrupts_go_to_the_socs_gic_label() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../..");
+        // ZC702 with a 1G AXI Ethernet in the PL: IRQ_F2P SPIs 29-31 and
+        // FCLK0 (clkc output 15, zynq-7000.dtsi clock-output-names); the PHY
+        // label is zynq-zc702.dts's (only the GIC label is read here).
+        let pl = "  - name: eth1\n    driver: axienet\n    queues: { rx: 1, tx: 1 }\n    dt:\n      label: axi_ethernet_0\n      \
+                  mac: \"00:0a:35:00:01:23\"\n      phy_mode: rgmii-id\n      max_speed: 1000\n      phy_handle: ethernet_phy\n      \
+                  node:\n        reg: 0x41000000\n        size: 0x40000\n        interrupts: [29]\n        \
+                  clock: { label: clkc, index: 15 }\n        rxmem: 0x1000\n        axistream_connected: true\n        \
+                  dma:\n          label: axi_dma_0\n          reg: 0x40400000\n          size: 0x10000\n          \
+                  interrupts: [30, 31]\n          include_dre: true\n          datawidth: 32\n          addrwidth: 32\n";
+        let zc702 = std::fs::read_to_string(root.join("meta-zynq-net/boards/zc702.yml")).expect("zc702.yml");
+        let zc702 = zc702.replacen("\nbench:", &format!("{pl}\nbench:"), 1);
+        let zcu102 = std::fs::read_to_string(root.join("tests/kernel/fixtures/zcu102-axidma.yml")).expect("fixture");
+        for (text, want, not) in [(zc702, "<&intc>", "<&gic>"), (zcu102, "<&gic>", "<&intc>")] {
+            let loaded = zynq_net_model::load_board_str(Path::new("b.yml"), &text).unwrap_or_else(|d| panic!("{d}"));
+            let out = crate::render_all(&loaded, "b.yml").expect("render");
+            let dtsi = out.iter().find(|a| a.path == "dt/zynq-net.dtsi").expect("dt/zynq-net.dtsi");
+            let dtsi = String::from_utf8_lossy(&dtsi.contents);
+            assert!(dtsi.contains(&format!("interrupt-parent = {want};")) && !dtsi.contains(not), "{dtsi}");
+        }
+    }
+}
