@@ -442,6 +442,14 @@ pub fn view(loaded: &LoadedBoard) -> DtView {
 mod tests {
     use std::path::Path;
 
+    /// The generated `dt/zynq-net.dtsi` of a board text.
+    fn dtsi_of(text: &str) -> String {
+        let loaded = zynq_net_model::load_board_str(Path::new("b.yml"), text).unwrap_or_else(|d| panic!("{d}"));
+        let out = crate::render_all(&loaded, "b.yml").expect("render");
+        let dtsi = out.iter().find(|a| a.path == "dt/zynq-net.dtsi").expect("dt/zynq-net.dtsi");
+        String::from_utf8_lossy(&dtsi.contents).into_owned()
+    }
+
     /// The PL node's `interrupt-parent` is the SoC's GIC by the label its
     /// kernel dtsi gives it: `intc: interrupt-controller@f8f01000` in
     /// arch/arm/boot/dts/xilinx/zynq-7000.dtsi, `gic:
@@ -463,11 +471,24 @@ mod tests {
         let zc702 = zc702.replacen("\nbench:", &format!("{pl}\nbench:"), 1);
         let zcu102 = std::fs::read_to_string(root.join("tests/kernel/fixtures/zcu102-axidma.yml")).expect("fixture");
         for (text, want, not) in [(zc702, "<&intc>", "<&gic>"), (zcu102, "<&gic>", "<&intc>")] {
-            let loaded = zynq_net_model::load_board_str(Path::new("b.yml"), &text).unwrap_or_else(|d| panic!("{d}"));
-            let out = crate::render_all(&loaded, "b.yml").expect("render");
-            let dtsi = out.iter().find(|a| a.path == "dt/zynq-net.dtsi").expect("dt/zynq-net.dtsi");
-            let dtsi = String::from_utf8_lossy(&dtsi.contents);
+            let dtsi = dtsi_of(&text);
             assert!(dtsi.contains(&format!("interrupt-parent = {want};")) && !dtsi.contains(not), "{dtsi}");
+        }
+    }
+
+    /// A GPIO is `<&controller pin flags>`, flags 1 for GPIO_ACTIVE_LOW
+    /// (include/dt-bindings/gpio/gpio.h; Documentation/devicetree/bindings/
+    /// gpio/gpio.txt): the PHY reset of the EMIO GEM fixture, as written
+    /// and made active low.
+    #[test]
+    fn gpios_are_controller_pin_and_flags() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../..");
+        let text = std::fs::read_to_string(root.join("tests/kernel/fixtures/zcu102-gem-emio.yml")).expect("fixture");
+        let low = text.replacen("pin: 78 }", "pin: 78, active_low: true }", 1);
+        assert_ne!(low, text);
+        for (text, want) in [(text, "reset-gpios = <&gpio 78 0>;"), (low, "reset-gpios = <&gpio 78 1>;")] {
+            let dtsi = dtsi_of(&text);
+            assert!(dtsi.contains(want), "{want}\n{dtsi}");
         }
     }
 }
