@@ -209,16 +209,20 @@ const AXI_COMMON: &[Row] = &[
     ),
 ];
 
-/// linux-xlnx, AXI 1G/2.5G MAC over AXI DMA.
+/// linux-xlnx `phy-mode`, read alike for every axienet MAC.
+const XLNX_PHY_MODE: Row = row(
+    "phy-mode",
+    On::Mac,
+    Kind::Str,
+    PHY_MODE_ANY,
+    XLNX_MAIN,
+    "of_get_phy_mode fails: probe returns silently (cleanup_clk)",
+);
+
+/// linux-xlnx, AXI 1G/2.5G MAC: the link rows (the table adds
+/// [`XLNX_AXI_DMA`] and `xlnx,include-dre`).
 pub const XLNX_1G: &[Row] = &[
-    row(
-        "phy-mode",
-        On::Mac,
-        Kind::Str,
-        PHY_MODE_ANY,
-        XLNX_MAIN,
-        "of_get_phy_mode fails: probe returns silently (cleanup_clk)",
-    ),
+    XLNX_PHY_MODE,
     row("max-speed", On::Mac, Kind::U32, Need::Required, XLNX_MAIN, "\"couldn't find MAC Rate\", -EINVAL"),
     row(
         "pcs-handle",
@@ -236,6 +240,12 @@ pub const XLNX_1G: &[Row] = &[
         XLNX_MAIN,
         "as pcs-handle; also phylink_of_phy_connect at open",
     ),
+];
+
+/// linux-xlnx, the AXI DMA that `axistream-connected` names, as
+/// axienet_dma_probe reads it for the 1G and the XXV MAC alike
+/// (`CONFIG_AXIENET_HAS_MCDMA` off).
+pub const XLNX_AXI_DMA: &[Row] = &[
     row(
         "axistream-connected",
         On::Mac,
@@ -260,58 +270,23 @@ pub const XLNX_1G: &[Row] = &[
         Need::Optional,
         "axienet_dma_probe: of_property_read_u8",
         "32-bit DMA mask",
-    ),
-    row(
-        "xlnx,include-dre",
-        On::Dma,
-        Kind::Bool,
-        Need::Optional,
-        "axienet_dma_probe",
-        "bounce buffers for unaligned data",
     ),
 ];
 
-/// linux-xlnx, XXV MAC over AXI DMA (`CONFIG_AXIENET_HAS_MCDMA` off).
-pub const XLNX_XXV: &[Row] = &[
-    row(
-        "phy-mode",
-        On::Mac,
-        Kind::Str,
-        PHY_MODE_ANY,
-        XLNX_MAIN,
-        "of_get_phy_mode fails: probe returns silently (cleanup_clk)",
-    ),
-    row(
-        "axistream-connected",
-        On::Mac,
-        Kind::Phandle,
-        Need::Required,
-        XLNX_DMA,
-        "DMA regs and IRQs taken from the MAC's reg 1 / interrupts 0-1 instead",
-    ),
-    row("reg", On::Dma, Kind::Reg, Need::Required, XLNX_DMA, "\"unable to get DMA resource\", -ENODEV"),
-    row(
-        "interrupts",
-        On::Dma,
-        Kind::Irqs(2),
-        Need::Required,
-        "axienet_dma_probe: irq_of_parse_and_map(dma, 0) TX, (dma, 1) RX",
-        "request_irq fails at open",
-    ),
-    row(
-        "xlnx,addrwidth",
-        On::Dma,
-        Kind::U8,
-        Need::Optional,
-        "axienet_dma_probe: of_property_read_u8",
-        "32-bit DMA mask",
-    ),
-];
+/// linux-xlnx, AXI 1G/2.5G MAC only: the DMA's data realignment engine.
+const XLNX_1G_DRE: Row = row(
+    "xlnx,include-dre",
+    On::Dma,
+    Kind::Bool,
+    Need::Optional,
+    "axienet_dma_probe",
+    "bounce buffers for unaligned data",
+);
 
 /// linux-xlnx, XXV MAC over AXI MCDMA (`CONFIG_AXIENET_HAS_MCDMA=y`). The
 /// per-channel IRQ names are checked separately ([`mcdma_irq_names`]).
 pub const XLNX_XXV_MCDMA: &[Row] = &[
-    row("phy-mode", On::Mac, Kind::Str, PHY_MODE_ANY, XLNX_MAIN, "of_get_phy_mode fails: probe returns silently (cleanup_clk)"),
+    XLNX_PHY_MODE,
     row("xlnx,num-queues", On::Mac, Kind::U16, Need::Required, "axienet_probe: of_property_read_u16", "missing: 16 queues assumed, channel ids read past the list; a 32-bit cell reads as its first two bytes (0 queues: alloc_etherdev_mq fails)"),
     row("xlnx,channel-ids", On::Mac, Kind::StrList, Need::Required, XLNX_MCDMA, "-EINVAL"),
     row("interrupt-names", On::Mac, Kind::StrList, Need::Required, "axienet_mcdma_tx_probe/rx_probe: platform_get_irq_byname(pdev, \"mm2s_ch%d_introut\")", "no channel IRQs: open fails"),
@@ -395,9 +370,11 @@ pub const MACB: &[Row] = &[
 pub fn table(driver: Driver, flavour: KernelFlavour, dmaengine: bool) -> (Vec<Row>, &'static str) {
     match (driver, flavour) {
         (Driver::Axienet, KernelFlavour::LinuxXlnx) => {
-            ([AXI_COMMON, XLNX_1G].concat(), "linux-xlnx axienet (1G, AXI DMA)")
+            ([AXI_COMMON, XLNX_1G, XLNX_AXI_DMA, &[XLNX_1G_DRE]].concat(), "linux-xlnx axienet (1G, AXI DMA)")
         }
-        (Driver::Xxv, _) => ([AXI_COMMON, XLNX_XXV].concat(), "linux-xlnx axienet (XXV, AXI DMA)"),
+        (Driver::Xxv, _) => {
+            ([AXI_COMMON, &[XLNX_PHY_MODE], XLNX_AXI_DMA].concat(), "linux-xlnx axienet (XXV, AXI DMA)")
+        }
         (Driver::XxvMcdma, _) => ([AXI_COMMON, XLNX_XXV_MCDMA].concat(), "linux-xlnx axienet (XXV, MCDMA)"),
         (Driver::Axienet, _) => (
             [AXI_COMMON, MAINLINE_AXI, if dmaengine { MAINLINE_DMAENGINE } else { MAINLINE_AXIS }].concat(),
