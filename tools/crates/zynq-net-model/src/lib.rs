@@ -57,7 +57,7 @@ pub struct LoadedBoard {
 impl LoadedBoard {
     /// Warnings as a [`Diagnostics`] set, for rendering.
     pub fn warning_diagnostics(&self) -> Diagnostics {
-        Diagnostics { file: self.file.clone(), source: self.source.clone(), items: self.warnings.clone(), note: None }
+        diagnostics(&self.file, &self.source, self.warnings.clone())
     }
 }
 
@@ -77,8 +77,10 @@ fn strip_bom(text: &str) -> &str {
     text.strip_prefix('\u{feff}').unwrap_or(text)
 }
 
-/// The diagnostics of a file that failed, sorted by position.
-fn failed(file: &Path, text: &str, mut items: Vec<Diagnostic>) -> Diagnostics {
+/// The diagnostics of a file (`text`: its text, shown under each one),
+/// sorted by position (errors first at one position): every
+/// [`Diagnostics`] the loaders return or a loaded file's warnings.
+fn diagnostics(file: &Path, text: &str, mut items: Vec<Diagnostic>) -> Diagnostics {
     items.sort_by_key(|a| (a.pos, a.severity()));
     Diagnostics { file: file.to_path_buf(), source: text.to_string(), items, note: None }
 }
@@ -87,14 +89,14 @@ fn failed(file: &Path, text: &str, mut items: Vec<Diagnostic>) -> Diagnostics {
 const LATER_CHECKS: &str =
     "the value checks (ranges, driver and kernel limits, cross-references) run once these are fixed";
 
-/// [`failed`] for a stage that stops the later checks: says so.
+/// [`diagnostics`] for a stage that stops the later checks: says so.
 fn stopped(file: &Path, text: &str, items: Vec<Diagnostic>) -> Diagnostics {
-    Diagnostics { note: Some(LATER_CHECKS.to_string()), ..failed(file, text, items) }
+    Diagnostics { note: Some(LATER_CHECKS.to_string()), ..diagnostics(file, text, items) }
 }
 
 /// Validates and resolves a parsed board document.
 fn board_from(file: &Path, text: &str, value: serde_json::Value, map: &SourceMap) -> Result<LoadedBoard, Diagnostics> {
-    let fail = |items: Vec<Diagnostic>| failed(file, text, items);
+    let fail = |items: Vec<Diagnostic>| diagnostics(file, text, items);
     if let Some(v) = value.get("version").and_then(serde_json::Value::as_u64) {
         if v != u64::from(model::FORMAT_VERSION) {
             let d = map.locate(Diagnostic::new(
@@ -164,7 +166,7 @@ pub struct LoadedBench {
 impl LoadedBench {
     /// Warnings as a [`Diagnostics`] set, for rendering.
     pub fn warning_diagnostics(&self) -> Diagnostics {
-        Diagnostics { file: self.file.clone(), source: self.source.clone(), items: self.warnings.clone(), note: None }
+        diagnostics(&self.file, &self.source, self.warnings.clone())
     }
 }
 
@@ -195,7 +197,7 @@ pub fn doc_kind(doc: &serde_json::Value) -> schema::DocKind {
 /// each names `file:line:col`, what was expected and a hint.
 pub fn load_bench_str(file: &Path, text: &str) -> Result<LoadedBench, Diagnostics> {
     let text = strip_bom(text);
-    let fail = |items: Vec<Diagnostic>| failed(file, text, items);
+    let fail = |items: Vec<Diagnostic>| diagnostics(file, text, items);
     let (value, map) = yaml::load(text).map_err(|items| {
         let items = items
             .into_iter()
@@ -302,12 +304,7 @@ fn not_utf8(path: &Path, e: std::string::FromUtf8Error) -> Diagnostics {
         pos: Pos { line, col },
         ..Diagnostic::new(Rule::NotUtf8, "", format!("not UTF-8 text: byte 0x{byte:02x} at offset {valid}"))
     };
-    Diagnostics {
-        file: path.to_path_buf(),
-        source: String::from_utf8_lossy(&bytes).into_owned(),
-        items: vec![d],
-        note: None,
-    }
+    diagnostics(path, &String::from_utf8_lossy(&bytes), vec![d])
 }
 
 /// Reads and validates a board file.
@@ -337,12 +334,7 @@ fn read_bounded(path: &Path) -> Result<String, LoadError> {
                 format!("larger than {} MiB: not a board file", MAX_BOARD_BYTES >> 20),
             )
         };
-        return Err(LoadError::Invalid(Diagnostics {
-            file: path.to_path_buf(),
-            source: String::new(),
-            items: vec![d],
-            note: None,
-        }));
+        return Err(LoadError::Invalid(diagnostics(path, "", vec![d])));
     }
     String::from_utf8(bytes).map_err(|e| LoadError::Invalid(not_utf8(path, e)))
 }
