@@ -487,22 +487,8 @@ mod tests {
 
     #[test]
     fn rfc2544_points_and_their_colours() {
-        use crate::rfc2544::{max_fps, FrameResult, Rfc2544Result};
-        let frame = |f: u32, fps: f64, confirmed: bool| FrameResult {
-            frame_size: f,
-            udp_payload: f - 46,
-            fps,
-            frame_bps: 0.0,
-            payload_bps: 0.0,
-            line_percent: 0.0,
-            max_fps: max_fps(1e9, f),
-            search_trials: 1,
-            confirmed,
-            sender_limited: false,
-            max_core_busy: 0.0,
-            cpu_bound: vec![],
-            steps: vec![],
-        };
+        use crate::rfc2544::{FrameResult, Rfc2544Result};
+        let frame = FrameResult::bare;
         let x = Rfc2544Result {
             format: String::new(),
             line_rate_bps: 1e9,

@@ -38,9 +38,6 @@ pub enum BenchCommand {
         #[allow(missing_docs)]
         #[command(flatten)]
         input: PlanInput,
-        #[allow(missing_docs)]
-        #[command(flatten)]
-        target: TargetArgs,
         /// Run directory (plan.json, run.json, results.jsonl, raw/).
         #[arg(short, long)]
         output: PathBuf,
@@ -56,9 +53,6 @@ pub enum BenchCommand {
         #[allow(missing_docs)]
         #[command(flatten)]
         input: PlanInput,
-        #[allow(missing_docs)]
-        #[command(flatten)]
-        target: TargetArgs,
         /// Run directory (rfc2544.json, rfc2544-trials.jsonl).
         #[arg(short, long)]
         output: PathBuf,
@@ -187,7 +181,8 @@ pub struct AblateArgs {
     pub quiet: bool,
 }
 
-/// Where the plan comes from.
+/// What runs and where (`bench run`, `bench rfc2544`): the plan, its
+/// overrides and the targets.
 #[derive(Debug, Args)]
 pub struct PlanInput {
     /// plan.json from `bench plan`, a board YAML or a bench file.
@@ -196,6 +191,19 @@ pub struct PlanInput {
     #[allow(missing_docs)]
     #[command(flatten)]
     pub overrides: Overrides,
+    #[allow(missing_docs)]
+    #[command(flatten)]
+    pub target: TargetArgs,
+}
+
+impl PlanInput {
+    /// The plan (see [`load_plan`]) and the targets it runs on (see
+    /// [`TargetArgs::load`]).
+    fn load(&self) -> anyhow::Result<(Plan, Targets)> {
+        let plan = load_plan(&self.plan, &self.overrides)?;
+        let targets = self.target.load(&plan)?;
+        Ok((plan, targets))
+    }
 }
 
 /// Quick overrides of the bench section.
@@ -287,9 +295,8 @@ pub fn run_bench(cmd: BenchCommand) -> anyhow::Result<i32> {
             }
             Ok(0)
         }
-        BenchCommand::Run { input, target, output, resume, quiet } => {
-            let plan = load_plan(&input.plan, &input.overrides)?;
-            let targets = target.load(&plan)?;
+        BenchCommand::Run { input, output, resume, quiet } => {
+            let (plan, targets) = input.load()?;
             let recs = run::run_plan(&plan, &targets, &output, &RunOptions { resume, quiet })?;
             let failed = recs.iter().filter(|r| r.error.is_some()).count();
             let bound = recs.iter().filter(|r| !r.cpu_bound.is_empty()).count();
@@ -305,7 +312,6 @@ pub fn run_bench(cmd: BenchCommand) -> anyhow::Result<i32> {
         }
         BenchCommand::Rfc2544 {
             input,
-            target,
             output,
             frame_sizes,
             line_rate,
@@ -316,7 +322,9 @@ pub fn run_bench(cmd: BenchCommand) -> anyhow::Result<i32> {
             resolution,
             quiet,
         } => {
-            let mut plan = load_plan(&input.plan, &input.overrides)?;
+            // The targets come from the plan's `targets`, which the
+            // options below leave alone.
+            let (mut plan, targets) = input.load()?;
             {
                 let s = &mut plan.spec;
                 if !frame_sizes.is_empty() {
@@ -333,7 +341,6 @@ pub fn run_bench(cmd: BenchCommand) -> anyhow::Result<i32> {
                 r.resolution_percent = resolution.unwrap_or(r.resolution_percent);
                 s.validate()?;
             }
-            let targets = target.load(&plan)?;
             std::fs::create_dir_all(&output).with_context(|| format!("creating {}", output.display()))?;
             let trials_path = output.join(files::RFC2544_TRIALS);
             if trials_path.exists() {

@@ -322,24 +322,7 @@ mod tests {
             format: "zynq-net-bench-rfc2544 1".into(),
             line_rate_bps: 1e9,
             settings: crate::spec::Rfc2544Spec { resolution_percent: res, ..crate::spec::Rfc2544Spec::default() },
-            frames: frames
-                .iter()
-                .map(|&(f, fps)| crate::rfc2544::FrameResult {
-                    frame_size: f,
-                    udp_payload: f - 46,
-                    fps,
-                    frame_bps: 0.0,
-                    payload_bps: 0.0,
-                    line_percent: 0.0,
-                    max_fps: 0.0,
-                    search_trials: 1,
-                    confirmed: true,
-                    sender_limited: false,
-                    max_core_busy: 0.0,
-                    cpu_bound: vec![],
-                    steps: vec![],
-                })
-                .collect(),
+            frames: frames.iter().map(|&(f, fps)| crate::rfc2544::FrameResult::bare(f, fps, true)).collect(),
             deviations: vec![],
         }
     }

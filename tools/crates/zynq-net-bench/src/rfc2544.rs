@@ -95,6 +95,30 @@ pub struct FrameResult {
     pub steps: Vec<Step>,
 }
 
+/// Test results for the chart and compare tests: `frame_size` bytes at
+/// `fps` frames/s, one search trial, `max_fps` at 1 Gbit/s line rate, no
+/// steps, CPU load or sender limit.
+#[cfg(test)]
+impl FrameResult {
+    pub(crate) fn bare(frame_size: u32, fps: f64, confirmed: bool) -> FrameResult {
+        FrameResult {
+            frame_size,
+            udp_payload: frame_size - 46,
+            fps,
+            frame_bps: 0.0,
+            payload_bps: 0.0,
+            line_percent: 0.0,
+            max_fps: max_fps(1e9, frame_size),
+            search_trials: 1,
+            confirmed,
+            sender_limited: false,
+            max_core_busy: 0.0,
+            cpu_bound: vec![],
+            steps: vec![],
+        }
+    }
+}
+
 /// The whole RFC 2544 result.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Rfc2544Result {

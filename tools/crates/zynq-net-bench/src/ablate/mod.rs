@@ -503,14 +503,20 @@ mod tests {
 
     pub(crate) fn design() -> Design {
         let text = "zynq-net-plan 2\nboard lab\nwait eth0 10\noffload eth0 tso off\nxps eth0 tx-0 00000001\nsysctl net.ipv4.tcp_notsent_lowat 16384\n";
-        let plan = PlanText::parse("lab.plan", text).unwrap();
-        let groups = groups::resolve(&plan, &[]).unwrap();
         let spec = BenchSpec {
             directions: vec![crate::iperf::Direction::Rx, crate::iperf::Direction::Tx],
             protocols: vec![crate::iperf::Protocol::Tcp],
             ..BenchSpec::default()
         };
-        let cells = Plan::from_spec(None, &spec).cells;
+        design_of(text, &Plan::from_spec(None, &spec), 4, 42, "test")
+    }
+
+    /// The design of an ablation of the plan `text` (board `lab`, file
+    /// `lab.plan`, every group) over all of `bench`'s cells: `rounds`
+    /// rounds, shuffled by `seed`; 95 % intervals, 1 % minimum effect.
+    fn design_of(text: &str, bench: &Plan, rounds: u32, seed: u64, setup: &str) -> Design {
+        let plan = PlanText::parse("lab.plan", text).unwrap();
+        let groups = groups::resolve(&plan, &[]).unwrap();
         Design {
             format: ABLATE_FORMAT.into(),
             board: Some("lab".into()),
@@ -520,13 +526,13 @@ mod tests {
             variants: Design::new_variants(&plan, &groups),
             plan,
             groups,
-            cells,
-            rounds: 4,
-            seed: 42,
+            cells: bench.cells.clone(),
+            rounds,
+            seed,
             confidence: 0.95,
             min_effect_percent: 1.0,
             dut_role: "dut".into(),
-            setup: "test".into(),
+            setup: setup.into(),
         }
     }
 
@@ -682,8 +688,6 @@ mod tests {
         let out = tempfile::tempdir().unwrap();
         let result = std::panic::catch_unwind(|| {
             let text = "zynq-net-plan 2\nboard lab\nsysctl net.ipv4.tcp_notsent_lowat 16385\nrfs eth0 rx-0 2048\n";
-            let plan = PlanText::parse("lab.plan", text).unwrap();
-            let groups = groups::resolve(&plan, &[]).unwrap();
             let spec = BenchSpec {
                 duration: 1.0,
                 protocols: vec![crate::iperf::Protocol::Udp],
@@ -692,23 +696,7 @@ mod tests {
                 ..BenchSpec::default()
             };
             let bench = Plan::from_spec(None, &spec);
-            let design = Design {
-                format: ABLATE_FORMAT.into(),
-                board: Some("lab".into()),
-                board_file: None,
-                plan_source: "lab.plan".into(),
-                plan_text: text.into(),
-                variants: Design::new_variants(&plan, &groups),
-                plan,
-                groups,
-                cells: bench.cells.clone(),
-                rounds: 1,
-                seed: 7,
-                confidence: 0.95,
-                min_effect_percent: 1.0,
-                dut_role: "dut".into(),
-                setup: "lab".into(),
-            };
+            let design = design_of(text, &bench, 1, 7, "lab");
             let applier = crate::lab::find_applier(None).unwrap();
             let dut = Dut {
                 host: router.clone(),
