@@ -10,7 +10,77 @@
 #   ZNQ<<< NAME rc=N       the section ends; N is the command's exit code
 #   ZNQ:DONE uptime=S      everything was written
 # The kernel command line needs printk.devkmsg=on (no rate limit).
-# The caller sets PLAN (the plan file) before calling sysctls.
+# The caller sets PLAN (the plan file) before calling sysctls or apply_plan,
+# APPLY (the applier) before apply_plan or apply_extra, EXTRA (the variant
+# plan) before apply_extra.
+
+# guest_setup: /proc, /sys, /dev and the busybox applets in /bbin, last in
+# PATH, so the image's own ethtool, ip and tc (and dash as /bin/sh where it
+# has one) win.
+guest_setup() {
+    /bin/busybox mkdir -p /proc /sys /dev /tmp /run /sbin /usr/bin /usr/sbin /var/lib /var/log /bbin
+    /bin/busybox mount -t proc proc /proc
+    /bin/busybox mount -t sysfs sysfs /sys
+    /bin/busybox mount -t devtmpfs devtmpfs /dev 2>/dev/null
+    /bin/busybox --install -s /bbin
+    export PATH=/usr/sbin:/usr/bin:/sbin:/bin:/bbin
+}
+
+# report_start: ZNQ:START and the sections cmdline, cpus and tools.
+report_start() {
+    kmsg "ZNQ:START uptime=$(cut -d' ' -f1 /proc/uptime)"
+    section cmdline cat /proc/cmdline
+    section cpus cat /sys/devices/system/cpu/online
+    # shellcheck disable=SC2016 # single-quoted: the inner sh expands it
+    section tools sh -c 'for t in sh ip tc ethtool; do printf "%s -> %s\n" "$t" "$(command -v "$t")"; done; ip -V; ethtool --version'
+}
+
+# wait_netdevs IFACE...: up to 10 s for every IFACE to appear.
+wait_netdevs() {
+    tries=0
+    for d in "$@"; do
+        while [ ! -e "/sys/class/net/$d" ] && [ "$tries" -lt 100 ]; do
+            sleep 0.1
+            tries=$((tries + 1))
+        done
+    done
+}
+
+# netdevs: "IFACE driver=DRIVER queues=QUEUE... " for every network device.
+netdevs() {
+    for d in /sys/class/net/*; do
+        printf '%s driver=%s queues=%s\n' "${d##*/}" \
+            "$(basename "$(readlink "$d/device/driver" 2>/dev/null)" 2>/dev/null)" \
+            "$(for q in "$d"/queues/*; do printf '%s ' "${q##*/}"; done)"
+    done
+}
+
+# apply_plan: the applier on $PLAN as a target runs it, twice: sections plan,
+# apply1, status-json, apply2 (nothing may change) and status2-json.
+# Returns 1, saying so, when the image has no applier or no plan.
+apply_plan() {
+    if [ ! -x "$APPLY" ] || [ ! -r "$PLAN" ]; then
+        kmsg "ZNQ:NOTE no applier/plan in the initramfs: only the driver state is dumped"
+        return 1
+    fi
+    section plan cat "$PLAN"
+    section apply1 "$APPLY" apply --json "$PLAN"
+    section status-json "$APPLY" status --json "$PLAN"
+    section apply2 "$APPLY" apply --json "$PLAN"
+    section status2-json "$APPLY" status --json "$PLAN"
+    return 0
+}
+
+# apply_extra: the variant plan the test passed (--extra-plan of the qemu-*
+# script), for what the board itself does not exercise: sections
+# extra-plan, extra-apply and extra-status-json. Returns 1 without one.
+apply_extra() {
+    [ -x "$APPLY" ] && [ -r "$EXTRA" ] || return 1
+    section extra-plan cat "$EXTRA"
+    section extra-apply "$APPLY" apply --json "$EXTRA"
+    section extra-status-json "$APPLY" status --json "$EXTRA"
+    return 0
+}
 
 kmsg() {
     printf '%s\n' "$1" >/dev/kmsg

@@ -10,19 +10,11 @@
 # Results go to the console as sections (tests/qemu/init-lib.sh).
 
 # shellcheck disable=SC2016 # the sh -c scripts below are single-quoted on purpose
-/bin/busybox mkdir -p /proc /sys /dev /tmp /run /sbin /usr/bin /usr/sbin /var/lib /var/log
-/bin/busybox mount -t proc proc /proc
-/bin/busybox mount -t sysfs sysfs /sys
-/bin/busybox mount -t devtmpfs devtmpfs /dev 2>/dev/null
-# Busybox applets go to /bbin, last in PATH: the real ethtool, ip and tc
-# (and dash as /bin/sh) must win.
-/bin/busybox mkdir -p /bbin
-/bin/busybox --install -s /bbin
-export PATH=/usr/sbin:/usr/bin:/sbin:/bin:/bbin
 
-# kmsg, section, queues, irqs, sysctls (the qemu-* script copies it here).
+# kmsg, section, guest_setup, apply_plan, ... (the qemu-* script copies it here).
 # shellcheck source=tests/qemu/init-lib.sh
 . /lib/zynq-net-qemu/init-lib.sh
+guest_setup
 
 # QEMU has no programmable logic: the PL interfaces (AXI/XXV Ethernet) of
 # the zcu102 board never appear, so cap every `wait` step (docs/applier.md) instead of
@@ -30,22 +22,16 @@ export PATH=/usr/sbin:/usr/bin:/sbin:/bin:/bbin
 export ZYNQ_NET_WAIT_MAX=1
 PLAN=/etc/zynq-net/zynq-net.plan
 APPLY=/usr/sbin/zynq-net-apply
+EXTRA=/etc/zynq-net/extra.plan
 IFACE=eth0
 
-kmsg "ZNQ:START uptime=$(cut -d' ' -f1 /proc/uptime)"
-section cmdline cat /proc/cmdline
-section cpus cat /sys/devices/system/cpu/online
-section tools sh -c 'for t in sh ip tc ethtool; do printf "%s -> %s\n" "$t" "$(command -v "$t")"; done; ip -V; ethtool --version' 
+report_start
 
 # Modules in dependency order (the qemu-* script wrote the list).
 section modules sh -c 'while read -r m; do insmod "/lib/modules/$m" || echo "insmod $m failed"; done </lib/modules/load.order; cat /proc/modules'
 
-i=0
-while [ ! -e /sys/class/net/$IFACE ] && [ $i -lt 100 ]; do
-    sleep 0.1
-    i=$((i + 1))
-done
-section netdevs sh -c 'ls /sys/class/net; for d in /sys/class/net/*; do printf "%s driver=%s queues=%s\n" "${d##*/}" "$(basename "$(readlink "$d/device/driver" 2>/dev/null)" 2>/dev/null)" "$(ls "$d/queues" | tr "\n" " ")"; done'
+wait_netdevs "$IFACE"
+section netdevs netdevs
 
 ip link set lo up
 ip link set "$IFACE" up
@@ -54,17 +40,10 @@ section link-up sh -c "sleep 0.5; ip -d link show $IFACE; ethtool $IFACE"
 section before-ethtool-g ethtool -g "$IFACE"
 section before-queues queues "$IFACE"
 
-if [ -x "$APPLY" ] && [ -r "$PLAN" ]; then
-    section plan cat "$PLAN"
-    section apply1 "$APPLY" apply --json "$PLAN"
-    section status-json "$APPLY" status --json "$PLAN"
-    section apply2 "$APPLY" apply --json "$PLAN"
-    section status2-json "$APPLY" status --json "$PLAN"
+if apply_plan; then
     # The same check under busybox ash (Yocto's usual /bin/sh; this Debian
     # build even prefers its own ip/tc applets over PATH).
     section status-ash-json /bin/busybox sh "$APPLY" status --json "$PLAN"
-else
-    kmsg "ZNQ:NOTE no applier/plan in the initramfs: only the driver state is dumped"
 fi
 
 # Some traffic through the GEM so /proc/interrupts shows where its IRQ lands
@@ -81,14 +60,8 @@ section ethtool-l ethtool -l "$IFACE"
 section queues queues "$IFACE"
 section sysctls sysctls
 section tc tc qdisc show dev "$IFACE"
-# Optional second plan (--extra-plan of the qemu-* script): a variant the
-# test uses for what the board itself does not exercise (e.g. a ring size
-# macb must round).
-EXTRA=/etc/zynq-net/extra.plan
-if [ -x "$APPLY" ] && [ -r "$EXTRA" ]; then
-    section extra-plan cat "$EXTRA"
-    section extra-apply "$APPLY" apply --json "$EXTRA"
-    section extra-status-json "$APPLY" status --json "$EXTRA"
+# The variant plan, if any (e.g. a ring size macb must round).
+if apply_extra; then
     section extra-ethtool-g ethtool -g "$IFACE"
     section extra-queues queues "$IFACE"
     # macb reopens the device on -G: the board's RPS/XPS/IRQ must survive.

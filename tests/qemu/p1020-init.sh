@@ -15,18 +15,11 @@
 # Results go to the console as sections (tests/qemu/init-lib.sh).
 
 # shellcheck disable=SC2016 # the sh -c scripts below are single-quoted on purpose
-/bin/busybox mkdir -p /proc /sys /dev /tmp /run /var/lib /var/log /bbin
-/bin/busybox mount -t proc proc /proc
-/bin/busybox mount -t sysfs sysfs /sys
-/bin/busybox mount -t devtmpfs devtmpfs /dev 2>/dev/null
-# Busybox applets go to /bbin, last in PATH: iproute2's ip and tc and the
-# real ethtool must win.
-/bin/busybox --install -s /bbin
-export PATH=/usr/sbin:/usr/bin:/sbin:/bin:/bbin
 
-# kmsg, section, queues, irqs, sysctls (scripts/qemu-p1020 copies it here).
+# kmsg, section, guest_setup, apply_plan, ... (scripts/qemu-p1020 copies it here).
 # shellcheck source=tests/qemu/init-lib.sh
 . /lib/zynq-net-qemu/init-lib.sh
+guest_setup
 
 PLAN=/etc/zynq-net/zynq-net.plan
 APPLY=/usr/sbin/zynq-net-apply
@@ -42,17 +35,9 @@ while IFS='=' read -r k v; do
     esac
 done </etc/zynq-net/qemu.env
 
-kmsg "ZNQ:START uptime=$(cut -d' ' -f1 /proc/uptime)"
-section cmdline cat /proc/cmdline
-section cpus cat /sys/devices/system/cpu/online
-section tools sh -c 'for t in sh ip tc ethtool; do printf "%s -> %s\n" "$t" "$(command -v "$t")"; done; ip -V; ethtool --version'
-
-i=0
-while { [ ! -e /sys/class/net/eth0 ] || [ ! -e /sys/class/net/eth1 ]; } && [ $i -lt 100 ]; do
-    sleep 0.1
-    i=$((i + 1))
-done
-section netdevs sh -c 'for d in /sys/class/net/*; do printf "%s driver=%s queues=%s\n" "${d##*/}" "$(basename "$(readlink "$d/device/driver" 2>/dev/null)" 2>/dev/null)" "$(ls "$d/queues" | tr "\n" " ")"; done'
+report_start
+wait_netdevs eth0 eth1
+section netdevs netdevs
 
 ip link set lo up
 for d in eth0 eth1; do
@@ -66,16 +51,7 @@ section before-ethtool-g sh -c 'ethtool -g eth0; ethtool -g eth1'
 section before-ethtool-c sh -c 'ethtool -c eth0; ethtool -c eth1'
 section interrupts-initial cat /proc/interrupts
 
-if [ -x "$APPLY" ] && [ -r "$PLAN" ]; then
-    section plan cat "$PLAN"
-    section apply1 "$APPLY" apply --json "$PLAN"
-    section status-json "$APPLY" status --json "$PLAN"
-    section apply2 "$APPLY" apply --json "$PLAN"
-    section status2-json "$APPLY" status --json "$PLAN"
-    section interrupts-after-apply cat /proc/interrupts
-else
-    kmsg "ZNQ:NOTE no applier/plan in the initramfs: only the driver state is dumped"
-fi
+apply_plan && section interrupts-after-apply cat /proc/interrupts
 
 # dump: what the driver and the stack report after the plan (and traffic).
 dump() {
@@ -116,10 +92,7 @@ else
     section ping-mapped timeout 15 ping -c 3 -W 2 198.51.100.1
     section ping-gw timeout 15 ping -c 3 -W 2 10.0.2.2
     dump
-    if [ -x "$APPLY" ] && [ -r "$EXTRA" ]; then
-        section extra-plan cat "$EXTRA"
-        section extra-apply "$APPLY" apply --json "$EXTRA"
-        section extra-status-json "$APPLY" status --json "$EXTRA"
+    if apply_extra; then
         section extra-ethtool-g sh -c 'ethtool -g eth0; ethtool -g eth1'
         section extra-ethtool-c sh -c 'ethtool -c eth0; ethtool -c eth1'
         section extra-ethtool-n ethtool -n eth1

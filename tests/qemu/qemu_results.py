@@ -6,19 +6,23 @@ output of one command the init ran, NAME.rc its exit code, and
 OUT/result.env the boot's figures (boot_seconds, guest_uptime, done, ...).
 Nothing here knows a board: the helpers parse the plan (docs/plan-format.md),
 kernel bitmaps, `ethtool`/`/proc/interrupts` text and the applier's JSON
-(docs/applier.md).
+(docs/applier.md), and the Run.check_* methods hold the checks that more
+than one board's test makes (the applier's documented behaviour; the
+`check_macb_*` ones the macb driver's, for both emulated GEM boards).
 """
 from __future__ import annotations
 
 import json
+import os
 import pathlib
 import re
 import shutil
 import subprocess
+from collections.abc import Callable
 
 import pytest
 
-from plan_seal import seal_plan  # noqa: F401 (re-exported to the QEMU tests)
+from plan_seal import seal_plan
 
 
 def parse_plan(path: pathlib.Path) -> list[list[str]]:
@@ -72,20 +76,25 @@ def sysfs_values(text: str) -> dict[str, str]:
     return vals
 
 
+def interrupt_table(text: str) -> list[tuple[int, list[int], list[str]]]:
+    """The numbered rows of /proc/interrupts as (IRQ number, per-CPU counts,
+    the fields after the counts: chip, hwirq, trigger and action names).
+    Rows such as ERR or IPI have no number and are left out."""
+    lines = text.splitlines()
+    ncpu = len(lines[0].split())
+    rows = []
+    for line in lines[1:]:
+        f = line.split()
+        if f and f[0].rstrip(":").isdigit():
+            rows.append((int(f[0].rstrip(":")), [int(x) for x in f[1:1 + ncpu]], f[1 + ncpu:]))
+    return rows
+
+
 def irq_rows(text: str, action: str) -> dict[int, list[int]]:
     """IRQ number -> per-CPU counts for /proc/interrupts rows naming action
     (one of the comma-separated action names, e.g. macb's "eth0")."""
-    lines = text.splitlines()
-    ncpu = len(lines[0].split())
-    rows = {}
-    for line in lines[1:]:
-        f = line.split()
-        if not f or not f[0].rstrip(":").isdigit():
-            continue
-        names = " ".join(f[1 + ncpu:])
-        if re.search(rf"(^|[\s,]){re.escape(action)}(,|\s|$)", names):
-            rows[int(f[0].rstrip(":"))] = [int(x) for x in f[1:1 + ncpu]]
-    return rows
+    named = re.compile(rf"(^|[\s,]){re.escape(action)}(,|\s|$)")
+    return {irq: counts for irq, counts, rest in interrupt_table(text) if named.search(" ".join(rest))}
 
 
 def irq_affinity_rows(text: str) -> list[tuple[str, str, str, str]]:
@@ -103,6 +112,11 @@ def results(doc: dict, verb: str) -> list[dict]:
 def step_keys(doc: dict) -> dict[tuple[str, str, str], dict]:
     """(verb, iface, target) -> step result of the applier's JSON."""
     return {(r["verb"], r["iface"], r["target"]): r for r in doc["steps"]}
+
+
+def status_rows(doc: dict) -> list[tuple[str, str, str, str, str]]:
+    """(verb, iface, target, result, actual) of each step of `status --json`."""
+    return [(r["verb"], r["iface"], r["target"], r["result"], r["actual"]) for r in doc["steps"]]
 
 
 class Run:
@@ -152,6 +166,136 @@ class Run:
 
     def steps(self, verb: str) -> list[list[str]]:
         return [s for s in self.plan if s[0] == verb]
+
+    def boot_seconds(self, note: str = "") -> float:
+        """Asserts the script exited 0 and the guest wrote everything
+        (result.env done=1); prints and returns boot-to-result in seconds
+        (`note` is added to the printed line, e.g. ", -smp 2")."""
+        assert self.proc.returncode == 0, "guest did not finish" + self.context()
+        assert self.env.get("done") == "1", self.context()
+        secs = float(self.env["boot_seconds"])
+        print(f"boot-to-result {secs:.1f}s (guest uptime {self.env.get('guest_uptime')}s{note})")
+        return secs
+
+    def kernel_config(self, fragments: pathlib.Path) -> set[str]:
+        """Asserts `zynq-net kconfig verify` passed on the booted kernel
+        (kconfig-verify.rc 0, "mismatches 0") and that every CONFIG_ line of
+        the generated fragments in `fragments` (zynq-net-*.cfg; at least one)
+        is in its .config; returns the .config's lines."""
+        assert (self.out / "kernel.config").exists(), self.context()
+        report = (self.out / "kconfig-report.txt").read_text()
+        assert (self.out / "kconfig-verify.rc").read_text().strip() == "0", report
+        assert "mismatches 0" in report, report
+        have = set((self.out / "kernel.config").read_text().splitlines())
+        frags = sorted(fragments.glob("zynq-net-*.cfg"))
+        assert frags, f"no generated kernel fragments in {fragments}"
+        for cfg in frags:
+            for line in cfg.read_text().splitlines():
+                if line.startswith("CONFIG_"):
+                    assert line in have, f"{cfg.name}: {line} not in the booted kernel's .config"
+        print(f"kernel built in {self.env.get('kernel_build_s')}s (cached: {self.env.get('kernel_cached')})")
+        return have
+
+    def check_exit_codes(self, names: tuple[str, ...]) -> None:
+        """docs/applier.md: 0 all applied/unchanged (status: all ok), 3 some
+        skipped, failed or differing; the JSON's "exit" is the exit code.
+        `names`: sections holding the applier's JSON."""
+        for name in names:
+            doc = self.json(name)
+            rc = self.rc(name)
+            bad = doc["skipped"] + doc["failed"] + doc.get("differs", 0)
+            assert rc == doc["exit"] == (3 if bad else 0), f"{name}: rc {rc}, {doc}"
+
+    def check_second_apply(self) -> dict[tuple[str, str, str], dict]:
+        """The plan applied again (section apply2) changes nothing: no step
+        applied, each one that applied or was unchanged the first time
+        (apply1) unchanged, any other with its first result. Returns apply1's
+        steps by (verb, iface, target)."""
+        first = step_keys(self.json("apply1"))
+        doc = self.json("apply2")
+        assert doc["applied"] == 0, self.text("apply2")
+        for key, r in step_keys(doc).items():
+            assert r["result"] != "applied", r
+            want = "unchanged" if first[key]["result"] in ("applied", "unchanged") else first[key]["result"]
+            assert r["result"] == want, (first[key], r)
+        return first
+
+    def check_status_ok_where_applied(self, first: dict[tuple[str, str, str], dict]) -> None:
+        """`status --json` right after the first apply (section status-json)
+        says ok for every step that apply1 (`first`, by key) applied or
+        found unchanged."""
+        status = step_keys(self.json("status-json"))
+        for key, r in first.items():
+            if r["result"] in ("applied", "unchanged"):
+                assert status[key]["result"] == "ok", (r, status[key])
+
+    def check_status_same_under_ash(self) -> None:
+        """The applier is POSIX sh: `status --json` under busybox ash
+        (section status-ash-json) reads the system as dash does
+        (status2-json), with the same exit code."""
+        assert status_rows(self.json("status-ash-json")) == status_rows(self.json("status2-json")), \
+            self.text("status-ash-json")
+        assert self.rc("status-ash-json") == self.rc("status2-json")
+
+    def check_macb_variant_rings(self) -> None:
+        """The variant plan's ring sizes (not powers of two) on macb: the
+        driver rounds them up (macb_ring), `ethtool -g` after the variant
+        (section extra-ethtool-g) shows that, and the applier reports it
+        applied with the size the driver kept, naming it in the detail."""
+        cur = ethtool_current(self.text("extra-ethtool-g"))
+        got = {r["target"]: r for r in results(self.json("extra-apply"), "rings")}
+        rings = [s for s in self.variant if s[0] == "rings"]
+        assert rings, "the variant plan has no rings step"
+        for _, _, param, value in rings:
+            want = macb_ring(param, int(value))
+            assert want != int(value), f"variant {param} {value}: nothing for macb to round"
+            assert cur[param] == want, self.text("extra-ethtool-g")
+            step = got[param]
+            assert step["result"] == "applied" and step["actual"] == str(want), step
+            assert str(want) in step["detail"], f"rounding not reported: {step}"
+
+    def check_macb_coalesce_unsupported(self) -> None:
+        """macb has no get/set_coalesce: `ethtool -c` fails with "not
+        supported", and every coalesce step (the variant's, and the board's
+        if it has any) is skipped as unsupported."""
+        assert self.rc("ethtool-c") != 0, self.text("ethtool-c")
+        assert "not supported" in self.text("ethtool-c"), self.text("ethtool-c")
+        docs = [self.json("extra-apply")] + ([self.json("apply1")] if self.steps("coalesce") else [])
+        for doc in docs:
+            steps = results(doc, "coalesce")
+            assert steps, f"no coalesce step reported in {doc['plan']}"
+            for s in steps:
+                assert s["result"] == "skipped" and "unsupported" in s["detail"], s
+
+    def check_sysctls(self) -> dict[str, str]:
+        """Every sysctl step of the plan reads back its value (section
+        sysctls, init-lib.sh) and apply1 says applied or unchanged; returns
+        the read-back values by key (raw text)."""
+        guest = dict(line.split(" ", 1) for line in self.text("sysctls").splitlines() if line)
+        by_key = {r["target"]: r for r in results(self.json("apply1"), "sysctl")}
+        for _, key, *value in self.steps("sysctl"):
+            assert guest[key].split() == value, f"{key} = {guest[key]!r}, plan {value}"
+            assert by_key[key]["result"] in ("applied", "unchanged"), by_key[key]
+        return guest
+
+
+def boot(tmp_path_factory, script: str, argv: Callable[[pathlib.Path], list[str]], gen: pathlib.Path,
+         variant: str, timeout: int, run_class: type[Run] = Run) -> Run:
+    """The one boot a test module's tests share: scripts/SCRIPT (e.g.
+    "qemu-zcu102") run with `argv(out)`, its command line writing results to
+    `out`, plus the variant plan text `variant` (sealed here) as
+    --extra-plan and, when ZYNQ_NET_APPLIER is set, that file as --applier
+    (the applier under test, tests/applier/test_mutations.py; default: the
+    generated one). `gen` is the generated board whose plan the guest runs.
+    Raises subprocess.TimeoutExpired after `timeout` seconds."""
+    work = tmp_path_factory.mktemp(script)
+    plan = work / "variant.plan"
+    plan.write_text(seal_plan(variant))
+    out = work / "out"
+    applier = os.environ.get("ZYNQ_NET_APPLIER")
+    proc = subprocess.run(argv(out) + ["--extra-plan", str(plan)] + (["--applier", applier] if applier else []),
+                          capture_output=True, text=True, timeout=timeout)
+    return run_class(script, out, proc, gen, plan)
 
 
 def skip_without_tcg(qemu_name: str, package: str) -> None:

@@ -24,15 +24,13 @@ Driver facts checked (drivers/net/ethernet/freescale/gianfar*.c, 6.12):
 """
 from __future__ import annotations
 
-import os
 import re
-import subprocess
 
 import pytest
 
 import qemu_results
 from p1020 import SCRIPT_TIMEOUT, SMP, generate, script_args, skip_if_not_cached, skip_without_tools
-from qemu_results import ethtool_current, lowest_cpu, mask_int, results, seal_plan
+from qemu_results import boot, ethtool_current, interrupt_table, lowest_cpu, mask_int, results
 
 IFACES = ("eth0", "eth1")
 ONLINE = (1 << SMP) - 1
@@ -80,18 +78,9 @@ def coalesce_value(block: str, key: str) -> int:
 
 def irq_rows(text: str, pattern: str) -> dict[int, tuple[str, list[int]]]:
     """IRQ -> (action name, per-CPU counts) for /proc/interrupts rows whose
-    action matches the regex pattern."""
-    lines = text.splitlines()
-    ncpu = len(lines[0].split())
-    rows = {}
-    for line in lines[1:]:
-        f = line.split()
-        if not f or not f[0].rstrip(":").isdigit():
-            continue
-        name = f[-1]
-        if re.fullmatch(pattern, name):
-            rows[int(f[0].rstrip(":"))] = (name, [int(x) for x in f[1:1 + ncpu]])
-    return rows
+    last field (gianfar's one action name) matches the regex pattern."""
+    return {irq: (rest[-1], counts) for irq, counts, rest in interrupt_table(text)
+            if rest and re.fullmatch(pattern, rest[-1])}
 
 
 class Run(qemu_results.Run):
@@ -116,18 +105,10 @@ def gens(zynq_net, tmp_path_factory):
 @pytest.fixture(scope="module")
 def run(gens, zynq_net, tmp_path_factory) -> Run:
     skip_without_tools()
-    work = tmp_path_factory.mktemp("qemu-p1020")
-    variant = work / "variant.plan"
-    variant.write_text(seal_plan(VARIANT))
-    out = work / "out"
-    # ZYNQ_NET_APPLIER: the applier under test (default: the generated one)
-    applier = os.environ.get("ZYNQ_NET_APPLIER")
-    proc = subprocess.run(
-        script_args(gens, out, zynq_net) + ["--extra-plan", str(variant)]
-        + (["--applier", applier] if applier else []),
-        capture_output=True, text=True, timeout=SCRIPT_TIMEOUT)
-    skip_if_not_cached(proc.returncode, proc.stderr)
-    return Run("qemu-p1020", out, proc, gens[0], variant)
+    r = boot(tmp_path_factory, "qemu-p1020", lambda out: script_args(gens, out, zynq_net), gens[0], VARIANT,
+             SCRIPT_TIMEOUT, Run)
+    skip_if_not_cached(r.proc.returncode, r.proc.stderr)
+    return r
 
 
 # ----------------------------------------------------------------- tests
@@ -145,24 +126,13 @@ def test_test_board_has_the_reference_kernel_fragments(gens):
 
 
 def test_kernel_has_the_fragments_and_verifies(run, gens):
-    assert (run.out / "kernel.config").exists(), run.context()
-    report = (run.out / "kconfig-report.txt").read_text()
-    assert (run.out / "kconfig-verify.rc").read_text().strip() == "0", report
-    assert "mismatches 0" in report, report
-    have = set((run.out / "kernel.config").read_text().splitlines())
     _, ref = gens
-    for cfg in sorted((ref / "kernel").glob("zynq-net-*.cfg")):
-        for line in cfg.read_text().splitlines():
-            if line.startswith("CONFIG_"):
-                assert line in have, f"{cfg.name}: {line} not in the booted kernel's .config"
+    have = run.kernel_config(ref / "kernel")
     assert "CONFIG_PPC_QEMU_E500=y" in have and "CONFIG_GIANFAR=y" in have
-    print(f"kernel built in {run.env.get('kernel_build_s')}s (cached: {run.env.get('kernel_cached')})")
 
 
 def test_boots_to_result_on_gianfar(run):
-    assert run.proc.returncode == 0, "guest did not finish" + run.context()
-    assert run.env.get("done") == "1", run.context()
-    print(f"boot-to-result {run.env['boot_seconds']}s (guest uptime {run.env.get('guest_uptime')}s, -smp {SMP})")
+    run.boot_seconds(f", -smp {SMP}")
     netdevs = run.text("netdevs")
     for iface in IFACES:
         assert re.search(rf"^{iface} driver=fsl-gianfar queues=rx-0 tx-0 $", netdevs, re.M), \
@@ -286,39 +256,18 @@ def test_multiq_on_one_tx_queue_is_skipped_with_the_reason(run):
 
 
 def test_sysctls_applied(run):
-    guest = dict(line.split(" ", 1) for line in run.text("sysctls").splitlines() if line)
-    by_key = {r["target"]: r for r in results(run.json("apply1"), "sysctl")}
-    for _, key, *value in run.steps("sysctl"):
-        assert guest[key].split() == value, f"{key} = {guest[key]!r}, plan {value}"
-        assert by_key[key]["result"] in ("applied", "unchanged"), by_key[key]
+    guest = run.check_sysctls()
     assert guest["net.ipv4.ip_forward"].strip() == "1"
 
 
 def test_second_run_changes_nothing(run):
-    first = {(r["verb"], r["iface"], r["target"]): r for r in run.json("apply1")["steps"]}
-    doc = run.json("apply2")
-    assert doc["applied"] == 0, run.text("apply2")
-    for r in doc["steps"]:
-        key = (r["verb"], r["iface"], r["target"])
-        if first[key]["result"] in ("applied", "unchanged"):
-            assert r["result"] == "unchanged", (first[key], r)
-        else:
-            assert r["result"] == first[key]["result"], (first[key], r)
-    status = {(r["verb"], r["iface"], r["target"]): r for r in run.json("status-json")["steps"]}
-    for key, r in first.items():
-        if r["result"] in ("applied", "unchanged"):
-            assert status[key]["result"] == "ok", (r, status[key])
+    run.check_status_ok_where_applied(run.check_second_apply())
 
 
 def test_exit_codes_as_documented(run):
     """docs/applier.md: 0 all applied/unchanged (status: all ok), 3 some
     skipped, failed or differing; the JSON's "exit" is the exit code."""
-    for name in ("apply1", "apply2", "status-json", "status2-json", "extra-apply"):
-        doc = run.json(name)
-        rc = run.rc(name)
-        bad = doc["skipped"] + doc["failed"] + doc.get("differs", 0)
-        assert rc == doc["exit"] == (3 if bad else 0), f"{name}: rc {rc}, {doc}"
-
+    run.check_exit_codes(("apply1", "apply2", "status-json", "status2-json", "extra-apply"))
 
 
 def test_ntuple_rule_on_gianfar(run):

@@ -22,12 +22,11 @@ import json
 import os
 import pathlib
 import re
-import subprocess
 
 import pytest
 
-from qemu_results import (Run, ethtool_current, irq_rows, lowest_cpu, macb_ring, mask_int, results,
-                          seal_plan, skip_without_tcg, sysfs_values)
+from qemu_results import (Run, boot, ethtool_current, irq_affinity_rows, irq_rows, lowest_cpu, macb_ring,
+                          mask_int, results, skip_without_tcg, sysfs_values)
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent.parent
 SCRIPT = ROOT / "scripts" / "qemu-zcu102"
@@ -77,27 +76,15 @@ sysctl net.core.netdev_budget 600
 def run(gen_board, zynq_net, tmp_path_factory) -> Run:
     skip_without_tcg("qemu-system-aarch64", "qemu-system-arm")
     gen = gen_board("zcu102")
-    work = tmp_path_factory.mktemp("qemu-zcu102")
-    variant = work / "variant.plan"
-    variant.write_text(seal_plan(VARIANT))
-    out = work / "out"
-    # ZYNQ_NET_APPLIER: the applier under test (tests/applier/test_mutations.py
-    # runs this module with a mutant); default: the generated one.
-    applier = os.environ.get("ZYNQ_NET_APPLIER")
-    proc = subprocess.run(
-        [str(SCRIPT), "--gen", str(gen), "--extra-plan", str(variant),
-         "--out", str(out), "--timeout", str(BOOT_TIMEOUT),
-         "--zynq-net", str(zynq_net)] + (["--applier", applier] if applier else []),
-        capture_output=True, text=True, timeout=SCRIPT_TIMEOUT)
-    return Run("qemu-zcu102", out, proc, gen, variant)
+    return boot(tmp_path_factory, "qemu-zcu102",
+                lambda out: [str(SCRIPT), "--gen", str(gen), "--out", str(out), "--timeout", str(BOOT_TIMEOUT),
+                             "--zynq-net", str(zynq_net)],
+                gen, VARIANT, SCRIPT_TIMEOUT)
 
 
 # ----------------------------------------------------------------- tests
 def test_boots_to_result_in_time(run):
-    assert run.proc.returncode == 0, "guest did not finish" + run.context()
-    assert run.env.get("done") == "1", run.context()
-    secs = float(run.env["boot_seconds"])
-    print(f"boot-to-result {secs:.1f}s (guest uptime {run.env.get('guest_uptime')}s)")
+    secs = run.boot_seconds()
     # Typically 10-15 s on two idle host cores (TCG, -smp 4); the limit has
     # headroom for a loaded CI machine.
     assert secs < MAX_BOOT, f"boot-to-result {secs}s" + run.context()
@@ -129,17 +116,7 @@ def test_rings_applied_and_rounded_like_macb(run):
             + run.text("ethtool-g"))
         assert got[param]["result"] in ("applied", "unchanged"), got[param]
         assert int(got[param]["actual"]) == want, got[param]
-    # The variant's sizes are not powers of two: macb rounds them up, and
-    # the applier reports the value the driver kept.
-    cur = ethtool_current(run.text("extra-ethtool-g"))
-    got = {r["target"]: r for r in results(run.json("extra-apply"), "rings")}
-    for _, iface, param, value in (s for s in run.variant if s[0] == "rings"):
-        want = macb_ring(param, int(value))
-        assert want != int(value)
-        assert cur[param] == want, run.text("extra-ethtool-g")
-        step = got[param]
-        assert step["result"] == "applied" and step["actual"] == str(want), step
-        assert str(want) in step["detail"], f"rounding not reported: {step}"
+    run.check_macb_variant_rings()
     assert macb_ring("rx", 1000) == 1024
 
 
@@ -181,17 +158,7 @@ def test_multiq_and_u32_skbedit_filters_on_macb(run):
 
 
 def test_coalescing_reported_unsupported_and_skipped(run):
-    assert run.rc("ethtool-c") != 0, run.text("ethtool-c")
-    assert "not supported" in run.text("ethtool-c"), run.text("ethtool-c")
-    docs = [run.json("extra-apply")]
-    if run.steps("coalesce"):
-        docs.append(run.json("apply1"))
-    for doc in docs:
-        steps = results(doc, "coalesce")
-        assert steps, f"no coalesce step reported in {doc['plan']}"
-        for s in steps:
-            assert s["result"] == "skipped", s
-            assert "unsupported" in s["detail"], s
+    run.check_macb_coalesce_unsupported()
 
 
 def _check_queues(run, steps, section):
@@ -227,8 +194,7 @@ def test_irq_effective_affinity_on_the_board_cpu(run):
     assert irq_steps, run.text("plan")
     _, _, pattern, mask = irq_steps[-1]
     want_cpu = lowest_cpu(mask_int(mask) & ONLINE)
-    rows = re.findall(r"^irq (\d+) smp_affinity (\S+) effective_affinity (\S+) "
-                      r"effective_affinity_list (\S+)", run.text("irqs"), re.M)
+    rows = irq_affinity_rows(run.text("irqs"))
     eth = irq_rows(run.text("interrupts"), IFACE)
     assert eth, f"no IRQ named {IFACE}:\n{run.text('interrupts')}"
     for irq, smp, eff, eff_list in rows:
@@ -248,13 +214,7 @@ def test_irq_effective_affinity_on_the_board_cpu(run):
 
 
 def test_sysctls_applied(run):
-    guest = dict(line.split(" ", 1) for line in run.text("sysctls").splitlines() if line)
-    doc = run.json("apply1")
-    by_key = {r["target"]: r for r in results(doc, "sysctl")}
-    for step in run.steps("sysctl"):
-        key, value = step[1], step[2:]
-        assert guest[key].split() == value, f"{key} = {guest[key]!r}, plan {value}"
-        assert by_key[key]["result"] in ("applied", "unchanged"), by_key[key]
+    run.check_sysctls()
 
 
 def test_ring_change_keeps_queue_and_irq_settings(run):
@@ -269,11 +229,7 @@ def test_exit_code_as_documented(run):
     """`zynq-net-apply --help` (docs/applier.md): 0 all applied/unchanged
     (status: all ok), 3 some skipped, failed or differing; the JSON's
     "exit" is the exit code."""
-    for name in ("apply1", "apply2", "status-json", "extra-apply"):
-        doc = run.json(name)
-        rc = run.rc(name)
-        bad = doc["skipped"] + doc["failed"] + doc.get("differs", 0)
-        assert rc == doc["exit"] == (3 if bad else 0), f"{name}: rc {rc}, {doc}"
+    run.check_exit_codes(("apply1", "apply2", "status-json", "status2-json", "extra-apply"))
 
 
 def test_unsupported_or_absent_is_skipped_not_failed(run):
@@ -286,30 +242,12 @@ def test_unsupported_or_absent_is_skipped_not_failed(run):
 
 
 def test_second_run_changes_nothing(run):
-    first = {(r["verb"], r["iface"], r["target"]): r for r in run.json("apply1")["steps"]}
-    doc = run.json("apply2")
-    assert doc["applied"] == 0, run.text("apply2")
-    for r in doc["steps"]:
-        key = (r["verb"], r["iface"], r["target"])
-        assert r["result"] != "applied", r
-        if first[key]["result"] in ("applied", "unchanged"):
-            assert r["result"] == "unchanged", (first[key], r)
-        else:
-            assert r["result"] == first[key]["result"], (first[key], r)
-    status = {(r["verb"], r["iface"], r["target"]): r for r in run.json("status-json")["steps"]}
-    for key, r in first.items():
-        if r["result"] in ("applied", "unchanged"):
-            assert status[key]["result"] == "ok", (r, status[key])
+    run.check_status_ok_where_applied(run.check_second_apply())
 
 
 def test_status_same_under_busybox_ash(run):
     """The applier is POSIX sh: busybox ash reads the system as dash does."""
-    dash = [(r["verb"], r["iface"], r["target"], r["result"], r["actual"])
-            for r in run.json("status2-json")["steps"]]
-    ash = [(r["verb"], r["iface"], r["target"], r["result"], r["actual"])
-           for r in run.json("status-ash-json")["steps"]]
-    assert ash == dash, run.text("status-ash-json")
-    assert run.rc("status-ash-json") == run.rc("status2-json")
+    run.check_status_same_under_ash()
 
 
 def test_missing_kernel_features_reported_not_fatal(run):

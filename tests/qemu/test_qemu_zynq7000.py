@@ -46,8 +46,8 @@ import subprocess
 
 import pytest
 
-from qemu_results import (Run, ethtool_current, irq_affinity_rows, irq_rows, lowest_cpu, macb_ring, mask_int,
-                          results, seal_plan, skip_without_tcg, step_keys, sysfs_values)
+from qemu_results import (Run, boot, ethtool_current, irq_affinity_rows, irq_rows, lowest_cpu, macb_ring,
+                          mask_int, results, skip_without_tcg, step_keys, sysfs_values)
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent.parent
 SCRIPT = ROOT / "scripts" / "qemu-zynq7000"
@@ -93,19 +93,14 @@ def run(gen_board, zynq_net, tmp_path_factory) -> Run:
         pytest.skip("arm-linux-gnueabihf-gcc missing (Debian gcc-arm-linux-gnueabihf, scripts/deps/apt.txt)")
     skip_without_tcg("qemu-system-arm", "qemu-system-arm")
     gen = gen_board("zc702")
-    work = tmp_path_factory.mktemp("qemu-zynq7000")
-    variant = work / "variant.plan"
-    variant.write_text(seal_plan(VARIANT))
-    out = work / "out"
-    proc = subprocess.run(
-        [str(SCRIPT), "--gen", str(gen), "--extra-plan", str(variant), "--out", str(out),
-         "--timeout", str(BOOT_TIMEOUT), "--smp", str(SMP), "--zynq-net", str(zynq_net)]
-        + (["--cached-only"] if CACHED_ONLY else []),
-        capture_output=True, text=True, timeout=SCRIPT_TIMEOUT)
-    if CACHED_ONLY and proc.returncode == 3:
+    r = boot(tmp_path_factory, "qemu-zynq7000",
+             lambda out: [str(SCRIPT), "--gen", str(gen), "--out", str(out), "--timeout", str(BOOT_TIMEOUT),
+                          "--smp", str(SMP), "--zynq-net", str(zynq_net)] + (["--cached-only"] if CACHED_ONLY else []),
+             gen, VARIANT, SCRIPT_TIMEOUT)
+    if CACHED_ONLY and r.proc.returncode == 3:
         pytest.skip("ZYNQ_NET_ZYNQ7000_CACHED_ONLY=1 and the Zynq-7000 kernel/userland are not cached: "
-                    + proc.stderr.strip().splitlines()[-1])
-    return Run("qemu-zynq7000", out, proc, gen, variant)
+                    + r.proc.stderr.strip().splitlines()[-1])
+    return r
 
 
 # ----------------------------------------------------------------- tests
@@ -126,19 +121,8 @@ def test_mtu_9000_refused_at_generation(zynq_net, tmp_path):
 
 
 def test_kernel_has_the_fragments_and_verifies(run):
-    assert (run.out / "kernel.config").exists(), run.context()
-    report = (run.out / "kconfig-report.txt").read_text()
-    assert (run.out / "kconfig-verify.rc").read_text().strip() == "0", report
-    assert "mismatches 0" in report, report
-    have = set((run.out / "kernel.config").read_text().splitlines())
-    frags = sorted((run.gen / "kernel").glob("zynq-net-*.cfg"))
-    assert frags, "no generated kernel fragments"
-    for cfg in frags:
-        for line in cfg.read_text().splitlines():
-            if line.startswith("CONFIG_"):
-                assert line in have, f"{cfg.name}: {line} not in the booted kernel's .config"
+    have = run.kernel_config(run.gen / "kernel")
     assert {"CONFIG_ARCH_ZYNQ=y", "CONFIG_MACB=y", "CONFIG_SERIAL_XILINX_PS_UART=y"} <= have
-    print(f"kernel built in {run.env.get('kernel_build_s')}s (cached: {run.env.get('kernel_cached')})")
 
 
 def test_dtb_has_the_fragment_and_verifies(run):
@@ -148,10 +132,7 @@ def test_dtb_has_the_fragment_and_verifies(run):
 
 
 def test_boots_to_result_on_macb(run):
-    assert run.proc.returncode == 0, "guest did not finish" + run.context()
-    assert run.env.get("done") == "1", run.context()
-    secs = float(run.env["boot_seconds"])
-    print(f"boot-to-result {secs:.1f}s (guest uptime {run.env.get('guest_uptime')}s, -smp {SMP})")
+    secs = run.boot_seconds(f", -smp {SMP}")
     assert secs < MAX_BOOT, f"boot-to-result {secs}s" + run.context()
     netdevs = run.text("netdevs")
     assert re.search(rf"^{IFACE} driver=macb queues=rx-0 tx-0 $", netdevs, re.M), \
@@ -178,25 +159,11 @@ def test_rings_applied_and_read_back(run):
         assert int(value) != before[param], f"{param} already {value}: nothing proven"
         assert after[param] == macb_ring(param, int(value)) == int(value), run.text("ethtool-g")
         assert got[param]["result"] == "applied" and got[param]["actual"] == value, got[param]
-    # The variant's sizes are not powers of two: macb rounds them up and the
-    # applier reports what the driver kept.
-    cur = ethtool_current(run.text("extra-ethtool-g"))
-    got = {r["target"]: r for r in results(run.json("extra-apply"), "rings")}
-    for _, _, param, value in (s for s in run.variant if s[0] == "rings"):
-        want = macb_ring(param, int(value))
-        assert want != int(value)
-        assert cur[param] == want, run.text("extra-ethtool-g")
-        assert got[param]["result"] == "applied" and got[param]["actual"] == str(want), got[param]
-        assert str(want) in got[param]["detail"], f"rounding not reported: {got[param]}"
+    run.check_macb_variant_rings()
 
 
 def test_coalescing_reported_unsupported_and_skipped(run):
-    assert run.rc("ethtool-c") != 0, run.text("ethtool-c")
-    assert "not supported" in run.text("ethtool-c"), run.text("ethtool-c")
-    steps = results(run.json("extra-apply"), "coalesce")
-    assert steps, run.text("extra-plan")
-    for s in steps:
-        assert s["result"] == "skipped" and "unsupported" in s["detail"], s
+    run.check_macb_coalesce_unsupported()
 
 
 def test_mtu_above_the_driver_limit_is_refused_on_the_target(run):
@@ -285,11 +252,7 @@ def test_irq_affinity_by_name_and_effective_cpu(run):
 
 
 def test_sysctls_applied(run):
-    guest = dict(line.split(" ", 1) for line in run.text("sysctls").splitlines() if line)
-    by_key = {r["target"]: r for r in results(run.json("apply1"), "sysctl")}
-    for _, key, *value in run.steps("sysctl"):
-        assert guest[key].split() == value, f"{key} = {guest[key]!r}, plan {value}"
-        assert by_key[key]["result"] in ("applied", "unchanged"), by_key[key]
+    run.check_sysctls()
 
 
 def test_ring_change_keeps_queue_and_irq_settings(run):
@@ -308,31 +271,18 @@ def cpu1_missing(r: dict) -> bool:
 
 
 def test_second_run_changes_nothing_and_status_shows_no_drift(run):
-    first = step_keys(run.json("apply1"))
-    doc = run.json("apply2")
-    assert doc["applied"] == 0, run.text("apply2")
-    for key, r in step_keys(doc).items():
-        assert r["result"] != "applied", r
-        want = "unchanged" if first[key]["result"] in ("applied", "unchanged") else first[key]["result"]
-        assert r["result"] == want, (first[key], r)
-    status = run.json("status-json")
-    for r in status["steps"]:
+    run.check_second_apply()
+    # Stricter than "ok where applied": every step but the one needing CPU 1.
+    for r in run.json("status-json")["steps"]:
         assert r["result"] == ("skipped" if cpu1_missing(r) else "ok"), r
     # The same reading under busybox ash (Yocto's usual /bin/sh).
-    dash = [(r["verb"], r["iface"], r["target"], r["result"], r["actual"]) for r in run.json("status2-json")["steps"]]
-    ash = [(r["verb"], r["iface"], r["target"], r["result"], r["actual"])
-           for r in run.json("status-ash-json")["steps"]]
-    assert ash == dash, run.text("status-ash-json")
+    run.check_status_same_under_ash()
 
 
 def test_exit_codes_as_documented(run):
     """docs/applier.md: 0 all applied/unchanged (status: all ok), 3 some
     skipped, failed or differing; the JSON's "exit" is the exit code."""
-    for name in ("apply1", "apply2", "status-json", "status2-json", "extra-apply"):
-        doc = run.json(name)
-        rc = run.rc(name)
-        bad = doc["skipped"] + doc["failed"] + doc.get("differs", 0)
-        assert rc == doc["exit"] == (3 if bad else 0), f"{name}: rc {rc}, {doc}"
+    run.check_exit_codes(("apply1", "apply2", "status-json", "status2-json", "extra-apply"))
     # Everything of the board applies on the emulated GEM but what needs the
     # second CPU; the variant has refused steps by design.
     assert run.rc("apply1") == (3 if SMP == 1 else 0), run.text("apply1")
