@@ -91,25 +91,60 @@ fn golden_output_of_reference_boards() {
         let asset = Path::new(env!("CARGO_MANIFEST_DIR")).join("../zynq-net-render/assets/zynq-net-apply.sh");
         assert!(applier == fs::read(asset).expect("applier source"), "{b}: generated applier differs from its source");
         let got: Vec<_> = tree(&out).into_iter().filter(|(n, _)| n != "tuning/zynq-net-apply").collect();
-        if update {
-            let _ = fs::remove_dir_all(&golden);
-            for (rel, data) in &got {
-                let p = golden.join(rel);
-                fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
-                fs::write(p, data).expect("write golden");
-            }
-            continue;
+        same_as_golden(b, &got, &golden, update);
+    }
+}
+
+/// `got` (relative path, bytes) is the tree under `golden`; with
+/// `UPDATE_GOLDEN=1` it becomes it.
+fn same_as_golden(name: &str, got: &[(String, Vec<u8>)], golden: &Path, update: bool) {
+    let shown = golden.strip_prefix(env!("CARGO_MANIFEST_DIR")).unwrap_or(golden).display().to_string();
+    if update {
+        let _ = fs::remove_dir_all(golden);
+        for (rel, data) in got {
+            let p = golden.join(rel);
+            fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
+            fs::write(p, data).expect("write golden");
         }
-        let want = tree(&golden);
-        let names = |t: &[(String, Vec<u8>)]| t.iter().map(|(n, _)| n.clone()).collect::<Vec<_>>();
-        assert_eq!(
-            names(&got),
-            names(&want),
-            "{b}: artifact list differs from tests/golden/{b} (UPDATE_GOLDEN=1 to accept)"
-        );
-        for ((n, g), (_, w)) in got.iter().zip(&want) {
-            assert!(g == w, "{b}: {n} differs from tests/golden/{b}/{n} (UPDATE_GOLDEN=1 cargo test -p zynq-net-cli --test cli to accept)\n--- got ---\n{}", String::from_utf8_lossy(g));
-        }
+        return;
+    }
+    let want = tree(golden);
+    let names = |t: &[(String, Vec<u8>)]| t.iter().map(|(n, _)| n.clone()).collect::<Vec<_>>();
+    assert_eq!(names(got), names(&want), "{name}: artifact list differs from {shown} (UPDATE_GOLDEN=1 to accept)");
+    for ((n, g), (_, w)) in got.iter().zip(&want) {
+        assert!(g == w, "{name}: {n} differs from {shown}/{n} (UPDATE_GOLDEN=1 cargo test -p zynq-net-cli --test cli to accept)\n--- got ---\n{}", String::from_utf8_lossy(g));
+    }
+}
+
+/// The DT fragments and kernel fragments of the kernel tests' design
+/// boards (tests/kernel/fixtures/*.yml: PL Ethernet over AXI DMA, MCDMA,
+/// XXV, SGMII/SFP, EMIO GEM, XSA/SDT patch mode, the P1020 with queue
+/// groups) are the goldens under tests/golden/designs/. Those outputs are
+/// what tests/kernel/test_dt_fragments.py compiles with dtc into the real
+/// kernel trees and holds against the drivers' probe code; this test pins
+/// them so that a change to a generator shows here, in `cargo test`, too.
+#[test]
+fn golden_dt_and_kernel_fragments_of_the_design_boards() {
+    let update = update_golden();
+    let designs = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../tests/kernel/fixtures");
+    let mut boards: Vec<PathBuf> = fs::read_dir(&designs)
+        .expect("tests/kernel/fixtures")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.extension().is_some_and(|x| x == "yml"))
+        .collect();
+    boards.sort();
+    assert!(boards.len() >= 8, "{boards:?}");
+    for b in boards {
+        let name = b.file_stem().expect("stem").to_string_lossy().to_string();
+        let tmp = tempfile::tempdir().expect("tmp");
+        let out = tmp.path().join("out");
+        let o = gen(&b, &out);
+        assert_eq!(o.status.code(), Some(0), "{name}: {}", String::from_utf8_lossy(&o.stderr));
+        let got: Vec<_> =
+            tree(&out).into_iter().filter(|(n, _)| n.starts_with("dt/") || n.starts_with("kernel/")).collect();
+        assert!(got.iter().any(|(n, _)| n.starts_with("dt/")), "{name}: no dt/ output");
+        let golden = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/designs").join(&name);
+        same_as_golden(&name, &got, &golden, update);
     }
 }
 
