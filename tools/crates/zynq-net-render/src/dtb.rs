@@ -26,9 +26,6 @@ impl NodeProps for fdt::node::FdtNode<'_, '_> {
     fn prop(&self, name: &str) -> Option<&[u8]> {
         self.property(name).map(|p| p.value)
     }
-    fn child_names(&self) -> Vec<String> {
-        self.children().map(|c| c.name.to_string()).collect()
-    }
 }
 
 /// Every node of the tree with its full path, in tree order.

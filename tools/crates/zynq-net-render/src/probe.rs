@@ -390,8 +390,6 @@ pub fn table(driver: Driver, flavour: KernelFlavour, dmaengine: bool) -> (Vec<Ro
 pub trait NodeProps {
     /// Raw bytes of a property.
     fn prop(&self, name: &str) -> Option<&[u8]>;
-    /// Names of the child nodes.
-    fn child_names(&self) -> Vec<String>;
 }
 
 fn strings(v: &[u8]) -> Vec<String> {
@@ -535,9 +533,6 @@ mod tests {
     impl NodeProps for N {
         fn prop(&self, name: &str) -> Option<&[u8]> {
             self.0.get(name).map(Vec::as_slice)
-        }
-        fn child_names(&self) -> Vec<String> {
-            Vec::new()
         }
     }
 
