@@ -106,3 +106,22 @@ def test_line_of_blanks_is_a_blank_line(tmp_path):
         r = ap("status", plan)
         assert r.returncode == 3 and "parameter not set" not in r.stderr, f"{shell}: {r.returncode} {r.stderr}"
         assert "skipped sysctl - net.core.somaxconn" in r.stdout, r.stdout
+
+
+def test_verb_without_fields_is_an_invalid_step(tmp_path):
+    """A known verb with no fields is refused like any invalid step (exit 2,
+    `PLAN:LINE: invalid step 'VERB': expected ...`, nothing changed), not a
+    shell error: before issue 16's fix a bare `board` aborted both shells on
+    the unset $1 (`set -u`) and a bare `ntuple` or `sysctl` made dash's
+    `shift` fail ("can't shift that many")."""
+    verbs = ("board wait mac mtu channels rings offload coalesce ptp rps rfs xps rss ntuple irq "
+             "qdisc filter sysctl module asf").split()
+    for shell in sorted(SHELLS):
+        need(SHELLS[shell][0])
+        ap = Applier(tmp_path / shell, SHELLS[shell])
+        for verb in verbs:
+            plan = write_plan(tmp_path / f"{verb}.plan", f"zynq-net-plan 2\n{verb}\n")
+            r = ap("apply", plan)
+            assert r.returncode == 2, f"{shell} {verb}: exit {r.returncode} {r.stdout}{r.stderr}"
+            assert f"{verb}.plan:2: invalid step '{verb}': expected " in r.stderr, f"{shell}: {r.stderr}"
+        assert not (tmp_path / shell / "state").exists(), f"{shell}: an invalid plan must change nothing"

@@ -583,7 +583,7 @@ is_verb() {
 }
 
 # board NAME: the report's name (BOARD); writes nothing
-v_board_check() { [ $# -eq 1 ] && is_word "$1" || ERR="board NAME"; BOARD=$1; }
+v_board_check() { [ $# -eq 1 ] && is_word "$1" || ERR="board NAME"; BOARD=${1-}; }
 v_board_run() { :; }
 v_board_revert() { return 1; }
 
@@ -789,7 +789,7 @@ v_rss_revert() { "$T_ETHTOOL" -X "$1" default 2>"$ERRF" </dev/null; }
 # revert: -N delete ID
 v_ntuple_check() {
 	[ $# -ge 3 ] && is_ifname "$1" || ERR="ntuple IFACE RULE-FIELDS..."
-	shift
+	[ $# -eq 0 ] || shift
 	while [ $# -gt 0 ]; do
 		is_sysctl_val "$1" || ERR="ntuple field '$1'"
 		if [ "$1" = loc ]; then { [ $# -ge 2 ] && is_num "$2"; } || ERR="ntuple loc N"; fi
@@ -957,7 +957,7 @@ v_filter_revert() { "$T_TC" filter del dev "$1" parent 1: prio "$2" 2>"$ERRF" </
 # writes it
 v_sysctl_check() {
 	[ $# -ge 2 ] && is_sysctl_key "$1" || ERR="sysctl KEY VALUE..."
-	shift
+	[ $# -eq 0 ] || shift
 	for cle_f in "$@"; do is_sysctl_val "$cle_f" || ERR="sysctl value '$cle_f'"; done
 }
 sysctl_path() { # KEY -> SPATH: dots as slashes, unless KEY has a / (an interface name with dots)
