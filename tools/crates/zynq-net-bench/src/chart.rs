@@ -376,6 +376,53 @@ mod tests {
     }
 
     #[test]
+    fn the_effects_axis_pads_8_percent_of_the_span_beyond_each_end() {
+        // +100 % and -50 %: ln 2 and ln 0.5 on the log axis, which then
+        // spans 2 ln 2 plus 8 % of that on either side (0.08 x 2 ln 2 =
+        // 0.111 is over the 0.05 floor), so the gap from each point to its end of
+        // the axis is 8/100 of the distance between the points.
+        let row = |label: &str, low: f64, percent: f64, verdict| EffectRow {
+            label: label.into(),
+            percent,
+            low,
+            high: percent,
+            verdict,
+        };
+        let rows = [row("a", 100.0, 100.0, Verdict::Helps), row("b", -50.0, -50.0, Verdict::Hurts)];
+        let s = effects("t", &rows);
+        let (left, right) = x_axis(&s);
+        let (green, red) = (circles(&s, GREEN), circles(&s, RED));
+        // Each point is a dot and the error bar's mark, both at the estimate.
+        assert_eq!((green.len(), red.len()), (2, 2), "{s}");
+        assert!(green[0].0 == green[1].0 && red[0].0 == red[1].0, "{s}");
+        let (g, r) = (green[0].0, red[0].0);
+        let gap = 0.08 * (g - r);
+        assert!((r - left - gap).abs() <= 2.0 && (right - g - gap).abs() <= 2.0, "{left} {r} {g} {right}");
+        // A low end at -99.9 % (or below) falls off the axis: the axis and
+        // the points stay where they were.
+        let off = [rows[0].clone(), row("b", -99.9, -50.0, Verdict::Hurts)];
+        let t = effects("t", &off);
+        assert_eq!(x_axis(&t), (left, right));
+        assert_eq!((circles(&t, GREEN), circles(&t, RED)), (green, red), "{t}");
+    }
+
+    /// The x range (pixels) of the horizontal axis line: the one
+    /// horizontal polyline longer than 300 px (plotters draws the axis as
+    /// `<polyline ... points="X1,Y X2,Y "/>`).
+    fn x_axis(svg: &str) -> (f64, f64) {
+        let lines: Vec<(f64, f64)> = svg
+            .split("points=\"")
+            .skip(1)
+            .filter_map(|r| {
+                let p: Vec<f64> = r[..r.find('"')?].split([' ', ',']).filter_map(|v| v.parse().ok()).collect();
+                (p.len() == 4 && p[1] == p[3] && p[2] - p[0] > 300.0).then_some((p[0], p[2]))
+            })
+            .collect();
+        assert_eq!(lines.len(), 1, "{svg}");
+        lines[0]
+    }
+
+    #[test]
     fn cpu_chart_has_the_four_shares_and_the_threshold() {
         let core = |cpu| CoreLoad { cpu, usr: 20.0, sys: 10.0, irq: 5.0, softirq: 30.0, idle: 35.0 };
         let s = cpu(&[("client+server+dut".into(), vec![core(0), core(1)])], 95.0);

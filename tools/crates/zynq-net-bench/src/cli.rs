@@ -686,3 +686,151 @@ pub fn run_lab(cmd: LabCommand) -> anyhow::Result<i32> {
         }
     }
 }
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use clap::FromArgMatches as _;
+
+    use crate::run::{append_jsonl, TrialRecord};
+
+    fn zcu102() -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../meta-zynq-net/boards/zcu102.yml")
+    }
+
+    /// `zynq-net bench ARGS...` as clap parses it.
+    fn bench(args: &[&str]) -> BenchCommand {
+        let cmd = BenchCommand::augment_subcommands(clap::Command::new("bench"));
+        let m = cmd.try_get_matches_from(std::iter::once("bench").chain(args.iter().copied())).unwrap();
+        BenchCommand::from_arg_matches(&m).unwrap()
+    }
+
+    fn no_overrides() -> Overrides {
+        Overrides::default()
+    }
+
+    #[test]
+    fn a_plan_is_made_from_a_board_saved_and_read_back() {
+        let tmp = tempfile::tempdir().unwrap();
+        let out = tmp.path().join("plan.json");
+        let board = zcu102();
+        assert_eq!(run_bench(bench(&["plan", board.to_str().unwrap(), "-o", out.to_str().unwrap()])).unwrap(), 0);
+        let made = load_plan(&board, &no_overrides()).unwrap();
+        assert_eq!(made.board.as_deref(), Some("zcu102"));
+        assert!(made.targets.is_some(), "the board names its DUT and peer");
+        // The saved plan is read as a plan (not as a board), whole.
+        assert_eq!(Plan::load(&out).unwrap(), made);
+        assert_eq!(load_plan(&out, &no_overrides()).unwrap(), made);
+    }
+
+    #[test]
+    fn overrides_remake_the_matrix_and_keep_the_targets() {
+        let board = zcu102();
+        let base = load_plan(&board, &no_overrides()).unwrap();
+        let d = load_plan(&board, &Overrides { duration: Some(2.5), repeats: None }).unwrap();
+        assert!(d.cells.iter().all(|c| c.seconds == 2.5 && c.repeats == base.spec.repeats), "{:?}", d.cells);
+        let r = load_plan(&board, &Overrides { duration: None, repeats: Some(7) }).unwrap();
+        assert!(r.cells.iter().all(|c| c.repeats == 7 && c.seconds == base.spec.duration), "{:?}", r.cells);
+        assert_eq!((d.targets.as_ref(), r.targets.as_ref()), (base.targets.as_ref(), base.targets.as_ref()));
+        assert!(load_plan(&board, &Overrides { duration: Some(0.0), repeats: None }).is_err(), "validated");
+    }
+
+    #[test]
+    fn a_plan_of_another_format_is_refused_and_other_json_goes_to_the_board_loader() {
+        let tmp = tempfile::tempdir().unwrap();
+        let old = tmp.path().join("old.json");
+        std::fs::write(&old, r#"{"format": "zynq-net-bench-plan 0", "cells": []}"#).unwrap();
+        let e = load_plan(&old, &no_overrides()).unwrap_err().to_string();
+        assert!(e.contains("plan format `zynq-net-bench-plan 0` is not the one this zynq-net reads"), "{e}");
+        // JSON of another kind (a targets file) is not taken for a plan.
+        let other = tmp.path().join("targets.json");
+        std::fs::write(&other, r#"{"format": "zynq-net-bench-targets 1"}"#).unwrap();
+        let e = format!("{:#}", load_plan(&other, &no_overrides()).unwrap_err());
+        assert!(!e.contains("plan format"), "{e}");
+    }
+
+    #[test]
+    fn targets_come_from_the_flag_else_the_plan() {
+        let tmp = tempfile::tempdir().unwrap();
+        let plan = load_plan(&zcu102(), &no_overrides()).unwrap();
+        let none = TargetArgs { targets: None, lab: None };
+        assert_eq!(&none.load(&plan).unwrap(), plan.targets.as_ref().unwrap());
+        let mut own = plan.targets.clone().unwrap();
+        own.port = 5999;
+        let f = tmp.path().join("targets.json");
+        own.save(&f).unwrap();
+        assert_eq!(TargetArgs { targets: Some(f), lab: None }.load(&plan).unwrap().port, 5999);
+        let bare = Plan { targets: None, ..plan };
+        let e = none.load(&bare).unwrap_err().to_string();
+        assert!(e.contains("--targets or --lab is required"), "{e}");
+        let lab = TargetArgs { targets: None, lab: Some("zn-no-such-lab".into()) };
+        let e = lab.load(&bare).unwrap_err().to_string();
+        assert!(e.contains("lab `zn-no-such-lab` is not up"), "{e}");
+    }
+
+    /// A run directory whose results.jsonl holds `bps` as the repeats of cell `c`.
+    fn run_dir(root: &Path, name: &str, bps: &[f64]) -> PathBuf {
+        let d = root.join(name);
+        std::fs::create_dir_all(&d).unwrap();
+        for (i, b) in bps.iter().enumerate() {
+            append_jsonl(&d.join(files::RESULTS), &TrialRecord::for_test("c", i as u32, *b)).unwrap();
+        }
+        d
+    }
+
+    #[test]
+    fn compare_exits_1_only_when_asked_to_and_a_cell_is_worse() {
+        let tmp = tempfile::tempdir().unwrap();
+        let a = run_dir(tmp.path(), "a", &[100e6, 102e6, 101e6]);
+        let worse = run_dir(tmp.path(), "worse", &[50e6, 52e6, 51e6]);
+        let better = run_dir(tmp.path(), "better", &[200e6, 202e6, 201e6]);
+        let out = tmp.path().join("cmp");
+        let p = |x: &Path| x.to_str().unwrap().to_string();
+        let code = |b: &Path, fail: bool| {
+            let mut args = vec!["compare".to_string(), p(&a), p(b), "-o".into(), p(&out)];
+            if fail {
+                args.push("--fail-on-worse".into());
+            }
+            run_bench(bench(&args.iter().map(String::as_str).collect::<Vec<_>>())).unwrap()
+        };
+        assert_eq!(code(&worse, true), 1);
+        let json = std::fs::read_to_string(out.join("compare.json")).unwrap();
+        assert!(json.contains("\"worse\"") && out.join("compare.md").exists(), "{json}");
+        assert_eq!(code(&worse, false), 0);
+        assert_eq!(code(&better, true), 0);
+    }
+
+    #[test]
+    fn report_writes_the_reports_into_the_run_directory() {
+        let tmp = tempfile::tempdir().unwrap();
+        let d = run_dir(tmp.path(), "run", &[100e6, 102e6]);
+        assert_eq!(run_bench(bench(&["report", d.to_str().unwrap()])).unwrap(), 0);
+        for f in ["report.md", "report.csv", "report.json", "report.html"] {
+            assert!(d.join(f).exists(), "{f}");
+        }
+    }
+
+    #[test]
+    fn ablate_checks_its_numbers_before_anything_else() {
+        let tmp = tempfile::tempdir().unwrap();
+        let out = tmp.path().to_str().unwrap();
+        let missing = tmp.path().join("no-board.yml");
+        let missing = missing.to_str().unwrap();
+        let err = |extra: &[&str]| {
+            let mut args = vec!["ablate", missing, "-o", out];
+            args.extend_from_slice(extra);
+            format!("{:#}", run_bench(bench(&args)).unwrap_err())
+        };
+        assert!(err(&["--confidence", "1"]).contains("--confidence 1: expected a value in [0.5, 1)"));
+        assert!(err(&["--confidence", "0.4"]).contains("--confidence 0.4"));
+        assert!(err(&["--min-effect", "100"]).contains("--min-effect 100: expected percent in [0, 100)"));
+        assert!(err(&["--min-effect=-1"]).contains("--min-effect -1"));
+        assert!(err(&["--repeats", "1"]).contains("--repeats 1: an interval needs at least 2 rounds"));
+        // At the edges of the ranges the numbers pass and the board is read.
+        for ok in [&["--confidence", "0.5"][..], &["--min-effect", "0"], &["--repeats", "2"]] {
+            let e = err(ok);
+            assert!(e.contains("no-board.yml") && !e.contains("expected") && !e.contains("needs"), "{ok:?}: {e}");
+        }
+    }
+}

@@ -44,6 +44,21 @@ pub struct Cell {
     pub repeats: u32,
 }
 
+impl Cell {
+    /// Nominal seconds of one trial: the measured `seconds` plus the
+    /// `omit` seconds iperf3 runs first and leaves out.
+    pub fn trial_seconds(&self) -> f64 {
+        self.seconds + f64::from(self.omit)
+    }
+
+    /// Progress-bar ticks of one trial (the bars of `run` and `ablate`
+    /// count tenths of nominal seconds): [`Cell::trial_seconds`] × 10,
+    /// rounded up.
+    pub fn progress_ticks(&self) -> u64 {
+        (self.trial_seconds() * 10.0).ceil() as u64
+    }
+}
+
 /// A whole plan.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Plan {
@@ -101,7 +116,7 @@ impl Plan {
 
     /// Total nominal trial seconds (for the ETA).
     pub fn nominal_seconds(&self) -> f64 {
-        self.cells.iter().map(|c| (c.seconds + c.omit as f64) * c.repeats as f64).sum()
+        self.cells.iter().map(|c| c.trial_seconds() * f64::from(c.repeats)).sum()
     }
 
     /// Human-readable table.
@@ -249,6 +264,21 @@ mod tests {
         assert!(lines[1].split_whitespace().eq(["cell", "proto", "dir", "mtu", "-P", "-l", "-b", "-t", "rep"]));
         assert!(lines.iter().any(|l| l.starts_with("udp-rx-mtu9000-p2 ") && l.contains(" 8972 ")), "{text}");
         assert!(Plan::from_spec(None, &spec).to_text().starts_with("plan for (unnamed board): "));
+    }
+
+    #[test]
+    fn nominal_time_counts_the_omitted_start_of_every_trial() {
+        // Worked by hand: 4 cells (tcp/udp x rx/tx) x 4 repeats x (3 s + 1 s omitted) = 64 s.
+        let spec = BenchSpec { duration: 3.0, omit: 1, repeats: 4, ..BenchSpec::default() };
+        let p = Plan::from_spec(None, &spec);
+        assert_eq!(p.cells.len(), 4);
+        assert_eq!(p.nominal_seconds(), 64.0);
+        assert!(p.to_text().starts_with("plan for (unnamed board): 4 cells, 16 trials, ~64 s of traffic\n"));
+        // The bars count tenths of a second, rounded up: 2.25 s + 1 s -> 32.5 -> 33 ticks.
+        let c = Cell { seconds: 2.25, omit: 1, ..p.cells[0].clone() };
+        assert_eq!(c.trial_seconds(), 3.25);
+        assert_eq!(c.progress_ticks(), 33);
+        assert_eq!(Cell { omit: 0, ..c }.progress_ticks(), 23);
     }
 
     #[test]

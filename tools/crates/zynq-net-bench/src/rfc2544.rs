@@ -796,6 +796,45 @@ mod tests {
         assert_eq!(r.steps.iter().map(|s| s.n).collect::<Vec<_>>(), numbers);
     }
 
+    /// The search rates offered by a search (resolution 12.5 %: the probes
+    /// around an estimate are it × 15/16 and × 17/16, exact in binary)
+    /// whose trials report, in order, `script`'s (frames sent, frames lost)
+    /// over 1 s; 1518 B frames at 1 Gbit/s (line rate 81,274.4 frames/s).
+    fn probes(script: &[(u64, u64)]) -> Vec<f64> {
+        let spec =
+            Rfc2544Spec { resolution_percent: 12.5, max_trials: script.len() as u32 + 1, ..Rfc2544Spec::default() };
+        let mut left = script.iter();
+        let r = search(&ctx(), &spec, 1e9, 1518, |o, _| {
+            let (sent, lost) = left.next().copied().unwrap_or((1, 1));
+            let flow = Flow { packets_sent: Some(sent), lost_packets: Some(lost), seconds: 1.0, ..Flow::default() };
+            trial_of(flow, o.length)
+        });
+        r.steps.iter().filter(|s| !s.confirm).map(|s| s.offered_fps).collect()
+    }
+
+    #[test]
+    fn a_probe_just_under_the_estimate_must_be_above_the_last_pass() {
+        // Worked by hand. 1: line rate, 64,000 of 81,000 through -> estimate
+        // 64,000, next 60,000 (x 15/16). 2: only 48,000 sent (short), none
+        // lost -> last pass 48,000; 60,000 is tried, next 68,000 (x 17/16).
+        // 3: 51,200 of 68,000 through -> estimate 51,200, whose x 15/16 is
+        // 48,000: the last pass itself, not above it, so x 17/16 = 54,400.
+        let p = probes(&[(81_000, 17_000), (48_000, 0), (68_000, 16_800)]);
+        assert_eq!(p[1..], [60_000.0, 68_000.0, 54_400.0], "{p:?}");
+    }
+
+    #[test]
+    fn a_probe_just_over_the_estimate_must_be_above_the_last_pass() {
+        // Worked by hand. 1: as above, next 60,000. 2: only 51,000 sent
+        // (short), none lost -> last pass 51,000; next 68,000 (x 17/16).
+        // 3: 48,000 of 68,000 through -> estimate 48,000: x 15/16 = 45,000
+        // is below the last pass and x 17/16 = 51,000 is the last pass
+        // itself, so the search gallops: min(51,000 x 1.25, the middle
+        // (51,000 + 68,000) / 2 = 59,500) = 59,500.
+        let p = probes(&[(81_000, 17_000), (51_000, 0), (68_000, 20_000)]);
+        assert_eq!(p[1..], [60_000.0, 68_000.0, 59_500.0], "{p:?}");
+    }
+
     #[test]
     fn the_result_states_rates_in_frames_payload_and_line_terms() {
         // A DUT at exactly 10,000 frames/s of 1518 B at 1 Gbit/s.

@@ -92,6 +92,34 @@ impl TrialRecord {
     }
 }
 
+/// Ends the one-off iperf3 server of a trial. It exits by itself after its
+/// test; one that is still there after 3 s (no client reached it) gets
+/// SIGTERM, which `timeout` passes on to iperf3 (SIGKILL would end
+/// `timeout` alone and leave iperf3 holding the port for ever), and
+/// SIGKILL if it is still there 2 s later.
+fn end_server(server: &mut std::process::Child) {
+    if exits_within(server, Duration::from_secs(3)) {
+        return;
+    }
+    let _ = std::process::Command::new("kill").args(["-TERM", &server.id().to_string()]).status();
+    if !exits_within(server, Duration::from_secs(2)) {
+        let _ = server.kill();
+        let _ = server.wait();
+    }
+}
+
+/// Whether `child` has exited (and been reaped) within `d`.
+fn exits_within(child: &mut std::process::Child, d: Duration) -> bool {
+    let until = Instant::now() + d;
+    loop {
+        match child.try_wait() {
+            Ok(Some(_)) => return true,
+            Ok(None) if Instant::now() < until => std::thread::sleep(Duration::from_millis(5)),
+            _ => return false,
+        }
+    }
+}
+
 /// Everything a trial needs, resolved once per run.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Context {
@@ -312,19 +340,7 @@ pub fn trial(ctx: &Context, opts: &ClientOpts, cell: &str, repeat: u32) -> Trial
         break;
     }
     let after = sample_all(ctx);
-    // The one-off server exits after its test; do not wait long for it.
-    let wait_until = Instant::now() + Duration::from_secs(3);
-    loop {
-        match server.try_wait() {
-            Ok(Some(_)) => break,
-            Ok(None) if Instant::now() < wait_until => std::thread::sleep(Duration::from_millis(5)),
-            _ => {
-                let _ = server.kill();
-                let _ = server.wait();
-                break;
-            }
-        }
-    }
+    end_server(&mut server);
     if let Some(before) = before {
         for (((role, _), b), a) in ctx.machines.iter().zip(before).zip(after) {
             if let (Some(b), Some(a)) = (b, a) {
@@ -485,7 +501,7 @@ pub fn run_plan(plan: &Plan, targets: &Targets, out: &Path, opts: &RunOptions) -
     let mut links_set = false;
     for cell in &plan.cells {
         for rep in 0..cell.repeats {
-            let nominal = ((cell.seconds + cell.omit as f64) * 10.0).ceil() as u64;
+            let nominal = cell.progress_ticks();
             if done.iter().any(|r| r.cell == cell.id && r.repeat == rep && r.error.is_none()) {
                 pb.inc(nominal);
                 continue;
@@ -694,6 +710,47 @@ mod tests {
         let t = trial(&ctx, &ClientOpts { direction: iperf::Direction::Bidir, ..opts }, "bidir", 0);
         assert_eq!(t.record.error.as_deref(), Some("iperf3 3.6.0 has no --bidir (needs 3.7 or later)"));
         assert!(t.record.summary.is_none() && t.raw.is_none() && t.record.cpu.is_empty());
+    }
+
+    /// A client that never reaches the one-off server (here: it cannot
+    /// even start, in a namespace that does not exist): the trial is a
+    /// failure and the waiting server is stopped 3 s later, not left
+    /// waiting for ever (the port is free again).
+    #[test]
+    fn a_server_no_client_reached_is_stopped() {
+        let port = free_port();
+        let mut targets = local_targets(port);
+        targets.client.host = Host::Netns { name: format!("zn-absent-{}", std::process::id()) };
+        let version = detect_version(&Host::Local).unwrap();
+        let ctx = Context {
+            targets,
+            client_version: version,
+            server_version: version,
+            client_cpus: vec![],
+            server_cpus: vec![],
+            machines: vec![],
+            cpu_bound_percent: 95.0,
+            notes: vec![],
+        };
+        let opts = ClientOpts {
+            server: "127.0.0.1".into(),
+            port,
+            protocol: iperf::Protocol::Tcp,
+            direction: iperf::Direction::Tx,
+            streams: 1,
+            seconds: 1.0,
+            length: 1000,
+            bitrate: None,
+            mss: None,
+            omit: 0,
+            zerocopy: false,
+            window: None,
+        };
+        let t0 = Instant::now();
+        let t = trial(&ctx, &opts, "lost", 0);
+        assert!(t.record.error.is_some() && t.record.summary.is_none(), "{:?}", t.record);
+        assert!(t0.elapsed() < Duration::from_secs(20), "{:?}", t0.elapsed());
+        assert!(std::net::TcpListener::bind(("127.0.0.1", port)).is_ok(), "the server still holds port {port}");
     }
 
     /// The matrix runner over loopback: files, pinning away from IRQ CPUs,

@@ -173,8 +173,7 @@ impl Design {
 
     /// Nominal trial seconds of the whole run.
     pub fn nominal_seconds(&self) -> f64 {
-        let per_round: f64 =
-            self.cells.iter().map(|c| c.seconds + f64::from(c.omit)).sum::<f64>() * self.variants.len() as f64;
+        let per_round: f64 = self.cells.iter().map(Cell::trial_seconds).sum::<f64>() * self.variants.len() as f64;
         per_round * f64::from(self.rounds)
     }
 
@@ -406,7 +405,7 @@ pub fn run(
                     cells.iter().map(|&c| &design.cells[c]).filter(|c| !done(&trials, round, &v.id, &c.id)).collect();
                 for c in cells.iter().map(|&c| &design.cells[c]) {
                     if !todo.iter().any(|t| t.id == c.id) {
-                        pb.inc(((c.seconds + f64::from(c.omit)) * 10.0).ceil() as u64);
+                        pb.inc(c.progress_ticks());
                     }
                 }
                 if todo.is_empty() {
@@ -424,7 +423,7 @@ pub fn run(
                 };
                 let apply = ApplyOutcome { revert_exit, apply_exit, steps };
                 for cell in todo {
-                    let nominal = ((cell.seconds + f64::from(cell.omit)) * 10.0).ceil() as u64;
+                    let nominal = cell.progress_ticks();
                     let mut record = if let Some(e) = &apply_error {
                         failed_record(&cell.id, round, format!("applying variant {}: {e}", v.id))
                     } else {

@@ -44,6 +44,15 @@ pub struct DutSteps {
     pub failed: usize,
 }
 
+impl DutSteps {
+    /// The DUT ran some of the group's steps but wrote none (each was
+    /// unchanged, skipped or failed): the variant without the group is the
+    /// full plan as the DUT saw it. False when no step ran at all.
+    pub fn changed_nothing(&self) -> bool {
+        self.applied == 0 && self.skipped + self.unchanged + self.failed > 0
+    }
+}
+
 /// One group in one cell.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct GroupEffect {
@@ -305,7 +314,7 @@ pub fn to_markdown(design: &Design, r: &AblationReport) -> String {
             if !g.effect.note.is_empty() {
                 notes.push(g.effect.note.clone());
             }
-            if g.dut.applied == 0 && (g.dut.skipped + g.dut.unchanged + g.dut.failed) > 0 {
+            if g.dut.changed_nothing() {
                 notes.push("no step of the group changed anything on the DUT: its variant equals full".into());
             }
             let _ = writeln!(
@@ -521,6 +530,18 @@ mod tests {
         assert_eq!(back.suggestion.remove, r.suggestion.remove);
         write_all(&d, &r, None, out.path()).unwrap();
         assert!(!out.path().join(files::SUGGESTED_DIFF).exists(), "stale suggested diff kept");
+    }
+
+    #[test]
+    fn a_group_changed_nothing_when_it_ran_but_wrote_no_step() {
+        let d = |applied, unchanged, skipped, failed| DutSteps { applied, unchanged, skipped, failed };
+        assert!(!d(0, 0, 0, 0).changed_nothing(), "no step ran: nothing is known");
+        assert!(d(0, 1, 0, 0).changed_nothing());
+        assert!(d(0, 0, 1, 0).changed_nothing());
+        assert!(d(0, 0, 0, 1).changed_nothing());
+        assert!(d(0, 1, 0, 1).changed_nothing());
+        assert!(!d(1, 0, 0, 0).changed_nothing());
+        assert!(!d(1, 1, 1, 1).changed_nothing(), "one step written is a change");
     }
 
     #[test]
