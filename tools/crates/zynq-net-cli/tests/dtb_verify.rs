@@ -87,6 +87,14 @@ struct Case {
     design: Option<PathBuf>,
     /// (DTS snippet appended after the fragment, text the report must contain)
     faults: &'static [(&'static str, &'static str)],
+    /// `dtc -@`: with `/__symbols__`. Without, ports are found by dt.path
+    /// or by compatible + unit address (vendor DTBs).
+    symbols: bool,
+    /// Nodes the clean DTB has checked: each port, each DMA node, each
+    /// child node the fragment writes (fixed-link, dma-channel-*).
+    checked: usize,
+    /// `found` lines the clean DTB's report must have (`eth0: PATH (how)`).
+    found: &'static [&'static str],
 }
 
 fn verify(board: &Path, dtb: &Path) -> (Option<i32>, String) {
@@ -108,18 +116,23 @@ fn check_case(name: &str, c: &Case) {
     let mut base_inc: Vec<PathBuf> = c.design.iter().cloned().collect();
     // The board DTS (and design) alone: what the fragment adds is missing.
     let base = tmp.path().join("base.dtb");
-    build_dtb(&tree, c.arch, c.dts, &base_inc, &base, true);
+    build_dtb(&tree, c.arch, c.dts, &base_inc, &base, c.symbols);
     let (code, rep) = verify(&c.board, &base);
     assert_eq!(code, Some(1), "{name}: verify passed on the DTB without the fragment:\n{rep}");
     assert!(rep.contains("missing ") || rep.contains("different "), "{name}: {rep}");
     // With the fragment: clean.
     base_inc.push(fragment);
     let good = tmp.path().join("good.dtb");
-    build_dtb(&tree, c.arch, c.dts, &base_inc, &good, true);
+    build_dtb(&tree, c.arch, c.dts, &base_inc, &good, c.symbols);
     let (code, rep) = verify(&c.board, &good);
     assert_eq!(code, Some(0), "{name}: verify fails on the DTB with the fragment:\n{rep}");
     assert!(problems(&rep).is_empty(), "{name}: {rep}");
     assert!(rep.contains(", 0 problem(s)") && rep.contains("found "), "{name}: {rep}");
+    let summary = format!(": {} node(s) checked, 0 problem(s)", c.checked);
+    assert!(rep.contains(&summary), "{name}: wanted {summary:?}:\n{rep}");
+    for f in c.found {
+        assert!(rep.lines().any(|l| l == format!("found         {f}")), "{name}: not found as {f:?}:\n{rep}");
+    }
     // One fault at a time.
     for (k, (snippet, want)) in c.faults.iter().enumerate() {
         let f = tmp.path().join(format!("fault{k}.dtsi"));
@@ -127,7 +140,7 @@ fn check_case(name: &str, c: &Case) {
         let mut inc = base_inc.clone();
         inc.push(f);
         let dtb = tmp.path().join(format!("fault{k}.dtb"));
-        build_dtb(&tree, c.arch, c.dts, &inc, &dtb, true);
+        build_dtb(&tree, c.arch, c.dts, &inc, &dtb, c.symbols);
         let (code, rep) = verify(&c.board, &dtb);
         assert_eq!(code, Some(1), "{name}: fault {snippet:?} not seen:\n{rep}");
         let ps = problems(&rep);
@@ -156,6 +169,10 @@ fn zcu102_reference_board() {
             board: boards().join("zcu102.yml"),
             arch: "arm64",
             dts: "xilinx/zynqmp-zcu102-rev1.0.dts",
+            symbols: true,
+            // gem3, the XXV MAC and its MCDMA
+            checked: 3,
+            found: &[],
             design: None,
             faults: &[
                 ("&gem3 { /delete-property/ phy-mode; };", "missing prop  /axi/ethernet@ff0e0000: phy-mode"),
@@ -178,6 +195,12 @@ fn zcu102_reference_board() {
                     "duplicate reg",
                 ),
                 ("&axi_mcdma_0 { compatible = \"xlnx,axi-dma-1.00.a\"; };", "compatible is \"xlnx,axi-dma-1.00.a\""),
+                // Two GIC specifiers (#interrupt-cells = <3>, zynqmp.dtsi) for
+                // four names: the MCDMA probe finds no IRQ for two channels.
+                (
+                    "&xxv_ethernet_0 { interrupts = <0 89 4>, <0 90 4>; };",
+                    "linux-xlnx MCDMA: 4 interrupt-names but 2 interrupts on the Ethernet node",
+                ),
             ],
         },
     );
@@ -191,6 +214,10 @@ fn p1020rdb_reference_board() {
             board: boards().join("p1020rdb.yml"),
             arch: "powerpc",
             dts: "fsl/p1020rdb-pd.dts",
+            symbols: true,
+            // enet0, enet1
+            checked: 2,
+            found: &[],
             design: None,
             faults: &[
                 ("&enet1 { /delete-property/ local-mac-address; };", "local-mac-address"),
@@ -209,6 +236,10 @@ fn xxv_mcdma_design_patched_by_label() {
             board: fixtures().join("zcu102-sdt.yml"),
             arch: "arm64",
             dts: "xilinx/zynqmp-zcu102-rev1.0.dts",
+            symbols: true,
+            // gem3, xxv_ethernet_1 (patched: its DMA is the design's)
+            checked: 2,
+            found: &[],
             design: Some(fixtures().join("pl-xxv.dtsi")),
             faults: &[
                 ("&xxv_ethernet_1 { phy-mode = \"base-r\"; };", "phy-mode is \"base-r\""),
@@ -227,11 +258,21 @@ fn axienet_sfp_design_patched_by_label() {
             board: fixtures().join("zcu102-1g-sfp.yml"),
             arch: "arm64",
             dts: "xilinx/zynqmp-zcu102-rev1.0.dts",
+            symbols: true,
+            // axi_ethernet_0 (patched)
+            checked: 1,
+            found: &[],
             design: Some(fixtures().join("pl-1g-sfp.dtsi")),
             faults: &[
                 ("&axi_ethernet_0 { /delete-property/ sfp; };", "sfp"),
                 ("&axi_ethernet_0 { xlnx,phy-type = <1>; };", "xlnx,phy-type"),
                 ("&axi_ethernet_0 { /delete-property/ max-speed; };", "max-speed"),
+                // One GIC specifier (3 cells, the DMA node's interrupt-parent)
+                // where axienet_dma_probe maps two (TX, RX).
+                (
+                    "&axi_ethernet_0_dma { interrupts = <0 89 4>; };",
+                    "DMA node `interrupts` has 12 byte(s), probe reads at least 2 interrupt(s)",
+                ),
             ],
         },
     );
@@ -245,6 +286,10 @@ fn axi_dma_full_node() {
             board: fixtures().join("zcu102-axidma.yml"),
             arch: "arm64",
             dts: "xilinx/zynqmp-zcu102-rev1.0.dts",
+            symbols: true,
+            // the MAC, the AXI DMA and its two dma-channel children
+            checked: 4,
+            found: &[],
             design: None,
             faults: &[
                 (
@@ -256,6 +301,85 @@ fn axi_dma_full_node() {
                     "missing node  /zynq-net-bus/dma@a0080000/dma-channel-mm2s",
                 ),
                 ("&axi_ethernet_1 { /delete-property/ clocks; };", "clocks"),
+            ],
+        },
+    );
+}
+
+/// Without `/__symbols__`: the eTSECs are found by compatible ("fsl,etsec2",
+/// pq3-etsec2-N.dtsi) and unit address (ethernet@b0000/b1000/b2000 under
+/// soc@ffe00000, p1020rdb-pd.dts). Each eTSEC has a `queue-group@` child at
+/// its own unit address (no compatible): only the MAC node may match. A
+/// phandle the DTB cannot resolve is checked by its length.
+#[test]
+fn p1020rdb_pd_without_symbols() {
+    check_case(
+        "p1020rdb-pd-nosym",
+        &Case {
+            board: fixtures().join("p1020rdb-pd.yml"),
+            arch: "powerpc",
+            dts: "fsl/p1020rdb-pd.dts",
+            symbols: false,
+            // three eTSECs and enet0's fixed-link child
+            checked: 4,
+            found: &[
+                "eth0: /soc@ffe00000/ethernet@b0000 (compatible + unit address)",
+                "eth1: /soc@ffe00000/ethernet@b1000 (compatible + unit address)",
+                "eth2: /soc@ffe00000/ethernet@b2000 (compatible + unit address)",
+            ],
+            design: None,
+            faults: &[
+                (
+                    "&enet1 { tbi-handle = <&tbi1 &tbi1>; };",
+                    "different     /soc@ffe00000/ethernet@b1000: tbi-handle has 8 byte(s), wanted 4",
+                ),
+                ("&enet0 { /delete-node/ fixed-link; };", "missing node  /soc@ffe00000/ethernet@b0000/fixed-link"),
+            ],
+        },
+    );
+}
+
+/// Zynq-7000 without `/__symbols__`: gem0 is found by compatible
+/// ("xlnx,zynq-gem", "cdns,gem") and unit address (zynq-7000.dtsi:
+/// `gem0: ethernet@e000b000` under `amba: axi`).
+#[test]
+fn zc702_without_symbols() {
+    check_case(
+        "zc702-nosym",
+        &Case {
+            board: boards().join("zc702.yml"),
+            arch: "arm",
+            dts: "xilinx/zynq-zc702.dts",
+            symbols: false,
+            checked: 1,
+            found: &["eth0: /axi/ethernet@e000b000 (compatible + unit address)"],
+            design: None,
+            faults: &[("&gem0 { phy-mode = \"rgmii\"; };", "phy-mode is \"rgmii\"")],
+        },
+    );
+}
+
+/// A full AXI Ethernet node without `/__symbols__`: found by compatible
+/// ("xlnx,axi-ethernet-1.00.a") and the board's `node.reg` (0xa0040000),
+/// its DMA (and the DMA's channels) by path beside it.
+#[test]
+fn axi_dma_full_node_without_symbols() {
+    check_case(
+        "zcu102-axidma-nosym",
+        &Case {
+            board: fixtures().join("zcu102-axidma.yml"),
+            arch: "arm64",
+            dts: "xilinx/zynqmp-zcu102-rev1.0.dts",
+            symbols: false,
+            checked: 4,
+            found: &["eth1: /zynq-net-bus/ethernet@a0040000 (compatible + unit address)"],
+            design: None,
+            faults: &[
+                ("&axi_ethernet_1 { phy-handle = <&phyc &phyc>; };", "phy-handle has 8 byte(s), wanted 4"),
+                (
+                    "&axi_dma_1 { /delete-node/ dma-channel-s2mm; };",
+                    "missing node  /zynq-net-bus/dma@a0080000/dma-channel-s2mm",
+                ),
             ],
         },
     );
