@@ -339,6 +339,55 @@ fn p1020rdb_pd_without_symbols() {
     );
 }
 
+/// A P2020RDB board (the three eTSECs of arch/powerpc/boot/dts/fsl/
+/// p2020rdb.dts, one queue each: eTSEC1, p2020si-post.dtsi), in the format
+/// of meta-zynq-net/boards/p1020rdb.yml.
+const P2020RDB: &str = "version: 1
+board:
+  name: p2020rdb
+  soc: qoriq-p2020
+  cpus: 2
+  machine: p2020rdb
+  kernel: linux-qoriq
+  arch: powerpc
+  dts: fsl/p2020rdb.dts
+  defconfig: mpc85xx_smp_defconfig
+interfaces:
+  - { name: eth0, driver: gianfar, queues: { rx: 1, tx: 1 }, dt: { label: enet0, mac: \"00:04:9f:00:20:20\" } }
+  - { name: eth1, driver: gianfar, queues: { rx: 1, tx: 1 }, dt: { label: enet1, mac: \"00:04:9f:00:20:21\" } }
+  - { name: eth2, driver: gianfar, queues: { rx: 1, tx: 1 }, dt: { label: enet2, mac: \"00:04:9f:00:20:22\" } }
+";
+
+/// P2020 without `/__symbols__`: its eTSECs are eTSEC1 ("gianfar",
+/// pq3-etsec1-N.dtsi) at ethernet@24000/25000/26000, not the P1020's
+/// eTSEC2 addresses; one queue each, no `queue-group` children.
+#[test]
+fn p2020rdb_without_symbols() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let board = dir.path().join("p2020rdb.yml");
+    fs::write(&board, P2020RDB).expect("write board");
+    check_case(
+        "p2020rdb-nosym",
+        &Case {
+            board,
+            arch: "powerpc",
+            dts: "fsl/p2020rdb.dts",
+            symbols: false,
+            checked: 3,
+            found: &[
+                "eth0: /soc@ffe00000/ethernet@24000 (compatible + unit address)",
+                "eth1: /soc@ffe00000/ethernet@25000 (compatible + unit address)",
+                "eth2: /soc@ffe00000/ethernet@26000 (compatible + unit address)",
+            ],
+            design: None,
+            faults: &[(
+                "&enet2 { local-mac-address = [00 04 9f 00 20 99]; };",
+                "different     /soc@ffe00000/ethernet@26000: local-mac-address is [00 04 9f 00 20 99]",
+            )],
+        },
+    );
+}
+
 /// Zynq-7000 without `/__symbols__`: gem0 is found by compatible
 /// ("xlnx,zynq-gem", "cdns,gem") and unit address (zynq-7000.dtsi:
 /// `gem0: ethernet@e000b000` under `amba: axi`).

@@ -113,13 +113,16 @@ fn compatibles(d: Driver) -> &'static [&'static str] {
 }
 
 /// Unit addresses of the SoC's own Ethernet labels (zynqmp.dtsi gem0-3,
-/// zynq-7000.dtsi gem0-1, pq3-etsec2-N / pq3-etsec1-N enet0-2).
+/// zynq-7000.dtsi gem0-1; enet0-2: pq3-etsec2-N.dtsi on P1010/P1020,
+/// pq3-etsec1-N.dtsi on P2020, as p1010si-post.dtsi, p1020si-post.dtsi and
+/// p2020si-post.dtsi include them).
 fn soc_unit_address(soc: Soc, label: &str) -> Option<u64> {
     let t: &[(&str, u64)] = match soc {
         Soc::Zynqmp => &[("gem0", 0xff0b_0000), ("gem1", 0xff0c_0000), ("gem2", 0xff0d_0000), ("gem3", 0xff0e_0000)],
         Soc::Zynq7000 => &[("gem0", 0xe000_b000), ("gem1", 0xe000_c000)],
-        s if s.is_qoriq() => &[("enet0", 0xb0000), ("enet1", 0xb1000), ("enet2", 0xb2000)],
-        _ => &[],
+        Soc::QoriqP1010 | Soc::QoriqP1020 => &[("enet0", 0xb0000), ("enet1", 0xb1000), ("enet2", 0xb2000)],
+        Soc::QoriqP2020 => &[("enet0", 0x24000), ("enet1", 0x25000), ("enet2", 0x26000)],
+        Soc::Generic => &[],
     };
     t.iter().find(|(l, _)| *l == label).map(|(_, a)| *a)
 }
@@ -361,7 +364,10 @@ mod tests {
         assert_eq!(unit_address("ethernet@a0000000"), Some(0xa000_0000));
         assert_eq!(unit_address("ethernet"), None);
         assert_eq!(soc_unit_address(Soc::Zynqmp, "gem3"), Some(0xff0e_0000));
-        assert_eq!(soc_unit_address(Soc::QoriqP2020, "enet1"), Some(0xb1000));
+        // p1010si-post.dtsi: pq3-etsec2-1.dtsi, ethernet@b1000
+        assert_eq!(soc_unit_address(Soc::QoriqP1010, "enet1"), Some(0xb1000));
+        // p2020si-post.dtsi: pq3-etsec1-1.dtsi, enet1: ethernet@25000
+        assert_eq!(soc_unit_address(Soc::QoriqP2020, "enet1"), Some(0x25000));
         assert_eq!(soc_unit_address(Soc::Generic, "gem3"), None);
     }
 }
