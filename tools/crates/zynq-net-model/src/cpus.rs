@@ -168,4 +168,14 @@ mod tests {
         assert!(matches!(parse_cpu_list("a"), Err(CpuListError::Syntax(_))));
         assert!(matches!(parse_cpu_list(""), Err(CpuListError::Empty)));
     }
+
+    /// A range is at most 65537 CPUs wide (the kernel's NR_CPUS tops out
+    /// far below): a wider one is refused before it is expanded, so
+    /// `0-4294967295` costs nothing; the widest allowed one still parses.
+    #[test]
+    fn huge_ranges_are_refused_before_expansion() {
+        assert!(matches!(parse_cpu_list("0-4294967295"), Err(CpuListError::Syntax(_))));
+        assert!(matches!(parse_cpu_list("1-65538"), Err(CpuListError::Syntax(_))));
+        assert_eq!(parse_cpu_list("1-65537").map(|s| s.len()), Ok(65537));
+    }
 }
