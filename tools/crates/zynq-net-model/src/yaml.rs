@@ -135,6 +135,7 @@ const MAX_LIMIT_ERRORS: usize = 20;
 /// the depth or node limit is crossed, each at its line:col. A syntax error
 /// ends the check silently: [`load`] reports it with its position.
 pub fn check_limits(text: &str) -> Result<(), Vec<Diagnostic>> {
+    non_printable(text)?;
     let mut limits = Limits::default();
     for ev in Parser::new_from_str(text) {
         let Ok((ev, span)) = ev else { break };
@@ -146,6 +147,55 @@ pub fn check_limits(text: &str) -> Result<(), Vec<Diagnostic>> {
         Ok(())
     } else {
         Err(limits.errors)
+    }
+}
+
+/// A character YAML 1.2 allows in a stream (section 5.1, `c-printable`):
+/// tab, line feed, carriage return, printable ASCII, NEL and the printable
+/// Unicode ranges (a BOM, U+FEFF, is one of them).
+fn yaml_printable(c: char) -> bool {
+    matches!(c, '\t' | '\n' | '\r' | ' '..='~' | '\u{85}' | '\u{a0}'..='\u{d7ff}' | '\u{e000}'..='\u{fffd}' | '\u{10000}'..)
+}
+
+/// Every character of `text` YAML does not allow (a NUL, a control
+/// character, DEL), at its line:col, at most [`MAX_LIMIT_ERRORS`] of them.
+/// saphyr reads a NUL as the end of the stream, so a board with one was
+/// silently cut short there; the others it let through in comments.
+///
+/// # Errors
+/// One `yaml-syntax` diagnostic per such character.
+fn non_printable(text: &str) -> Result<(), Vec<Diagnostic>> {
+    if text.bytes().all(|b| (b' '..=b'~').contains(&b) || matches!(b, b'\t' | b'\n' | b'\r')) {
+        return Ok(());
+    }
+    let (mut line, mut col, mut out) = (1, 1, Vec::new());
+    for c in text.chars() {
+        if c == '\n' {
+            line += 1;
+            col = 1;
+            continue;
+        }
+        if !yaml_printable(c) {
+            let d = Diagnostic::new(
+                Rule::YamlSyntax,
+                "",
+                format!(
+                    "character U+{:04X} is not allowed in YAML (YAML 1.2, 5.1: printable characters only)",
+                    c as u32
+                ),
+            )
+            .hint("remove it: a board file is printable text (a NUL or control byte: is this the right file?)");
+            out.push(Diagnostic { pos: Pos { line, col }, ..d });
+            if out.len() >= MAX_LIMIT_ERRORS {
+                break;
+            }
+        }
+        col += 1;
+    }
+    if out.is_empty() {
+        Ok(())
+    } else {
+        Err(out)
     }
 }
 
@@ -205,6 +255,7 @@ impl Limits {
 /// Diagnostics for the limits of [`check_limits`], syntax errors, duplicate
 /// keys (each repeated key), non-string keys, aliases and multiple documents.
 pub fn load(text: &str) -> Result<(Value, SourceMap), Vec<Diagnostic>> {
+    non_printable(text)?;
     let mut limits = Limits::default();
     let mut dups = DuplicateKeys::default();
     let mut b = Builder::default();
@@ -767,6 +818,22 @@ mod tests {
             assert!(e[0].message.contains("(first at line 1, column 1)"), "{text:?}: {e:?}");
         }
         assert!(load("a: 1\n'b': 2\n1: 3\n\"2\": 4\n").is_ok());
+    }
+
+    /// A NUL (saphyr's end of input: the rest of the board was silently
+    /// dropped) or any other character YAML does not allow is an error at
+    /// its position, each one; printable non-ASCII text is not.
+    #[test]
+    fn characters_yaml_does_not_allow_are_errors_at_their_position() {
+        let e = load("a: 1\nb: 2 # x\u{0}y\nc: 3\n").unwrap_err();
+        assert_eq!(e.len(), 1, "{e:?}");
+        assert_eq!((e[0].rule, e[0].pos.line, e[0].pos.col), (Rule::YamlSyntax, 2, 9), "{e:?}");
+        assert!(e[0].message.contains("U+0000"), "{e:?}");
+        let e = load("\u{1}a: 1\nb: \u{7f}\n# \u{9b}\n").unwrap_err();
+        let at: Vec<(usize, usize)> = e.iter().map(|d| (d.pos.line, d.pos.col)).collect();
+        assert_eq!(at, vec![(1, 1), (2, 4), (3, 3)], "{e:?}");
+        assert!(check_limits("a: \u{0}\n").is_err());
+        assert!(load("a: é ü\t# \u{85} \u{feff} \u{1f600}\r\nb: 2\n").is_ok());
     }
 
     #[test]
