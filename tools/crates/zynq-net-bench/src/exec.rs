@@ -20,7 +20,7 @@ pub enum Host {
         /// Namespace name.
         name: String,
     },
-    /// A remote machine (`ssh [OPTS] DEST -- CMD`), key-based, no prompts.
+    /// A remote machine (`ssh [OPTS] -- DEST CMD`), key-based, no prompts.
     Ssh {
         /// `user@host` or an ssh config alias.
         dest: String,
@@ -72,7 +72,11 @@ impl Host {
             }
             Host::Ssh { dest, opts } => {
                 let mut c = Command::new("ssh");
-                c.args(["-o", "BatchMode=yes"]).args(opts).arg(dest).arg("--");
+                // `--` before the destination: a destination that starts
+                // with `-` (`-oProxyCommand=...` in a board's `ssh:`) is a
+                // host name to ssh, never an option; ssh also reads no
+                // option after it (ssh.c: opt_terminated).
+                c.args(["-o", "BatchMode=yes"]).args(opts).arg("--").arg(dest);
                 c.arg(argv.iter().map(|a| shell_quote(a)).collect::<Vec<_>>().join(" "));
                 c
             }
@@ -202,6 +206,22 @@ mod tests {
         assert_eq!(args.last().map(String::as_str), Some("iperf3 -c 'a;b'"));
     }
 
+    /// A destination that looks like an ssh option is a host name to the
+    /// real ssh: its ProxyCommand never runs.
+    #[test]
+    fn an_ssh_destination_is_never_an_option() {
+        let tmp = tempfile::tempdir().unwrap();
+        let marker = tmp.path().join("ran");
+        let dest = format!("-oProxyCommand=touch {}", marker.display());
+        let h = Host::Ssh { dest: dest.clone(), opts: vec!["-oConnectTimeout=2".into()] };
+        let c = h.command(&argv(&["true"]));
+        let args: Vec<String> = c.get_args().map(|a| a.to_string_lossy().into_owned()).collect();
+        assert_eq!(args, ["-o", "BatchMode=yes", "-oConnectTimeout=2", "--", dest.as_str(), "true"]);
+        let out = h.output(&argv(&["true"])).expect("ssh (openssh-client, scripts/deps/apt.txt) runs");
+        assert!(!out.status.success());
+        assert!(!marker.exists(), "ssh ran the destination as an option: {}", String::from_utf8_lossy(&out.stderr));
+    }
+
     #[test]
     fn machines_and_labels() {
         let ssh = |d: &str| Host::Ssh { dest: d.into(), opts: vec![] };
@@ -222,7 +242,7 @@ mod tests {
         assert_eq!(args, ["netns", "exec", "lab-router", "tc", "qdisc"]);
         let c = Host::Ssh { dest: "d".into(), opts: vec!["-p".into(), "2222".into()] }.command(&argv(&["true"]));
         let args: Vec<String> = c.get_args().map(|a| a.to_string_lossy().into_owned()).collect();
-        assert_eq!(args, ["-o", "BatchMode=yes", "-p", "2222", "d", "--", "true"]);
+        assert_eq!(args, ["-o", "BatchMode=yes", "-p", "2222", "--", "d", "true"]);
     }
 
     #[test]
