@@ -388,7 +388,8 @@ pub struct QueueCpus {
 #[serde(deny_unknown_fields)]
 pub struct IrqAffinity {
     /// Glob pattern over the IRQ action name in `/proc/interrupts`
-    /// (macb: `ff0e0000.ethernet`; gianfar: `eth0_g0_rx`; never a number).
+    /// (macb: the interface name, `eth0`, macb_main.c requests its IRQs
+    /// with `dev->name`; gianfar: `eth0_g0_rx`; never a number).
     #[schemars(regex(pattern = r"^[A-Za-z0-9_.:@*?-]{1,64}$"))]
     pub irq: String,
     /// CPU list, e.g. `"1"`.
