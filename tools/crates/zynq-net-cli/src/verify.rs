@@ -55,6 +55,31 @@ fn classify(sym: &str, want: &str, got: Option<&str>) -> SymState {
     }
 }
 
+/// Largest `.config` or DTB read, in bytes: a kernel `.config` is a few
+/// hundred KB and a DTB tens of KB (the arm64 boot protocol caps it at
+/// 2 MiB); `/dev/zero` or an image file must not be read whole.
+pub const MAX_INPUT_BYTES: u64 = 16 << 20;
+
+/// The bytes of `path`, at most [`MAX_INPUT_BYTES`].
+///
+/// # Errors
+/// [`Failure::Usage`] when it cannot be read or is larger (naming `what`
+/// was expected).
+fn read_capped(path: &Path, what: &str) -> Result<Vec<u8>, Failure> {
+    use std::io::Read;
+    let cannot = |e: std::io::Error| Failure::Usage(format!("cannot read {}: {e}", path.display()));
+    let mut bytes = Vec::new();
+    std::fs::File::open(path).map_err(cannot)?.take(MAX_INPUT_BYTES + 1).read_to_end(&mut bytes).map_err(cannot)?;
+    if bytes.len() as u64 > MAX_INPUT_BYTES {
+        return Err(Failure::Usage(format!(
+            "{} is larger than {} MiB: not {what}",
+            path.display(),
+            MAX_INPUT_BYTES >> 20
+        )));
+    }
+    Ok(bytes)
+}
+
 /// `zynq-net kconfig verify`: every symbol of every generated fragment must
 /// be in the final `.config` with its value. Vendor-only symbols that this
 /// tree does not define are listed as such (never counted as passed).
@@ -63,10 +88,7 @@ fn classify(sym: &str, want: &str, got: Option<&str>) -> SymState {
 /// [`Failure::Usage`] when the file is unreadable or not a `.config`,
 /// [`Failure::Invalid`] when a symbol is missing or has another value.
 pub fn kconfig(b: &LoadedBoard, config: &Path) -> Result<(), Failure> {
-    let text = match std::fs::read_to_string(config) {
-        Ok(t) => t,
-        Err(e) => return Err(Failure::Usage(format!("cannot read {}: {e}", config.display()))),
-    };
+    let text = String::from_utf8_lossy(&read_capped(config, "a kernel .config")?).into_owned();
     let have = parse_config(&text);
     if have.is_empty() {
         return Err(Failure::Usage(format!("{} has no CONFIG_ lines: not a kernel .config", config.display())));
@@ -120,10 +142,7 @@ pub fn kconfig(b: &LoadedBoard, config: &Path) -> Result<(), Failure> {
 /// [`Failure::Usage`] when the file is unreadable or not a valid DTB,
 /// [`Failure::Invalid`] when a node or property the board asks for is not there.
 pub fn dtb(b: &LoadedBoard, path: &Path) -> Result<(), Failure> {
-    let data = match std::fs::read(path) {
-        Ok(d) => d,
-        Err(e) => return Err(Failure::Usage(format!("cannot read {}: {e}", path.display()))),
-    };
+    let data = read_capped(path, "a DTB")?;
     // The fdt crate indexes the blob as its header says and panics on a
     // damaged one (sizes or offsets past the end, huge property lengths):
     // a bad DTB is a usage error (exit 2) with a plain reason, never a panic.
@@ -162,6 +181,24 @@ pub fn dtb(b: &LoadedBoard, path: &Path) -> Result<(), Failure> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// An endless input (`/dev/zero`) is refused after the cap, not read
+    /// until memory runs out; a directory is a plain read error.
+    #[test]
+    fn inputs_are_read_up_to_a_cap() {
+        let board = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../meta-zynq-net/boards/zcu102.yml");
+        let b = zynq_net_model::load_board(&board).expect("reference board");
+        for r in [kconfig(&b, Path::new("/dev/zero")), dtb(&b, Path::new("/dev/zero"))] {
+            match r {
+                Err(Failure::Usage(m)) => assert!(m.contains("/dev/zero is larger than 16 MiB: not a"), "{m}"),
+                other => panic!("{other:?}"),
+            }
+        }
+        match kconfig(&b, Path::new("/")) {
+            Err(Failure::Usage(m)) => assert!(m.starts_with("cannot read /: "), "{m}"),
+            other => panic!("{other:?}"),
+        }
+    }
 
     #[test]
     fn classify_states() {
