@@ -811,6 +811,54 @@ mod tests {
         }
     }
 
+    /// Targets on this machine: the real iperf3 over loopback on a free
+    /// port, the client connecting to `server` (a name that does not
+    /// resolve makes every trial fail).
+    fn loopback_targets(dir: &Path, server: &str) -> PathBuf {
+        let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        let end = |address: &str| crate::targets::Endpoint {
+            host: crate::exec::Host::Local,
+            address: address.into(),
+            ifaces: vec![],
+            irq_pattern: None,
+            pace_iface: None,
+            nice: None,
+        };
+        let t = Targets {
+            format: crate::targets::TARGETS_FORMAT.into(),
+            client: end(""),
+            server: end(server),
+            dut: None,
+            port,
+            description: "loopback".into(),
+            udp_socket_buffer: None,
+        };
+        let f = dir.join("targets.json");
+        t.save(&f).unwrap();
+        f
+    }
+
+    #[test]
+    fn run_exits_1_when_a_trial_failed() {
+        let tmp = tempfile::tempdir().unwrap();
+        let b = tmp.path().join("bench.yml");
+        std::fs::write(&b, "matrix: { protocols: [tcp], directions: [tx], mtus: [1500], duration_s: 1, repeats: 1 }\n")
+            .unwrap();
+        let p = |x: &Path| x.to_str().unwrap().to_string();
+        let run = |targets: &Path, out: &Path| {
+            let args = ["run", "-q", "-p", &p(&b), "-t", &p(targets), "-o", &p(out)];
+            run_bench(bench(&args)).unwrap()
+        };
+        let good = tmp.path().join("good");
+        std::fs::create_dir_all(&good).unwrap();
+        assert_eq!(run(&loopback_targets(&good, "127.0.0.1"), &good.join("run")), 0);
+        assert_eq!(run::read_jsonl::<TrialRecord>(&good.join("run").join(files::RESULTS)).unwrap().len(), 1);
+        let bad = tmp.path().join("bad");
+        std::fs::create_dir_all(&bad).unwrap();
+        // RFC 6761: .invalid never resolves.
+        assert_eq!(run(&loopback_targets(&bad, "zn-bench.invalid"), &bad.join("run")), 1);
+    }
+
     #[test]
     fn ablate_checks_its_numbers_before_anything_else() {
         let tmp = tempfile::tempdir().unwrap();

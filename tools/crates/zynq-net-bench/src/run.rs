@@ -749,7 +749,9 @@ mod tests {
         let t0 = Instant::now();
         let t = trial(&ctx, &opts, "lost", 0);
         assert!(t.record.error.is_some() && t.record.summary.is_none(), "{:?}", t.record);
-        assert!(t0.elapsed() < Duration::from_secs(20), "{:?}", t0.elapsed());
+        // It had 3 s to end by itself first.
+        let took = t0.elapsed();
+        assert!(took >= Duration::from_secs(3) && took < Duration::from_secs(20), "{took:?}");
         assert!(std::net::TcpListener::bind(("127.0.0.1", port)).is_ok(), "the server still holds port {port}");
     }
 
