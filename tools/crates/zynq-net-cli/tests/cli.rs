@@ -148,6 +148,31 @@ fn golden_dt_and_kernel_fragments_of_the_design_boards() {
     }
 }
 
+/// XPS on a port with one TX queue is warned about and left out of the
+/// plan: the kernel refuses xps_cpus there (net-sysfs.c, -ENOENT unless
+/// netif_is_multiqueue), so the step could only fail at boot. The same
+/// entry on a two-queue port is kept.
+#[test]
+fn xps_on_a_single_queue_port_is_not_planned() {
+    let base = fs::read_to_string(board("qemuarm64")).expect("board");
+    let xps = "    xps:\n      - { queue: 0, cpus: \"0-3\" }\n";
+    let one = base.replacen("    rfs_flow_cnt:", &format!("{xps}    rfs_flow_cnt:"), 1);
+    assert_ne!(one, base);
+    let two = one.replacen("queues: { rx: 1, tx: 1 }", "queues: { rx: 1, tx: 2 }", 1);
+    assert_ne!(two, one);
+    let tmp = tempfile::tempdir().expect("tmp");
+    for (text, planned) in [(one, false), (two, true)] {
+        let f = tmp.path().join("b.yml");
+        fs::write(&f, text).expect("write");
+        let out = tmp.path().join(if planned { "two" } else { "one" });
+        let o = gen(&f, &out);
+        assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+        assert_eq!(String::from_utf8_lossy(&o.stderr).contains("warning[xps-single-queue]"), !planned);
+        let plan = fs::read_to_string(out.join("tuning/zynq-net.plan")).expect("plan");
+        assert_eq!(plan.lines().any(|l| l.starts_with("xps eth0 tx-0 ")), planned, "{plan}");
+    }
+}
+
 #[test]
 fn manifest_lists_every_kind_with_hashes() {
     let tmp = tempfile::tempdir().expect("tmp");

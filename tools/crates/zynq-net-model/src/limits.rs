@@ -101,7 +101,10 @@ pub fn check(b: &Board) -> Vec<Diagnostic> {
             out.push(Diagnostic::new(
                 Rule::XpsSingleQueue,
                 format!("/interfaces/{i}/xps"),
-                format!("XPS on `{}`, which has one TX queue: every packet uses it whatever the CPU", ifc.name),
+                format!(
+                    "XPS on `{}`, which has one TX queue: the kernel refuses xps_cpus there (net-sysfs.c: -ENOENT unless netif_is_multiqueue); the plan leaves it out",
+                    ifc.name
+                ),
             ));
         }
         if let Some(node) = ifc.dt.as_ref().and_then(|d| d.node.as_ref()) {

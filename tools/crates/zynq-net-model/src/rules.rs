@@ -257,8 +257,8 @@ rules! {
         source: "net/core/net-sysfs.c: queues/rx-N and tx-N exist for N < real_num_rx/tx_queues",
         hint: None;
     XpsSingleQueue = "xps-single-queue", Warning,
-        summary: "XPS on a port with one TX queue does nothing",
-        source: "Documentation/networking/scaling.rst, XPS",
+        summary: "XPS on a port with one TX queue is refused by the kernel and left out of the plan",
+        source: "net/core/net-sysfs.c: xps_cpus_store returns -ENOENT unless netif_is_multiqueue",
         hint: Some("remove xps, or raise queues.tx if the driver has more TX queues (Documentation/networking/scaling.rst, XPS)");
     RfsLimit = "rfs-limit", Error,
         summary: "RFS table sizes (`rfs_sock_flow_entries`, `rfs_flow_cnt`) are at most 2^29",

@@ -200,8 +200,12 @@ fn iface_steps(i: &Interface, r: &ResolvedIface, nr_cpus: u32, out: &mut Vec<Ste
             push(Phase::Rfs, format!("rfs {n} rx-{q} {cnt}"));
         }
     }
-    for (q, m) in queue_masks(&r.xps, i.queues.tx, "tx", nr_cpus) {
-        push(Phase::Xps, format!("xps {n} {q} {m}"));
+    // One TX queue: the kernel refuses xps_cpus (net-sysfs.c, -ENOENT unless
+    // netif_is_multiqueue; warned at validation), so no step.
+    if i.queues.tx > 1 {
+        for (q, m) in queue_masks(&r.xps, i.queues.tx, "tx", nr_cpus) {
+            push(Phase::Xps, format!("xps {n} {q} {m}"));
+        }
     }
     if let Some(z) = &i.zero_copy_rx {
         // RSS over the queues below the zero-copy queue only (iou-zcrx.rst).
