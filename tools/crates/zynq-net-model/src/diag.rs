@@ -217,6 +217,20 @@ impl std::error::Error for Diagnostics {}
 mod tests {
     use super::*;
 
+    /// A `Diagnostics` shown as an error (`{}`: error chains, the bench
+    /// crate) is the same text `check` prints: every item located, then the
+    /// count line.
+    #[test]
+    fn display_is_the_rendered_report() {
+        let e = crate::load_board_str(Path::new("b.yml"), "version: 1\nboard: 3\n").unwrap_err();
+        let shown = e.to_string();
+        assert_eq!(shown, e.render());
+        assert!(
+            shown.contains("error[wrong-type]: b.yml:2:8: ") && shown.ends_with("b.yml: 2 error(s), 0 warning(s)\n"),
+            "{shown}"
+        );
+    }
+
     #[test]
     fn long_lines_are_cut_around_the_column() {
         let line = format!("key: {}X{}", "a".repeat(5000), "b".repeat(5000));
