@@ -95,6 +95,11 @@ struct Case {
     checked: usize,
     /// `found` lines the clean DTB's report must have (`eth0: PATH (how)`).
     found: &'static [&'static str],
+    /// DTS snippets appended after the fragment that must still verify
+    /// clean: what the kernel accepts although the fragment would not write
+    /// it (a legacy property an overlay cannot delete, a property at the
+    /// value the overlay sets instead of deleting it).
+    clean: &'static [&'static str],
 }
 
 fn verify(board: &Path, dtb: &Path) -> (Option<i32>, String) {
@@ -132,6 +137,17 @@ fn check_case(name: &str, c: &Case) {
     assert!(rep.contains(&summary), "{name}: wanted {summary:?}:\n{rep}");
     for f in c.found {
         assert!(rep.lines().any(|l| l == format!("found         {f}")), "{name}: not found as {f:?}:\n{rep}");
+    }
+    for (k, snippet) in c.clean.iter().enumerate() {
+        let f = tmp.path().join(format!("clean{k}.dtsi"));
+        fs::write(&f, snippet).expect("write snippet");
+        let mut inc = base_inc.clone();
+        inc.push(f);
+        let dtb = tmp.path().join(format!("clean{k}.dtb"));
+        build_dtb(&tree, c.arch, c.dts, &inc, &dtb, c.symbols);
+        let (code, rep) = verify(&c.board, &dtb);
+        assert_eq!(code, Some(0), "{name}: {snippet:?} is no fault, but verify fails:\n{rep}");
+        assert!(problems(&rep).is_empty() && rep.contains(&summary), "{name}: {snippet:?}: wanted {summary:?}:\n{rep}");
     }
     // One fault at a time.
     for (k, (snippet, want)) in c.faults.iter().enumerate() {
@@ -174,6 +190,7 @@ fn zcu102_reference_board() {
             checked: 3,
             found: &[],
             design: None,
+            clean: &[],
             faults: &[
                 ("&gem3 { /delete-property/ phy-mode; };", "missing prop  /axi/ethernet@ff0e0000: phy-mode"),
                 ("&gem3 { local-mac-address = [00 0a 35 00 22 02]; };", "local-mac-address is [00 0a 35 00 22 02]"),
@@ -219,6 +236,7 @@ fn p1020rdb_reference_board() {
             checked: 2,
             found: &[],
             design: None,
+            clean: &[],
             faults: &[
                 ("&enet1 { /delete-property/ local-mac-address; };", "local-mac-address"),
                 ("&enet0 { /delete-node/ queue-group@b4000; };", "gianfar (gfar_of_init): fsl,etsec2 with 1 queue group(s) gives 1 RX/TX queue(s), the board says rx 2 tx 2"),
@@ -241,6 +259,7 @@ fn xxv_mcdma_design_patched_by_label() {
             checked: 2,
             found: &[],
             design: Some(fixtures().join("pl-xxv.dtsi")),
+            clean: &[],
             faults: &[
                 ("&xxv_ethernet_1 { phy-mode = \"base-r\"; };", "phy-mode is \"base-r\""),
                 ("&xxv_ethernet_1 { /delete-property/ managed; };", "managed"),
@@ -263,9 +282,17 @@ fn axienet_sfp_design_patched_by_label() {
             checked: 1,
             found: &[],
             design: Some(fixtures().join("pl-1g-sfp.dtsi")),
+            // The fragment deletes the design's xlnx,phy-type; the overlay,
+            // which cannot, sets it to 5, XAE_PHY_TYPE_1000BASE_X
+            // (xilinx_axienet.h), the board's phy_mode: that value is no fault.
+            clean: &["&axi_ethernet_0 { xlnx,phy-type = <5>; };"],
             faults: &[
                 ("&axi_ethernet_0 { /delete-property/ sfp; };", "sfp"),
-                ("&axi_ethernet_0 { xlnx,phy-type = <1>; };", "xlnx,phy-type"),
+                // 1 is XAE_PHY_TYPE_GMII: axienet_probe would run GMII.
+                (
+                    "&axi_ethernet_0 { xlnx,phy-type = <1>; };",
+                    "not deleted   /amba_pl@0/ethernet@a0040000: xlnx,phy-type is <0x1>",
+                ),
                 ("&axi_ethernet_0 { /delete-property/ max-speed; };", "max-speed"),
                 // One GIC specifier (3 cells, the DMA node's interrupt-parent)
                 // where axienet_dma_probe maps two (TX, RX).
@@ -291,6 +318,7 @@ fn axi_dma_full_node() {
             checked: 4,
             found: &[],
             design: None,
+            clean: &[],
             faults: &[
                 (
                     "&axi_dma_1 { dma-channel-s2mm { /delete-property/ interrupts; }; };",
@@ -328,12 +356,72 @@ fn p1020rdb_pd_without_symbols() {
                 "eth2: /soc@ffe00000/ethernet@b2000 (compatible + unit address)",
             ],
             design: None,
+            // p1020rdb-pd.dts's legacy `fixed-link = <1 1 1000 0 0>`, which
+            // the fragment deletes and an overlay cannot: the fixed-link
+            // node the fragment adds wins (of_phy_register_fixed_link looks
+            // for the child node first), so it is no fault.
+            clean: &["&enet0 { fixed-link = <1 1 1000 0 0>; };"],
             faults: &[
                 (
                     "&enet1 { tbi-handle = <&tbi1 &tbi1>; };",
                     "different     /soc@ffe00000/ethernet@b1000: tbi-handle has 8 byte(s), wanted 4",
                 ),
                 ("&enet0 { /delete-node/ fixed-link; };", "missing node  /soc@ffe00000/ethernet@b0000/fixed-link"),
+            ],
+        },
+    );
+}
+
+/// The P1020RDB-PD fixture with eth0 at rx 2 / tx 1 and eth1 at rx 1 /
+/// tx 2 (validate allows each up to the two queue groups, independently).
+fn p1020rdb_pd_asymmetric(dir: &Path) -> PathBuf {
+    let text = fs::read_to_string(fixtures().join("p1020rdb-pd.yml")).expect("fixture");
+    let q = "queues: { rx: 2, tx: 2 }";
+    assert_eq!(text.matches(q).count(), 3, "p1020rdb-pd.yml changed: {text}");
+    let text = text.replacen(q, "queues: { rx: 2, tx: 1 }", 1).replacen(q, "queues: { rx: 1, tx: 2 }", 1);
+    let board = dir.join("p1020rdb-pd-asym.yml");
+    fs::write(&board, text).expect("write board");
+    board
+}
+
+/// gianfar's queue count (gfar_of_init): an fsl,etsec2 gets one RX and one
+/// TX queue per available `queue-group` child (gfar_of_group_count:
+/// for_each_available_child_of_node, of_node_name_eq "queue-group"), 1 to
+/// MAXGROUPS = 2 of them (gianfar.h; else probe fails). Two per eTSEC in
+/// p1020si-post.dtsi (pq3-etsec2-N.dtsi and pq3-etsec2-grp2-N.dtsi:
+/// queue-group@b0000/b4000 on enet0, b1000/b5000 on enet1, b2000/b6000 on
+/// enet2). enet0 also has the fixed-link child node, which is no group.
+#[test]
+fn p1020rdb_pd_queue_groups() {
+    let dir = tempfile::tempdir().expect("tmp");
+    check_case(
+        "p1020rdb-pd-queues",
+        &Case {
+            board: p1020rdb_pd_asymmetric(dir.path()),
+            arch: "powerpc",
+            dts: "fsl/p1020rdb-pd.dts",
+            symbols: true,
+            checked: 4,
+            found: &[],
+            design: None,
+            // of_device_is_available: "okay" is available.
+            clean: &["&enet1 { queue-group@b5000 { status = \"okay\"; }; };"],
+            faults: &[
+                // Only RX, then only TX, is more than the one group left.
+                ("&enet0 { /delete-node/ queue-group@b4000; };", "probe         /soc@ffe00000/ethernet@b0000: gianfar (gfar_of_init): fsl,etsec2 with 1 queue group(s) gives 1 RX/TX queue(s), the board says rx 2 tx 1"),
+                ("&enet1 { /delete-node/ queue-group@b5000; };", "probe         /soc@ffe00000/ethernet@b1000: gianfar (gfar_of_init): fsl,etsec2 with 1 queue group(s) gives 1 RX/TX queue(s), the board says rx 1 tx 2"),
+                // A disabled group is not counted.
+                ("&enet2 { queue-group@b6000 { status = \"disabled\"; }; };", "/soc@ffe00000/ethernet@b2000: gianfar (gfar_of_init): fsl,etsec2 with 1 queue group(s) gives 1 RX/TX queue(s), the board says rx 2 tx 2"),
+                // A third group (its reg is made up: gfar_of_init refuses the
+                // count before it parses any group).
+                (
+                    "&enet2 { queue-group@ba000 { #address-cells = <1>; #size-cells = <1>; reg = <0xba000 0x1000>; interrupts = <25 2 0 0 26 2 0 0 27 2 0 0>; }; };",
+                    "/soc@ffe00000/ethernet@b2000: gianfar (gfar_of_init): fsl,etsec2 with 3 queue group(s): the driver takes 1 to 2 (MAXGROUPS), probe fails",
+                ),
+                (
+                    "&enet2 { /delete-node/ queue-group@b2000; /delete-node/ queue-group@b6000; };",
+                    "/soc@ffe00000/ethernet@b2000: gianfar (gfar_of_init): fsl,etsec2 with 0 queue group(s): the driver takes 1 to 2 (MAXGROUPS), probe fails",
+                ),
             ],
         },
     );
@@ -380,6 +468,7 @@ fn p2020rdb_without_symbols() {
                 "eth2: /soc@ffe00000/ethernet@26000 (compatible + unit address)",
             ],
             design: None,
+            clean: &[],
             faults: &[(
                 "&enet2 { local-mac-address = [00 04 9f 00 20 99]; };",
                 "different     /soc@ffe00000/ethernet@26000: local-mac-address is [00 04 9f 00 20 99]",
@@ -403,6 +492,7 @@ fn zc702_without_symbols() {
             checked: 1,
             found: &["eth0: /axi/ethernet@e000b000 (compatible + unit address)"],
             design: None,
+            clean: &[],
             faults: &[("&gem0 { phy-mode = \"rgmii\"; };", "phy-mode is \"rgmii\"")],
         },
     );
@@ -423,6 +513,7 @@ fn axi_dma_full_node_without_symbols() {
             checked: 4,
             found: &["eth1: /zynq-net-bus/ethernet@a0040000 (compatible + unit address)"],
             design: None,
+            clean: &[],
             faults: &[
                 ("&axi_ethernet_1 { phy-handle = <&phyc &phyc>; };", "phy-handle has 8 byte(s), wanted 4"),
                 (

@@ -317,14 +317,25 @@ fn probe_checks(
 }
 
 /// gianfar: the queue count the board declares must match the eTSEC's
-/// `queue-group` children (gfar_of_init).
+/// `queue-group` children (gfar_of_init): an `fsl,etsec2` node gets one RX
+/// and one TX queue per available child named `queue-group`
+/// (gfar_of_group_count), and probe fails unless there are 1 to
+/// [`GIANFAR_MAXGROUPS`]; an eTSEC1 (`gianfar`) gets one of each.
 fn gianfar_queues(i: &Interface, at: At<'_, '_>) -> Option<String> {
     let etsec2 = has_compat(&at.node, &["fsl,etsec2"]);
     let groups = if etsec2 {
-        at.node.children().filter(|c| c.name == "queue-group" || c.name.starts_with("queue-group@")).count() as u32
+        at.node
+            .children()
+            .filter(|c| (c.name == "queue-group" || c.name.starts_with("queue-group@")) && available(c))
+            .count() as u32
     } else {
         1
     };
+    if etsec2 && (groups == 0 || groups > GIANFAR_MAXGROUPS) {
+        return Some(format!(
+            "gianfar (gfar_of_init): fsl,etsec2 with {groups} queue group(s): the driver takes 1 to {GIANFAR_MAXGROUPS} (MAXGROUPS), probe fails (\"Invalid # of int groups\"); give the node 1 or 2 queue-group children"
+        ));
+    }
     (i.queues.rx > groups || i.queues.tx > groups).then(|| {
         let what = if etsec2 { format!("fsl,etsec2 with {groups} queue group(s)") } else { "eTSEC1".to_string() };
         format!(
@@ -332,6 +343,14 @@ fn gianfar_queues(i: &Interface, at: At<'_, '_>) -> Option<String> {
             i.queues.rx, i.queues.tx
         )
     })
+}
+
+/// `MAXGROUPS` of drivers/net/ethernet/freescale/gianfar.h (6.12).
+const GIANFAR_MAXGROUPS: u32 = 2;
+
+/// of_device_is_available: no `status`, or `status` "okay" or "ok".
+fn available(n: &fdt::node::FdtNode<'_, '_>) -> bool {
+    n.property("status").map_or(true, |s| matches!(s.as_str(), Some("okay" | "ok")))
 }
 
 /// Another node at the same `reg` as an Ethernet/DMA node: the port is
