@@ -131,8 +131,9 @@ pub struct AblateArgs {
     /// A tuning plan file instead of the one generated from the board.
     #[arg(long)]
     pub tuning_plan: Option<PathBuf>,
-    /// Seconds per trial.
-    #[arg(long)]
+    /// Seconds per trial, at least 1 (a fraction is passed to iperf3 `-t`
+    /// as written; iperf3 3.12 reads the whole part).
+    #[arg(long, value_parser = seconds_at_least_one)]
     pub duration: Option<f64>,
     /// Rounds: every variant × cell runs once per round (default 5).
     #[arg(long, default_value_t = 5)]
@@ -206,12 +207,22 @@ impl PlanInput {
     }
 }
 
+/// A `--duration` of ablate: a finite number of seconds, at least 1 (not
+/// `inf` or `nan`, which a saved design could not hold as JSON).
+fn seconds_at_least_one(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(v) if v.is_finite() && v >= 1.0 => Ok(v),
+        _ => Err(format!("`{s}` is not a number of seconds of at least 1")),
+    }
+}
+
 /// Quick overrides of the bench section.
 #[derive(Debug, Args, Default)]
 pub struct Overrides {
-    /// Seconds per matrix trial.
-    #[arg(long)]
-    pub duration: Option<f64>,
+    /// Seconds per matrix trial: a whole number, at least 1 (the board's
+    /// `duration_s`; iperf3 `-t`).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    pub duration: Option<u32>,
     /// Repeats per cell.
     #[arg(long)]
     pub repeats: Option<u32>,
@@ -270,7 +281,7 @@ fn load_plan(path: &Path, o: &Overrides) -> anyhow::Result<Plan> {
     };
     if o.duration.is_some() || o.repeats.is_some() {
         if let Some(d) = o.duration {
-            plan.spec.duration = d;
+            plan.spec.duration = f64::from(d);
         }
         if let Some(r) = o.repeats {
             plan.spec.repeats = r;
@@ -728,12 +739,12 @@ mod tests {
     fn overrides_remake_the_matrix_and_keep_the_targets() {
         let board = zcu102();
         let base = load_plan(&board, &no_overrides()).unwrap();
-        let d = load_plan(&board, &Overrides { duration: Some(2.5), repeats: None }).unwrap();
-        assert!(d.cells.iter().all(|c| c.seconds == 2.5 && c.repeats == base.spec.repeats), "{:?}", d.cells);
+        let d = load_plan(&board, &Overrides { duration: Some(3), repeats: None }).unwrap();
+        assert!(d.cells.iter().all(|c| c.seconds == 3.0 && c.repeats == base.spec.repeats), "{:?}", d.cells);
         let r = load_plan(&board, &Overrides { duration: None, repeats: Some(7) }).unwrap();
         assert!(r.cells.iter().all(|c| c.repeats == 7 && c.seconds == base.spec.duration), "{:?}", r.cells);
         assert_eq!((d.targets.as_ref(), r.targets.as_ref()), (base.targets.as_ref(), base.targets.as_ref()));
-        assert!(load_plan(&board, &Overrides { duration: Some(0.0), repeats: None }).is_err(), "validated");
+        assert!(load_plan(&board, &Overrides { duration: Some(0), repeats: None }).is_err(), "validated");
     }
 
     #[test]

@@ -173,6 +173,24 @@ fn xps_on_a_single_queue_port_is_not_planned() {
     }
 }
 
+/// `--duration` is what a board's `duration_s` is: whole seconds, at
+/// least 1. `inf` once made a plan whose duration was saved as null and
+/// could not be read back.
+#[test]
+fn bench_duration_is_whole_seconds() {
+    let b = board("zcu102");
+    for bad in ["inf", "1.5", "0", "-1"] {
+        let o = run(&["bench", "plan", s(&b), "--duration", bad]);
+        assert_eq!(o.status.code(), Some(2), "--duration {bad}: {}", String::from_utf8_lossy(&o.stderr));
+    }
+    let tmp = tempfile::tempdir().expect("tmp");
+    let plan = tmp.path().join("plan.json");
+    let o = run(&["bench", "plan", s(&b), "--duration", "3", "-o", s(&plan)]);
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = run(&["bench", "plan", s(&plan)]);
+    assert_eq!(o.status.code(), Some(0), "the saved plan reads back: {}", String::from_utf8_lossy(&o.stderr));
+}
+
 #[test]
 fn manifest_lists_every_kind_with_hashes() {
     let tmp = tempfile::tempdir().expect("tmp");

@@ -74,6 +74,11 @@ const ALLOWED: &[(&str, &str, &str)] = &[
     ("zynq-net-bench/src/cpu.rs", "num.parse()", "CPU numbers in /proc/stat"),
     ("zynq-net-bench/src/cpu.rs", "x.parse::<u64>()", "tick counts in /proc/stat"),
     ("zynq-net-cli/src/main.rs", "v.parse::<u64>()", "ZYNQ_NET_TEST_GEN_DELAY_MS, a test hook in the environment"),
+    (
+        "zynq-net-bench/src/cli.rs",
+        "s.parse::<f64>()",
+        "`bench ablate --duration` on the command line (clap value parser)",
+    ),
 ];
 
 /// Crates whose sources are generators (or feed generators) and must not
