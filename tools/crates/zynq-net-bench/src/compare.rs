@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::BenchError;
 use crate::rfc2544::Rfc2544Result;
-use crate::run::{files, read_jsonl, TrialRecord};
+use crate::run::{files, read_trials, TrialRecord};
 
 /// Mean, sample standard deviation and count.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -175,7 +175,7 @@ pub fn load_run(path: &Path) -> Result<(Vec<TrialRecord>, Option<Rfc2544Result>)
     } else {
         (path.to_path_buf(), None)
     };
-    let recs = read_jsonl(&results)?;
+    let recs = read_trials(&results)?;
     let rfc = match rfc {
         Some(p) if p.exists() => {
             let t = std::fs::read_to_string(&p).map_err(|e| BenchError::io(&p, e))?;

@@ -12,7 +12,7 @@ use crate::cpu::CoreLoad;
 use crate::error::BenchError;
 use crate::plan::Plan;
 use crate::rfc2544::Rfc2544Result;
-use crate::run::{files, read_jsonl, TrialRecord};
+use crate::run::{files, read_trials, TrialRecord};
 
 /// Aggregated cell.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -100,7 +100,7 @@ pub fn load(dir: &Path) -> Result<Report, BenchError> {
         Ok(t) => serde_json::from_str(&t).ok(),
         Err(_) => None,
     };
-    let trials: Vec<TrialRecord> = read_jsonl(&dir.join(files::RESULTS))?;
+    let trials: Vec<TrialRecord> = read_trials(&dir.join(files::RESULTS))?;
     let rfc2544 = match std::fs::read_to_string(dir.join(files::RFC2544)) {
         Ok(t) => Some(
             serde_json::from_str(&t)

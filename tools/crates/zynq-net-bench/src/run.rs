@@ -440,6 +440,33 @@ pub fn read_jsonl<T: for<'de> Deserialize<'de>>(path: &Path) -> Result<Vec<T>, B
     Ok(out)
 }
 
+/// Highest throughput a trial record may hold, in bit/s (10 Tbit/s: above
+/// any Ethernet port); a larger one is a damaged results file, which the
+/// charts could not scale (an axis of 1e200 never finished).
+pub const MAX_PLAUSIBLE_BPS: f64 = 1e13;
+
+/// The trial records of a `results.jsonl` ([`read_jsonl`]), each with a
+/// throughput that is a finite rate from 0 to [`MAX_PLAUSIBLE_BPS`].
+///
+/// # Errors
+/// [`BenchError::Invalid`] naming the file, line and value of the first
+/// record that is not; the errors of [`read_jsonl`].
+pub fn read_trials(path: &Path) -> Result<Vec<TrialRecord>, BenchError> {
+    let recs: Vec<TrialRecord> = read_jsonl(path)?;
+    if let Some((i, r)) = recs.iter().enumerate().find(|(_, r)| !(0.0..=MAX_PLAUSIBLE_BPS).contains(&r.throughput_bps))
+    {
+        return Err(BenchError::Invalid(format!(
+            "{}: record {} ({} repeat {}): throughput_bps {} is not a rate from 0 to 10 Tbit/s: a damaged results file?",
+            path.display(),
+            i + 1,
+            r.cell,
+            r.repeat,
+            r.throughput_bps
+        )));
+    }
+    Ok(recs)
+}
+
 /// Options of [`run_plan`].
 #[derive(Debug, Clone, Default)]
 pub struct RunOptions {
@@ -551,6 +578,29 @@ pub fn run_plan(plan: &Plan, targets: &Targets, out: &Path, opts: &RunOptions) -
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
+
+    /// A results file with a rate no port has (1e200 bit/s hung the
+    /// report's chart) or a negative one is refused, naming the record;
+    /// 0 and 800 Gbit/s are rates.
+    #[test]
+    fn trial_rates_are_plausible() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join(files::RESULTS);
+        for bps in [0.0, 8e11] {
+            append_jsonl(&f, &TrialRecord::for_test("tcp-tx-mtu1500-p1", 0, bps)).unwrap();
+        }
+        assert_eq!(read_trials(&f).unwrap().len(), 2);
+        for bad in [1e200, -1.0, MAX_PLAUSIBLE_BPS * 1.01] {
+            let g = dir.path().join("bad.jsonl");
+            std::fs::copy(&f, &g).unwrap();
+            append_jsonl(&g, &TrialRecord::for_test("udp-rx-mtu1500-p1", 4, bad)).unwrap();
+            // a last line that does not parse is an interrupted write: keep one that does after it
+            append_jsonl(&g, &TrialRecord::for_test("udp-rx-mtu1500-p1", 5, 1e9)).unwrap();
+            let e = read_trials(&g).unwrap_err().to_string();
+            assert!(e.contains("record 3 (udp-rx-mtu1500-p1 repeat 4): throughput_bps"), "{e}");
+        }
+        assert!(crate::report::load(dir.path()).is_ok());
+    }
 
     #[test]
     fn taskset_not_dash_a() {
