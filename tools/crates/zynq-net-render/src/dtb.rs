@@ -389,4 +389,55 @@ mod tests {
         assert_eq!(soc_unit_address(Soc::QoriqP2020, "enet1"), Some(0x25000));
         assert_eq!(soc_unit_address(Soc::Generic, "gem3"), None);
     }
+
+    /// What `duplicate_reg` reports for the node `/b1/ethernet@1000` (reg
+    /// `<0x1000 0x100>`) beside one `other` node, in a tree compiled by
+    /// the real dtc.
+    fn duplicates_beside(other: &str) -> Vec<String> {
+        let dts = format!(
+            "/dts-v1/;\n/ {{ #address-cells = <1>; #size-cells = <1>;\n\
+             b1 {{ #address-cells = <1>; #size-cells = <1>; compatible = \"simple-bus\"; ranges;\n\
+             ethernet@1000 {{ compatible = \"cdns,gem\"; reg = <0x1000 0x100>; }};\n{other}\n}};\n\
+             b2 {{ #address-cells = <1>; #size-cells = <1>; compatible = \"simple-bus\"; ranges; }};\n}};\n"
+        );
+        let tmp = tempfile::tempdir().expect("tmp");
+        let (src, dtb) = (tmp.path().join("t.dts"), tmp.path().join("t.dtb"));
+        std::fs::write(&src, dts).expect("write dts");
+        let o = std::process::Command::new("dtc")
+            .args(["-q", "-I", "dts", "-O", "dtb", "-o"])
+            .arg(&dtb)
+            .arg(&src)
+            .output()
+            .expect("dtc (device-tree-compiler) runs");
+        assert!(o.status.success(), "dtc: {}", String::from_utf8_lossy(&o.stderr));
+        let bytes = std::fs::read(&dtb).expect("dtb");
+        let fdt = fdt::Fdt::new(&bytes).expect("a valid DTB");
+        let t = Tree { fdt: &fdt, nodes: all_paths(&fdt) };
+        let mut out = Vec::new();
+        duplicate_reg(&t, t.get("/b1/ethernet@1000").expect("the node"), &mut out);
+        out
+    }
+
+    /// A duplicate is another Ethernet/DMA node (Xilinx, Cadence, eTSEC or
+    /// gianfar compatible) with the same `reg` under another bus, or under
+    /// the same bus at the same unit address; anything else is not.
+    #[test]
+    fn duplicate_reg_is_the_same_kind_at_the_same_window() {
+        let dup = |other: &str| !duplicates_beside(other).is_empty();
+        // another bus, same reg, each kind of compatible
+        for compat in ["xlnx,axi-ethernet-1.00.a", "cdns,gem", "fsl,etsec2", "gianfar"] {
+            let other = format!("}}; b3 {{ #address-cells = <1>; #size-cells = <1>; ranges; x: ethernet@1000 {{ compatible = \"{compat}\"; reg = <0x1000 0x100>; }};");
+            assert!(dup(&other), "{compat} under another bus");
+        }
+        // another bus, same reg, another kind of device: not a duplicate port
+        assert!(!dup("}; b3 { #address-cells = <1>; #size-cells = <1>; ranges; x: serial@1000 { compatible = \"ns16550a\"; reg = <0x1000 0x100>; };"));
+        // same bus, same unit address under another name
+        assert!(dup("mac@1000 { compatible = \"cdns,gem\"; reg = <0x1000 0x100>; };"));
+        // same bus, same reg bytes but another unit address: not the same window
+        assert!(!dup("ethernet@2000 { compatible = \"cdns,gem\"; reg = <0x1000 0x100>; };"));
+        // another reg
+        assert!(!dup("ethernet@2000 { compatible = \"cdns,gem\"; reg = <0x2000 0x100>; };"));
+        let msg = duplicates_beside("mac@1000 { compatible = \"cdns,gem\"; reg = <0x1000 0x100>; };");
+        assert!(msg[0].starts_with("duplicate reg /b1/ethernet@1000: same registers as /b1/mac@1000"), "{msg:?}");
+    }
 }
