@@ -117,7 +117,8 @@ fn same_as_golden(name: &str, got: &[(String, Vec<u8>)], golden: &Path, update: 
 }
 
 /// The DT fragments and kernel fragments of the kernel tests' design
-/// boards (tests/kernel/fixtures/*.yml: PL Ethernet over AXI DMA, MCDMA,
+/// boards and of the good fixtures (tests/kernel/fixtures/*.yml,
+/// tests/fixtures/good/*.yml: PL Ethernet over AXI DMA, MCDMA,
 /// XXV, SGMII/SFP, EMIO GEM, XSA/SDT patch mode, the P1020 with queue
 /// groups) are the goldens under tests/golden/designs/. Those outputs are
 /// what tests/kernel/test_dt_fragments.py compiles with dtc into the real
@@ -127,13 +128,17 @@ fn same_as_golden(name: &str, got: &[(String, Vec<u8>)], golden: &Path, update: 
 fn golden_dt_and_kernel_fragments_of_the_design_boards() {
     let update = update_golden();
     let designs = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../tests/kernel/fixtures");
-    let mut boards: Vec<PathBuf> = fs::read_dir(&designs)
-        .expect("tests/kernel/fixtures")
+    // and the good fixtures (p1020rdb-asf: the QorIQ SDK kernel with ASF,
+    // which tests/gen/test_asf.py runs through the applier)
+    let good = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/good");
+    let mut boards: Vec<PathBuf> = [designs, good]
+        .iter()
+        .flat_map(|d| fs::read_dir(d).unwrap_or_else(|e| panic!("{}: {e}", d.display())))
         .map(|e| e.expect("entry").path())
         .filter(|p| p.extension().is_some_and(|x| x == "yml"))
         .collect();
     boards.sort();
-    assert!(boards.len() >= 8, "{boards:?}");
+    assert!(boards.len() >= 10, "{boards:?}");
     for b in boards {
         let name = b.file_stem().expect("stem").to_string_lossy().to_string();
         let tmp = tempfile::tempdir().expect("tmp");
@@ -189,6 +194,23 @@ fn bench_duration_is_whole_seconds() {
     assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
     let o = run(&["bench", "plan", s(&plan)]);
     assert_eq!(o.status.code(), Some(0), "the saved plan reads back: {}", String::from_utf8_lossy(&o.stderr));
+}
+
+/// The e500v2 fragment (math emulation: e500v2 has no classic FPU) is for
+/// a QorIQ SoC on powerpc only, not for any powerpc board: a generic
+/// powerpc board gets none, the P1020RDB does.
+#[test]
+fn e500v2_fragment_only_for_qoriq_on_powerpc() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let generic = fs::read_to_string(board("mlx5-lab")).expect("board").replacen("arch: x86_64", "arch: powerpc", 1);
+    let f = tmp.path().join("generic-ppc.yml");
+    fs::write(&f, generic).expect("write");
+    for (b, want) in [(f, false), (board("p1020rdb"), true)] {
+        let out = tmp.path().join(b.file_stem().expect("stem"));
+        let o = gen(&b, &out);
+        assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+        assert_eq!(out.join("kernel/zynq-net-e500v2.cfg").exists(), want, "{}", b.display());
+    }
 }
 
 #[test]
