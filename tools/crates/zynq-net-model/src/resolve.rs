@@ -78,11 +78,6 @@ impl CpuSet {
     }
 
     /// The CPU numbers, ascending.
-    pub fn as_set(&self) -> &BTreeSet<u32> {
-        &self.0
-    }
-
-    /// The CPU numbers, ascending.
     pub fn iter(&self) -> impl Iterator<Item = u32> + '_ {
         self.0.iter().copied()
     }

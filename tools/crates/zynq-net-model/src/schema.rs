@@ -1059,6 +1059,15 @@ mod tests {
         }
     }
 
+    /// Null alternatives go wherever a subschema sits, inside arrays of
+    /// subschemas (`anyOf`, `items` lists) too.
+    #[test]
+    fn null_alternatives_are_dropped_inside_arrays() {
+        let mut v = serde_json::json!({"anyOf": [{"type": ["integer", "null"]}, {"anyOf": [{"type": "string"}, {"type": "null"}]}]});
+        drop_null_alternatives(&mut v);
+        assert_eq!(v, serde_json::json!({"anyOf": [{"type": "integer"}, {"type": "string"}]}));
+    }
+
     #[test]
     fn a_description_is_its_first_sentence_whole() {
         assert_eq!(
