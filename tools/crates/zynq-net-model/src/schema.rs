@@ -1059,6 +1059,17 @@ mod tests {
         }
     }
 
+    /// A value inside one of an `anyOf`'s alternatives is described by that
+    /// alternative's field (an IRQ is a number or `{spi, trigger}`): the
+    /// walk descends into the alternatives of the derived schema too.
+    #[test]
+    fn fields_inside_alternatives_are_described() {
+        let root = schema_value();
+        let d = describe(&root, "/interfaces/0/dt/node/interrupts/0/spi").unwrap_or_default();
+        assert!(d.starts_with("GIC SPI number"), "{d:?}");
+        assert_eq!(describe(&root, "/interfaces/0/dt/node/interrupts/0/nope"), None);
+    }
+
     /// Null alternatives go wherever a subschema sits, inside arrays of
     /// subschemas (`anyOf`, `items` lists) too.
     #[test]

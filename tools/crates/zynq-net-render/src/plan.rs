@@ -323,6 +323,15 @@ mod tests {
         assert_eq!(posix_cksum(b"123456789"), 930_766_865);
     }
 
+    /// Blank and comment lines before the version line are not steps, nor
+    /// is the version line (the applier skips them the same way).
+    #[test]
+    fn seal_skips_what_comes_before_the_version_line() {
+        let s = seal("# generated\n \t\nzynq-net-plan 2\nmtu eth0 1500\n");
+        let (body, end) = s.rsplit_once("end ").expect("an end line");
+        assert_eq!(end, format!("1 {} {}\n", posix_cksum(body.as_bytes()), body.len()));
+    }
+
     #[test]
     fn seal_counts_steps_and_sums_the_body() {
         let s = seal("zynq-net-plan 2\n# c\n\nboard x\nmtu eth0 1500\n");
