@@ -213,6 +213,30 @@ fn e500v2_fragment_only_for_qoriq_on_powerpc() {
     }
 }
 
+/// Plan lines the reference boards do not reach: ethtool -C takes the
+/// adaptive switches as on/off (the board writes 1/0), and a zero-copy
+/// queue 0 leaves no queue below it for RSS, so there is no `rss` step.
+#[test]
+fn adaptive_coalescing_and_zcrx_queue_zero_plan_lines() {
+    let base = fs::read_to_string(board("mlx5-lab")).expect("board");
+    let text = base
+        .replacen("    mtu: 9000\n", "    mtu: 9000\n    coalesce: { adaptive-rx: 1, adaptive-tx: 0 }\n", 1)
+        .replacen("      queue: 9\n", "      queue: 0\n", 1);
+    assert_ne!(text, base);
+    let tmp = tempfile::tempdir().expect("tmp");
+    let f = tmp.path().join("b.yml");
+    fs::write(&f, text).expect("write");
+    let o = gen(&f, &tmp.path().join("out"));
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    let plan = fs::read_to_string(tmp.path().join("out/tuning/zynq-net.plan")).expect("plan");
+    let lines: Vec<&str> = plan.lines().collect();
+    assert!(
+        lines.contains(&"coalesce eth2 adaptive-rx on") && lines.contains(&"coalesce eth2 adaptive-tx off"),
+        "{plan}"
+    );
+    assert!(!lines.iter().any(|l| l.starts_with("rss ")), "{plan}");
+}
+
 #[test]
 fn manifest_lists_every_kind_with_hashes() {
     let tmp = tempfile::tempdir().expect("tmp");
