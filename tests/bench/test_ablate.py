@@ -181,7 +181,9 @@ def test_pure_noise_calls_nothing_and_resumes(ssh_lab, tmp_path):
     out = tmp_path / "noise"
     cmd = ablate_cmd(ssh_lab, "lab-noise.yml", out, "tcp-rx-mtu1500-p1", "--repeats", "5", "--duration", "1", "--confidence", "0.99",
                      "--seed", "7")
-    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    # SIGINT at its default in the runner (a background CI job passes it on as ignored)
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
+                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     trials = out / "ablate-trials.jsonl"
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
