@@ -66,18 +66,11 @@ pub const MAX_INPUT_BYTES: u64 = 16 << 20;
 /// [`Failure::Usage`] when it cannot be read or is larger (naming `what`
 /// was expected).
 fn read_capped(path: &Path, what: &str) -> Result<Vec<u8>, Failure> {
-    use std::io::Read;
-    let cannot = |e: std::io::Error| Failure::Usage(format!("cannot read {}: {e}", path.display()));
-    let mut bytes = Vec::new();
-    std::fs::File::open(path).map_err(cannot)?.take(MAX_INPUT_BYTES + 1).read_to_end(&mut bytes).map_err(cannot)?;
-    if bytes.len() as u64 > MAX_INPUT_BYTES {
-        return Err(Failure::Usage(format!(
-            "{} is larger than {} MiB: not {what}",
-            path.display(),
-            MAX_INPUT_BYTES >> 20
-        )));
-    }
-    Ok(bytes)
+    zynq_net_model::read_at_most(path, MAX_INPUT_BYTES)
+        .map_err(|e| Failure::Usage(format!("cannot read {}: {e}", path.display())))?
+        .ok_or_else(|| {
+            Failure::Usage(format!("{} is larger than {} MiB: not {what}", path.display(), MAX_INPUT_BYTES >> 20))
+        })
 }
 
 /// `zynq-net kconfig verify`: every symbol of every generated fragment must

@@ -316,16 +316,27 @@ pub fn load_board(path: &Path) -> Result<LoadedBoard, LoadError> {
     load_board_str(path, &text).map_err(LoadError::Invalid)
 }
 
+/// The bytes of `path` when it holds at most `cap` bytes, `None` when it
+/// holds more: at most `cap + 1` bytes are read, so `/dev/zero`, a FIFO that
+/// never ends or a stray disk image is refused without being read whole.
+/// The one bounded read of every input file (board, bench, `.config`, DTB).
+///
+/// # Errors
+/// The [`std::io::Error`] of opening or reading `path`.
+pub fn read_at_most(path: &Path, cap: u64) -> std::io::Result<Option<Vec<u8>>> {
+    use std::io::Read;
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)?.take(cap.saturating_add(1)).read_to_end(&mut bytes)?;
+    Ok((bytes.len() as u64 <= cap).then_some(bytes))
+}
+
 /// Reads a file of at most [`MAX_BOARD_BYTES`] of UTF-8 text (rules
 /// file-too-large, not-utf8).
 fn read_bounded(path: &Path) -> Result<String, LoadError> {
-    use std::io::Read;
-    let io = |source| LoadError::Io { path: path.to_path_buf(), source };
-    let file = std::fs::File::open(path).map_err(io)?;
-    let mut bytes = Vec::new();
     // Bounded read: a board is kilobytes; /dev/zero or a stray image file is refused.
-    file.take(MAX_BOARD_BYTES + 1).read_to_end(&mut bytes).map_err(io)?;
-    if bytes.len() as u64 > MAX_BOARD_BYTES {
+    let read =
+        read_at_most(path, MAX_BOARD_BYTES).map_err(|source| LoadError::Io { path: path.to_path_buf(), source })?;
+    let Some(bytes) = read else {
         let d = Diagnostic {
             pos: Pos { line: 1, col: 1 },
             ..Diagnostic::new(
@@ -335,6 +346,27 @@ fn read_bounded(path: &Path) -> Result<String, LoadError> {
             )
         };
         return Err(LoadError::Invalid(diagnostics(path, "", vec![d])));
-    }
+    };
     String::from_utf8(bytes).map_err(|e| LoadError::Invalid(not_utf8(path, e)))
+}
+
+#[cfg(test)]
+mod read_tests {
+    use super::read_at_most;
+
+    #[test]
+    fn read_at_most_takes_exactly_cap_and_refuses_one_more() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("f");
+        std::fs::write(&p, b"12345").unwrap();
+        assert_eq!(read_at_most(&p, 5).unwrap().as_deref(), Some(&b"12345"[..]));
+        assert_eq!(read_at_most(&p, 4).unwrap(), None);
+        assert_eq!(read_at_most(&p, u64::MAX).unwrap().as_deref(), Some(&b"12345"[..]));
+        // An endless file is refused after cap + 1 bytes, not read whole.
+        assert_eq!(read_at_most(std::path::Path::new("/dev/zero"), 1 << 10).unwrap(), None);
+        assert_eq!(
+            read_at_most(&dir.path().join("absent"), 5).unwrap_err().kind(),
+            std::io::ErrorKind::NotFound
+        );
+    }
 }
