@@ -288,11 +288,14 @@ pub struct Unresolved {
     pub what: String,
 }
 
-fn cpus(ptr: String, l: &CpuList, nr_cpus: u32) -> Result<CpuSet, Unresolved> {
-    let s = CpuSet::from_list(l).map_err(|e| Unresolved { ptr: ptr.clone(), what: e.to_string() })?;
+/// The CPU set of `l`, every CPU below `nr_cpus`. `ptr` names the value
+/// and is called only on an error (a board has thousands of CPU lists and
+/// formatting each one's pointer was a fifth of resolving).
+fn cpus(ptr: impl Fn() -> String, l: &CpuList, nr_cpus: u32) -> Result<CpuSet, Unresolved> {
+    let s = CpuSet::from_list(l).map_err(|e| Unresolved { ptr: ptr(), what: e.to_string() })?;
     let high = s.iter().find(|c| *c >= nr_cpus);
     match high {
-        Some(c) => Err(Unresolved { ptr, what: format!("CPU {c} outside the board's {nr_cpus} CPUs") }),
+        Some(c) => Err(Unresolved { ptr: ptr(), what: format!("CPU {c} outside the board's {nr_cpus} CPUs") }),
         None => Ok(s),
     }
 }
@@ -307,7 +310,7 @@ pub(crate) fn resolve_bench(bn: &Bench, prefix: &str, nr_cpus: Option<u32>) -> R
     let nr = nr_cpus.unwrap_or(u32::MAX);
     let m = bn.matrix.as_ref();
     let list = |key: &str, l: Option<&CpuList>, nr: u32| match l {
-        Some(l) => cpus(format!("{prefix}/{key}"), l, nr).map(Some),
+        Some(l) => cpus(|| format!("{prefix}/{key}"), l, nr).map(Some),
         None => Ok(None),
     };
     Ok(ResolvedBench {
@@ -332,33 +335,35 @@ pub(crate) fn resolve(b: &Board) -> Result<Resolved, Unresolved> {
     let nr = b.board.cpus;
     let mut interfaces = Vec::with_capacity(b.interfaces.len());
     for (i, ifc) in b.interfaces.iter().enumerate() {
-        let p = format!("/interfaces/{i}");
+        let p = || format!("/interfaces/{i}");
         let mut r = ResolvedIface::default();
         let dt = ifc.dt.as_ref();
         if let Some(m) = dt.and_then(|d| d.mac.as_deref()) {
-            r.mac = Some(Mac::parse(m).ok_or_else(|| Unresolved { ptr: format!("{p}/dt/mac"), what: m.into() })?);
+            r.mac = Some(Mac::parse(m).ok_or_else(|| Unresolved { ptr: format!("{}/dt/mac", p()), what: m.into() })?);
         }
         for (key, list, out) in [("rps", &ifc.rps, &mut r.rps), ("xps", &ifc.xps, &mut r.xps)] {
             for (j, qc) in list.iter().enumerate() {
-                let cpus = cpus(format!("{p}/{key}/{j}/cpus"), &qc.cpus, nr)?;
+                let cpus = cpus(|| format!("{}/{key}/{j}/cpus", p()), &qc.cpus, nr)?;
                 out.push(QueueCpuSet { queue: qc.queue, cpus });
             }
         }
         for (j, ia) in ifc.irq_affinity.iter().enumerate() {
             let pattern = IrqPattern::check(&ia.irq)
-                .ok_or_else(|| Unresolved { ptr: format!("{p}/irq_affinity/{j}/irq"), what: ia.irq.clone() })?;
-            let cpus = cpus(format!("{p}/irq_affinity/{j}/cpus"), &ia.cpus, nr)?;
+                .ok_or_else(|| Unresolved { ptr: format!("{}/irq_affinity/{j}/irq", p()), what: ia.irq.clone() })?;
+            let cpus = cpus(|| format!("{}/irq_affinity/{j}/cpus", p()), &ia.cpus, nr)?;
             r.irq_affinity.push(IrqPin { pattern, cpus });
         }
         for (j, f) in ifc.qdisc.iter().flat_map(|q| q.filters.iter()).enumerate() {
-            let prefix = Ipv4Prefix::parse(&f.address)
-                .ok_or_else(|| Unresolved { ptr: format!("{p}/qdisc/filters/{j}/address"), what: f.address.clone() })?;
+            let prefix = Ipv4Prefix::parse(&f.address).ok_or_else(|| Unresolved {
+                ptr: format!("{}/qdisc/filters/{j}/address", p()),
+                what: f.address.clone(),
+            })?;
             r.filters.push(QueueFilter { match_: f.match_, prefix, queue: f.queue });
         }
         for (j, id) in dt.and_then(|d| d.node.as_ref()).iter().flat_map(|n| n.channel_ids.iter()).enumerate() {
             let v = parse_channel_id(id)
                 .filter(|v| (1..=16).contains(v))
-                .ok_or_else(|| Unresolved { ptr: format!("{p}/dt/node/channel_ids/{j}"), what: id.clone() })?;
+                .ok_or_else(|| Unresolved { ptr: format!("{}/dt/node/channel_ids/{j}", p()), what: id.clone() })?;
             r.channel_ids.push(v);
         }
         interfaces.push(r);
