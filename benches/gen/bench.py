@@ -16,7 +16,15 @@ when the CPU has them. The instruction columns are left out, saying so,
 when valgrind is not installed. Prints a table; not a test (timings depend on the
 machine).
 
-Usage: benches/gen/bench.py [--runs 30] [--bin tools/target/release/zynq-net]
+The binary measured is the one shipped: tools/Cargo.toml's `dist` profile
+(fat LTO; the Yocto recipe builds the same), built first when no `--bin` is
+given. `--bin tools/target/release/zynq-net` measures the test build.
+
+On a shared host the medians drift by 10-30 % from one minute to the next;
+`--against OTHER` times the 64x16 `gen` of both binaries interleaved, run
+by run, and prints their medians and ratio, which drift does not skew.
+
+Usage: benches/gen/bench.py [--runs 30] [--bin PATH] [--against PATH]
 """
 import argparse
 import pathlib
@@ -87,15 +95,20 @@ def mega(n: int | None) -> str:
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=30)
-    ap.add_argument("--bin", default=str(ROOT / "tools/target/release/zynq-net"))
+    ap.add_argument("--bin", help="binary to measure (default: build and measure the dist profile)")
+    ap.add_argument("--against", help="a second binary: 64x16 gen timed interleaved with --bin, and the ratio")
     args = ap.parse_args()
+    if args.bin is None:
+        subprocess.run(["cargo", "build", "--profile", "dist", "--locked", "--manifest-path",
+                        str(ROOT / "tools/Cargo.toml"), "--bin", "zynq-net"], check=True)
+        args.bin = str(ROOT / "tools/target/dist/zynq-net")
     boards = [(n, ROOT / "meta-zynq-net/boards" / f"{n}.yml", 0) for n in ("zcu102", "p1020rdb", "mlx5-lab")]
     tmp = tempfile.TemporaryDirectory()
     for n in (8, 16, 32, 64):
         p = pathlib.Path(tmp.name) / f"synthetic-{n}x16.yml"
         p.write_text(synthetic(n))
         boards.append((f"synthetic {n}x16", p, n))
-    print(f"zynq-net gen, {args.runs} runs each, per process (ms); load average {open('/proc/loadavg').read().split()[0]}")
+    print(f"{args.bin}: zynq-net gen, {args.runs} runs each, per process (ms); load average {open('/proc/loadavg').read().split()[0]}")
     if shutil.which("valgrind") is None:
         print("valgrind not found: instruction columns (check/gen Ir) not measured")
     print("targets: check <= 5M and gen <= 8M instructions (reference boards); synthetic 64x16 gen < 20 ms median wall")
@@ -113,6 +126,19 @@ def main() -> None:
               f"{t[0]:9.2f} {cmed:8.2f}")
         if n:
             per_if.append((n, cmed))
+    if args.against:
+        big = pathlib.Path(tmp.name) / "synthetic-64x16.yml"
+        runs = {args.bin: ([], []), args.against: ([], [])}
+        for _ in range(args.runs):
+            for b, (t, c) in runs.items():
+                t1, c1 = measure(b, big, 1)
+                t += t1
+                c += c1
+        (ta, ca), (tb, cb) = runs[args.bin], runs[args.against]
+        print(f"interleaved 64x16 gen, {args.runs} runs: wall median {statistics.median(ta):.2f} ms "
+              f"({args.bin}) vs {statistics.median(tb):.2f} ms ({args.against}): "
+              f"ratio {statistics.median(ta) / statistics.median(tb):.3f}; cpu median ratio "
+              f"{statistics.median(ca) / statistics.median(cb):.3f}")
     if len(per_if) >= 2:
         (n0, m0), (n1, m1) = per_if[0], per_if[-1]
         print(f"growth (cpu): {n1 / n0:.0f}x interfaces -> {m1 / m0:.2f}x time (linear or better if <= {n1 / n0:.0f})")

@@ -364,9 +364,6 @@ mod read_tests {
         assert_eq!(read_at_most(&p, u64::MAX).unwrap().as_deref(), Some(&b"12345"[..]));
         // An endless file is refused after cap + 1 bytes, not read whole.
         assert_eq!(read_at_most(std::path::Path::new("/dev/zero"), 1 << 10).unwrap(), None);
-        assert_eq!(
-            read_at_most(&dir.path().join("absent"), 5).unwrap_err().kind(),
-            std::io::ErrorKind::NotFound
-        );
+        assert_eq!(read_at_most(&dir.path().join("absent"), 5).unwrap_err().kind(), std::io::ErrorKind::NotFound);
     }
 }
