@@ -461,7 +461,7 @@ rules! {
         hint: None;
     AxidmaIrqCount = "axidma-irq-count", Error,
         summary: "an AXI DMA has two interrupts (MM2S, S2MM)",
-        source: "drivers/net/ethernet/xilinx/xilinx_axienet_main.c: axienet_probe (irq_of_parse_and_map index 0 and 1)",
+        source: "drivers/net/ethernet/xilinx/xilinx_axienet_main.c: axienet_probe (irq_of_parse_and_map index 0 and 1); with `dmas`, drivers/dma/xilinx/xilinx_dma.c: xilinx_dma_chan_probe (of_irq_get per channel node)",
         hint: Some("list two: the MM2S and the S2MM interrupt");
     McdmaIrqCount = "mcdma-irq-count", Error,
         summary: "an MCDMA has two interrupts per queue",

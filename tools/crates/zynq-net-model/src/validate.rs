@@ -659,14 +659,19 @@ impl V<'_> {
             }
         }
         let mcdma = ifc.driver == Driver::XxvMcdma;
-        if !mcdma && !dmas && n.dma.interrupts.len() != 2 {
+        if !mcdma && n.dma.interrupts.len() != 2 {
+            // axistream-connected: axienet reads the DMA node's index 0 and 1;
+            // dmaengine: one channel child each, and xilinx_dma_chan_probe
+            // takes of_irq_get(child, 0) (mainline 6.12 xilinx_dma.c).
+            let reads = if dmas {
+                "xilinx_dma reads one per channel node, MM2S (TX) then S2MM (RX)"
+            } else {
+                "the driver reads index 0 (MM2S, TX) and 1 (S2MM, RX)"
+            };
             self.report(
                 Rule::AxidmaIrqCount,
                 format!("{np}/dma/interrupts"),
-                format!(
-                    "{} DMA interrupts for an AXI DMA: the driver reads index 0 (MM2S, TX) and 1 (S2MM, RX)",
-                    n.dma.interrupts.len()
-                ),
+                format!("{} DMA interrupts for an AXI DMA: {reads}", n.dma.interrupts.len()),
             );
         }
         if let Some(q) = n.num_queues {

@@ -279,7 +279,6 @@ fn pl_nodes(b: &Board, i: &Interface, r: &ResolvedIface, dt: &IfaceDt, n: &PlEth
     let mut dma_props = Vec::new();
     let mut children = Vec::new();
     let mut eth = Vec::new();
-    let mcdma = i.driver == Driver::XxvMcdma;
     if n.dmas != Some(true) {
         // axistream-connected: linux-xlnx xlnx,eth-dma (AXI DMA or MCDMA), or
         // mainline 6.12 reading the DMA node's reg and interrupts 0 (TX), 1 (RX).
@@ -293,8 +292,10 @@ fn pl_nodes(b: &Board, i: &Interface, r: &ResolvedIface, dt: &IfaceDt, n: &PlEth
         if flavour == KernelFlavour::LinuxXlnx {
             // axienet_dma_probe / the MCDMA probe: of_property_read_u8.
             dma_props.push(Prop::cells("xlnx,addrwidth", 8, vec![vec![num(d.addrwidth)]]));
-            if mcdma || n.num_queues.is_some() {
-                dma_props.push(Prop::cells("xlnx,num-queues", 16, vec![vec![num(n.num_queues.unwrap_or(1))]]));
+            // MCDMA only: validation requires num_queues for xxv-mcdma and
+            // refuses it for every other driver.
+            if let Some(q) = n.num_queues {
+                dma_props.push(Prop::cells("xlnx,num-queues", 16, vec![vec![num(q)]]));
             }
         }
         if d.include_dre {
@@ -325,13 +326,13 @@ fn pl_nodes(b: &Board, i: &Interface, r: &ResolvedIface, dt: &IfaceDt, n: &PlEth
         // Channel children are named without a unit address: they have no
         // `reg` (xilinx_dma.txt's example uses dma-channel@ADDR, which dtc
         // flags with unit_address_vs_reg); xilinx_dma matches them by compatible.
-        let half = d.interrupts.len() / 2;
+        // One interrupt per channel child, MM2S then S2MM (validation: exactly
+        // two; xilinx_dma_chan_probe reads of_irq_get(child, 0)).
         for (k, (compat, chan)) in
             [("xlnx,axi-dma-mm2s-channel", "mm2s"), ("xlnx,axi-dma-s2mm-channel", "s2mm")].iter().enumerate()
         {
             let mut props = vec![Prop::str("compatible", compat)];
-            let irq_slice = if k == 0 { &d.interrupts[..half.max(1)] } else { &d.interrupts[half.max(1)..] };
-            props.push(irqs(irq_slice));
+            props.push(irqs(&d.interrupts[k..=k]));
             props.push(Prop::u32("xlnx,datawidth", d.datawidth));
             if d.include_dre {
                 props.push(Prop::flag("xlnx,include-dre"));
@@ -490,5 +491,47 @@ mod tests {
             let dtsi = dtsi_of(&text);
             assert!(dtsi.contains(want), "{want}\n{dtsi}");
         }
+    }
+
+    /// `dt.delete` lists properties of the design's node to drop: each is
+    /// one `/delete-property/` in the `.dtsi`, once even when the generator
+    /// deletes it too. The 1G SFP design's pl.dtsi carries `phy-handle` to
+    /// the PCS/PMA (fixtures/pl-1g-sfp.dtsi), which mainline 6.12
+    /// axienet_probe takes for the PCS only without `pcs-handle`; with
+    /// `pcs_handle` a user deletes it. `xlnx,phy-type` is deleted already
+    /// (phy_mode set: axienet_probe reads it first).
+    #[test]
+    fn delete_lists_drop_each_property_once() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../..");
+        let text = std::fs::read_to_string(root.join("tests/kernel/fixtures/zcu102-1g-sfp.yml")).expect("fixture");
+        let del = text.replacen(
+            "      label: axi_ethernet_0\n",
+            "      label: axi_ethernet_0\n      delete: [phy-handle, \"xlnx,phy-type\"]\n",
+            1,
+        );
+        assert_ne!(del, text);
+        let count = |dtsi: &str, prop: &str| dtsi.matches(&format!("/delete-property/ {prop};")).count();
+        let plain = dtsi_of(&text);
+        assert_eq!((count(&plain, "phy-handle"), count(&plain, "xlnx,phy-type")), (0, 1), "{plain}");
+        let dtsi = dtsi_of(&del);
+        assert_eq!((count(&dtsi, "phy-handle"), count(&dtsi, "xlnx,phy-type")), (1, 1), "{dtsi}");
+    }
+
+    /// A dmaengine AXI DMA (mainline `dmas`): one channel child per
+    /// direction, each with its one interrupt, MM2S first (xilinx_dma.txt;
+    /// xilinx_dma_chan_probe: of_irq_get(child, 0)). The design fixture
+    /// lists GIC SPI 105 (MM2S) then 106 (S2MM), level.
+    #[test]
+    fn dmaengine_channels_take_one_interrupt_each() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../..");
+        let text = std::fs::read_to_string(root.join("tests/kernel/fixtures/zcu102-axidma.yml")).expect("fixture");
+        let dtsi = dtsi_of(&text);
+        let child = |name: &str| {
+            let at = dtsi.find(&format!("{name} {{")).unwrap_or_else(|| panic!("{name}\n{dtsi}"));
+            dtsi[at..at + dtsi[at..].find("};").expect("node end")].to_string()
+        };
+        let (mm2s, s2mm) = (child("dma-channel-mm2s"), child("dma-channel-s2mm"));
+        assert!(mm2s.contains("interrupts = <0 105 4>;") && !mm2s.contains("106"), "{mm2s}");
+        assert!(s2mm.contains("interrupts = <0 106 4>;") && !s2mm.contains("105"), "{s2mm}");
     }
 }
