@@ -294,6 +294,12 @@ fn axienet_sfp_design_patched_by_label() {
                     "not deleted   /amba_pl@0/ethernet@a0040000: xlnx,phy-type is <0x1>",
                 ),
                 ("&axi_ethernet_0 { /delete-property/ max-speed; };", "max-speed"),
+                // A phandle to another node of the design: the label's
+                // phandle (from /__symbols__) is compared, not only the length.
+                (
+                    "&axi_ethernet_0 { pcs-handle = <&axi_ethernet_0_dma>; };",
+                    "different     /amba_pl@0/ethernet@a0040000: pcs-handle is",
+                ),
                 // One GIC specifier (3 cells, the DMA node's interrupt-parent)
                 // where axienet_dma_probe maps two (TX, RX).
                 (
