@@ -211,3 +211,34 @@ pub fn render_all(loaded: &LoadedBoard, input: &str) -> Result<Vec<Artifact>, Re
     out.sort_by(|a, b| a.path.cmp(&b.path));
     Ok(out)
 }
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    /// `irqbalance: ban-pinned` adds an executable policy script whose
+    /// `case` bans exactly the IRQ patterns the board pins, sorted, each
+    /// once (irqbalance(1) --policyscript: `ban=true` keeps its hands off
+    /// an IRQ); without it there is no script. The P1020RDB pins its two
+    /// eTSECs' queue-group IRQs, `eth0_g*` and `eth1_g*` (gianfar names
+    /// them eth0_g0_tx ...: gfar_request_irq).
+    #[test]
+    fn ban_pinned_policy_bans_each_pinned_pattern() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../..");
+        let text = std::fs::read_to_string(root.join("meta-zynq-net/boards/p1020rdb.yml")).expect("board");
+        let ban = text.replacen("irqbalance: absent", "irqbalance: ban-pinned", 1);
+        assert_ne!(ban, text);
+        let policy = |text: &str| {
+            let loaded = zynq_net_model::load_board_str(Path::new("b.yml"), text).unwrap_or_else(|d| panic!("{d}"));
+            let out = crate::render_all(&loaded, "b.yml").expect("render");
+            out.into_iter().find(|a| a.path == "tuning/zynq-net-irqbalance-policy")
+        };
+        assert!(policy(&text).is_none(), "irqbalance: absent writes no policy");
+        let script = policy(&ban).expect("a policy script");
+        assert!(script.executable);
+        let script = String::from_utf8(script.contents).expect("text");
+        let arms: Vec<&str> =
+            script.lines().map(str::trim).filter(|l| l.ends_with(") echo ban=true; exit 0 ;;")).collect();
+        assert_eq!(arms, ["eth0_g*) echo ban=true; exit 0 ;;", "eth1_g*) echo ban=true; exit 0 ;;"], "{script}");
+    }
+}
