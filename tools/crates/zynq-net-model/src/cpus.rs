@@ -174,8 +174,10 @@ mod tests {
     /// `0-4294967295` costs nothing; the widest allowed one still parses.
     #[test]
     fn huge_ranges_are_refused_before_expansion() {
-        assert!(matches!(parse_cpu_list("0-4294967295"), Err(CpuListError::Syntax(_))));
+        // The small case first: with the cap gone it fails fast, where the
+        // 4-billion range would run into the mutation run's timeout.
         assert!(matches!(parse_cpu_list("1-65538"), Err(CpuListError::Syntax(_))));
+        assert!(matches!(parse_cpu_list("0-4294967295"), Err(CpuListError::Syntax(_))));
         assert_eq!(parse_cpu_list("1-65537").map(|s| s.len()), Ok(65537));
     }
 }

@@ -1118,6 +1118,13 @@ mod tests {
         }
         // a number where numbers are allowed stays a number
         assert!(!integer_only(SCHEMA_TREE.pointer("/$defs/Matrix/properties/cpu_bound_pct").unwrap()));
+        // `type` as a list (JSON Schema allows it; schemars writes none for
+        // this schema today): integer-or-null is integer-only, a list that
+        // also allows numbers is not
+        static INT_OR_NULL: J = J::Obj(&[("type", J::Arr(&[J::Str("integer"), J::Str("null")]))]);
+        static INT_OR_NUMBER: J = J::Obj(&[("type", J::Arr(&[J::Str("integer"), J::Str("number")]))]);
+        assert!(integer_only(&INT_OR_NULL));
+        assert!(!integer_only(&INT_OR_NUMBER));
     }
 
     #[test]

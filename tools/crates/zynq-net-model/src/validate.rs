@@ -1104,3 +1104,21 @@ fn percent(out: &mut Vec<Diagnostic>, ptr: String, v: f64, lo: Bound, hi: f64, h
             .hint(format!("write a percentage in {range}")),
     );
 }
+
+#[cfg(test)]
+mod tests {
+    use super::valid_iface_name;
+
+    /// Each allowed kind of character alone beside letters and digits, the
+    /// 15-byte limit (IFNAMSIZ 16 with the NUL, dev_valid_name), and names
+    /// the kernel refuses or the generated shell must never see.
+    #[test]
+    fn iface_names_allowed_and_refused() {
+        for ok in ["eth0", "eth_0", "br-lan", "eth0.10", "a", "abcdefghijklmno"] {
+            assert!(valid_iface_name(ok), "{ok:?} refused");
+        }
+        for bad in ["", ".", "..", "abcdefghijklmnop", "eth 0", "eth0;", "a/b", "eth0:1", "$(x)", "é"] {
+            assert!(!valid_iface_name(bad), "{bad:?} accepted");
+        }
+    }
+}
