@@ -1,0 +1,468 @@
+//! The `bench` and `lab` commands end to end, as the `zynq-net` binary runs
+//! them (`cli::run_bench` / `cli::run_lab` on clap-parsed arguments), with
+//! the real iperf3, ip, tc and the applier (issue 13: the command bodies of
+//! `rfc2544` and `ablate` had only the Python tests of tests/bench, which
+//! `cargo test -p zynq-net-bench`, and so cargo-mutants, never runs):
+//!
+//! - `rfc2544` over loopback: the result, trials and plan it writes, the
+//!   options it takes, its exit code when nothing is confirmed, its
+//!   per-frame line on stderr; `compare` on two of its run directories;
+//! - `run`'s summary line on stderr;
+//! - `ablate`'s checks of its input: the matrix from `--bench` or the
+//!   board, unknown `--cells`, a board without a `bench` section, a
+//!   `--duration` under a second or not finite;
+//! - `ablate` in a namespace lab (root): every variant measured with the
+//!   plan `gen` makes for the board, applied by the applier in the lab's
+//!   router, `--resume` on an empty directory and on a finished one (the
+//!   seed kept), `--report-only` on a run whose numbers say a group hurts
+//!   and whose one trial failed (exit 1, the suggested plan and board
+//!   diff); `lab up`, `status` and `down`.
+//!
+//! stdout and stderr of a command are read from a process of its own: this
+//! test binary run again as [`bench_child`] (the harness captures what a
+//! test prints in-process, with no way to read it back).
+#![allow(clippy::unwrap_used)]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use clap::{FromArgMatches as _, Subcommand as _};
+use serde_json::Value;
+use zynq_net_bench::cli::{run_bench, run_lab, BenchCommand, LabCommand};
+use zynq_net_bench::exec::Host;
+use zynq_net_bench::run::files;
+use zynq_net_bench::targets::{Endpoint, Targets, TARGETS_FORMAT};
+
+/// `zynq-net bench ARGS...` as clap parses it.
+fn bench(args: &[&str]) -> BenchCommand {
+    let cmd = BenchCommand::augment_subcommands(clap::Command::new("bench"));
+    let m = cmd.try_get_matches_from(std::iter::once("bench").chain(args.iter().copied())).unwrap();
+    BenchCommand::from_arg_matches(&m).unwrap()
+}
+
+/// `zynq-net lab ARGS...` as clap parses it.
+fn lab(args: &[&str]) -> LabCommand {
+    let cmd = LabCommand::augment_subcommands(clap::Command::new("lab"));
+    let m = cmd.try_get_matches_from(std::iter::once("lab").chain(args.iter().copied())).unwrap();
+    LabCommand::from_arg_matches(&m).unwrap()
+}
+
+/// The error of a `bench` command that must fail, with its cause chain.
+fn bench_err(args: &[&str]) -> String {
+    match run_bench(bench(args)) {
+        Ok(code) => panic!("bench {args:?} exited {code}, expected an error"),
+        Err(e) => format!("{e:#}"),
+    }
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+fn json(p: &Path) -> Value {
+    let t = std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+    serde_json::from_str(&t).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+}
+
+fn jsonl(p: &Path) -> Vec<Value> {
+    let t = std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+    t.lines().map(|l| serde_json::from_str(l).unwrap()).collect()
+}
+
+const CHILD_ENV: &str = "ZN_BENCH_CLI_CHILD_ARGS";
+const CHILD_EXIT: &str = "zn-bench-child exit ";
+
+/// `zynq-net bench ARGS...` in a process of its own: (exit code as the
+/// binary gives it, 2 for an error; stdout; stderr).
+fn bench_process(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(std::env::current_exe().unwrap())
+        .args(["bench_child", "--exact", "--ignored", "--nocapture", "--test-threads=1"])
+        .env(CHILD_ENV, args.join("\u{1f}"))
+        .output()
+        .unwrap();
+    let (stdout, stderr) =
+        (String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned());
+    assert!(out.status.success(), "bench {args:?} in a child process: {}\n{stdout}\n{stderr}", out.status);
+    let code = stdout
+        .lines()
+        .find_map(|l| l.split_once(CHILD_EXIT).map(|x| x.1))
+        .unwrap_or_else(|| panic!("bench {args:?}: no `{CHILD_EXIT}` line\n{stdout}\n{stderr}"));
+    (code.trim().parse().unwrap(), stdout, stderr)
+}
+
+/// The child of [`bench_process`]: runs the `bench` command in
+/// `$ZN_BENCH_CLI_CHILD_ARGS` (arguments separated by U+001F) and prints
+/// its exit code; an error goes to stderr as the binary prints it.
+#[test]
+#[ignore = "the child process of bench_process, which runs it"]
+fn bench_child() {
+    let Ok(args) = std::env::var(CHILD_ENV) else {
+        eprintln!("bench_child: ${CHILD_ENV} is not set; this is the child of bench_process, not a test of its own");
+        return;
+    };
+    let args: Vec<&str> = args.split('\u{1f}').collect();
+    let code = match run_bench(bench(&args)) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("zynq-net: {e:#}");
+            2
+        }
+    };
+    println!("{CHILD_EXIT}{code}");
+}
+
+/// A targets file of two local ends: the real iperf3 over loopback on a
+/// free port, the client connecting to `server` (RFC 6761: a `.invalid`
+/// name never resolves, so every trial fails).
+fn loopback_targets(dir: &Path, server: &str) -> PathBuf {
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let end = |address: &str| Endpoint {
+        host: Host::Local,
+        address: address.into(),
+        ifaces: vec![],
+        irq_pattern: None,
+        pace_iface: None,
+        nice: None,
+    };
+    let t = Targets {
+        format: TARGETS_FORMAT.into(),
+        client: end(""),
+        server: end(server),
+        dut: None,
+        port,
+        description: "loopback".into(),
+        udp_socket_buffer: None,
+    };
+    let f = dir.join(format!("targets-{server}.json"));
+    t.save(&f).unwrap();
+    f
+}
+
+/// The effective user is root (`Uid:` of /proc/self/status: real, effective, ...).
+fn is_root() -> bool {
+    let st = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    st.lines().find_map(|l| l.strip_prefix("Uid:")).and_then(|u| u.split_whitespace().nth(1)) == Some("0")
+}
+
+fn have(tool: &str) -> bool {
+    std::env::var_os("PATH").is_some_and(|p| std::env::split_paths(&p).any(|d| d.join(tool).is_file()))
+}
+
+/// A bench file (docs/bench.md) of one 1-second UDP cell; RFC 2544 frame
+/// sizes and line rate at their defaults.
+fn udp_bench_file(dir: &Path) -> PathBuf {
+    let b = dir.join("bench.yml");
+    std::fs::write(&b, "matrix: { protocols: [udp], directions: [tx], mtus: [1500], duration_s: 1, repeats: 1 }\n")
+        .unwrap();
+    b
+}
+
+/// `bench rfc2544 -q` at 1518 B over `targets` at `line_rate`: one search
+/// trial and a confirmation of a second each, 50 % loss counted as zero
+/// (loopback at 10 Mbit/s loses nothing; a loaded host must not make the
+/// result depend on it).
+fn rfc2544_args<'a>(plan: &'a str, targets: &'a str, out: &'a str, line_rate: &'a str) -> Vec<&'a str> {
+    vec![
+        "rfc2544",
+        "-q",
+        "-p",
+        plan,
+        "-t",
+        targets,
+        "-o",
+        out,
+        "--frame-sizes",
+        "1518",
+        "--line-rate",
+        line_rate,
+        "--trial-seconds",
+        "1",
+        "--confirm-seconds",
+        "1",
+        "--max-trials",
+        "2",
+        "--loss-tolerance",
+        "50",
+    ]
+}
+
+#[test]
+fn rfc2544_writes_its_result_trials_and_plan_and_compare_reads_two_of_them() {
+    if !have("iperf3") {
+        eprintln!("SKIPPED: iperf3 is not installed (scripts/install-deps)");
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let b = udp_bench_file(tmp.path());
+    let t = loopback_targets(tmp.path(), "127.0.0.1");
+    let (a, slow) = (tmp.path().join("a"), tmp.path().join("slow"));
+    let mut args = rfc2544_args(s(&b), s(&t), s(&a), "10M");
+    args.retain(|x| *x != "-q");
+    let (code, _, err) = bench_process(&args);
+    assert_eq!(code, 0, "confirmed: exit 0\n{err}");
+    // Without -q, a line per frame size on stderr.
+    let line = err.lines().find(|l| l.trim_start().starts_with("1518 B:")).unwrap_or_else(|| panic!("{err}"));
+    assert!(line.contains(" frames/s ") && line.contains("1 search trials") && !line.contains("NOT"), "{line}");
+    assert!(err.contains(&format!("RFC 2544-style result in {}", a.join(files::RFC2544).display())), "{err}");
+    let (code, _, err) = bench_process(&rfc2544_args(s(&b), s(&t), s(&slow), "5M"));
+    assert_eq!(code, 0, "{err}");
+    assert!(!err.contains("1518 B:"), "-q: no line per frame size\n{err}");
+    let res = json(&a.join(files::RFC2544));
+    // The options given, not the bench file's defaults (frame sizes 64..1518 at 1 Gbit/s).
+    assert_eq!(res["line_rate_bps"], 10e6);
+    let set = &res["settings"];
+    assert_eq!(
+        (&set["trial_seconds"], &set["confirm_seconds"], &set["max_trials"], &set["loss_tolerance_percent"]),
+        (&Value::from(1.0), &Value::from(1.0), &Value::from(2), &Value::from(50.0)),
+        "{set}"
+    );
+    let frames = res["frames"].as_array().unwrap();
+    assert_eq!(frames.iter().map(|f| f["frame_size"].as_u64().unwrap()).collect::<Vec<_>>(), [1518], "{res}");
+    let f = &frames[0];
+    let max_fps = 10e6 / (8.0 * (1518.0 + 20.0));
+    assert_eq!(f["confirmed"], true, "{f}");
+    let fps = f["fps"].as_f64().unwrap();
+    assert!(fps > 0.5 * max_fps && fps <= max_fps * 1.001, "{fps} frames/s at 10 Mbit/s: {f}");
+    // Every trial of the search and the confirmation is a line of the trials file.
+    let trials = jsonl(&a.join(files::RFC2544_TRIALS));
+    assert_eq!(trials.len(), f["steps"].as_array().unwrap().len(), "{f}");
+    assert!(trials.iter().all(|r| r["cell"] == "rfc2544-1518" && r["error"].is_null()), "{trials:?}");
+    // The run directory records the plan it ran, with the options in its spec.
+    let plan = zynq_net_bench::plan::Plan::load(&a.join(files::PLAN)).unwrap();
+    assert_eq!((plan.spec.frame_sizes.as_slice(), plan.spec.line_rate.0), (&[1518][..], 10e6));
+    // Half the line rate: half the frame rate, which compare calls worse
+    // (exit 1 only with --fail-on-worse); the other way round, better.
+    let slow_fps = json(&slow.join(files::RFC2544))["frames"][0]["fps"].as_f64().unwrap();
+    assert!(slow_fps < 0.6 * fps, "{slow_fps} at 5M vs {fps} at 10M");
+    let cmp = tmp.path().join("cmp");
+    assert_eq!(run_bench(bench(&["compare", s(&a), s(&slow), "-o", s(&cmp), "--fail-on-worse"])).unwrap(), 1);
+    let c = json(&cmp.join("compare.json"));
+    assert_eq!((c["cells"].as_array().map(Vec::len), &c["frames"][0]["verdict"]), (Some(0), &Value::from("worse")));
+    assert_eq!(run_bench(bench(&["compare", s(&a), s(&slow)])).unwrap(), 0, "worse, not asked to fail");
+    assert_eq!(run_bench(bench(&["compare", s(&slow), s(&a), "-o", s(&cmp), "--fail-on-worse"])).unwrap(), 0);
+    assert_eq!(json(&cmp.join("compare.json"))["frames"][0]["verdict"], "better");
+}
+
+#[test]
+fn rfc2544_exits_1_when_no_rate_is_confirmed_and_refuses_bad_input() {
+    if !have("iperf3") {
+        eprintln!("SKIPPED: iperf3 is not installed (scripts/install-deps)");
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let b = udp_bench_file(tmp.path());
+    // No trial gets through (the client retries for 10 s, the server is
+    // ended 3 s later): nothing to confirm.
+    let bad = loopback_targets(tmp.path(), "zn-bench.invalid");
+    let x = tmp.path().join("x");
+    let mut args = rfc2544_args(s(&b), s(&bad), s(&x), "10M");
+    let i = args.iter().position(|a| *a == "--max-trials").unwrap();
+    args[i + 1] = "1";
+    assert_eq!(run_bench(bench(&args)).unwrap(), 1);
+    let f = &json(&x.join(files::RFC2544))["frames"][0];
+    assert_eq!(
+        (&f["confirmed"], &f["fps"], &f["search_trials"]),
+        (&Value::from(false), &Value::from(0.0), &Value::from(1))
+    );
+    let trials = jsonl(&x.join(files::RFC2544_TRIALS));
+    assert!(trials.len() == 1 && trials[0]["error"].is_string(), "{trials:?}");
+    // Bad input is an error naming the option.
+    let e = bench_err(&["rfc2544", "-p", s(&b), "-t", s(&bad), "-o", s(&x), "--frame-sizes", "32"]);
+    assert!(e.contains("--frame-sizes: 32 is outside 64..9018 bytes"), "{e}");
+}
+
+#[test]
+fn run_says_how_many_trials_failed_and_were_cpu_bound() {
+    if !have("iperf3") {
+        eprintln!("SKIPPED: iperf3 is not installed (scripts/install-deps)");
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let b = udp_bench_file(tmp.path());
+    let t = loopback_targets(tmp.path(), "127.0.0.1");
+    let r = tmp.path().join("run");
+    let (code, _, err) = bench_process(&["run", "-q", "-p", s(&b), "-t", s(&t), "-o", s(&r)]);
+    assert_eq!(code, 0, "{err}");
+    let recs = jsonl(&r.join(files::RESULTS));
+    assert!(recs.len() == 1 && recs[0]["error"].is_null(), "{recs:?}");
+    let bound = recs.iter().filter(|x| x["cpu_bound"].as_array().is_some_and(|v| !v.is_empty())).count();
+    let want = format!("1 trials in {} (0 failed, {bound} CPU-bound)", r.join(files::RESULTS).display());
+    assert!(err.contains(&want), "`{want}` in\n{err}");
+}
+
+/// A board (format of meta-zynq-net/boards, as tests/bench/boards/lab-noise.yml)
+/// for the lab: its plan sets a per-namespace sysctl and veth offloads to
+/// the values a fresh namespace has (nothing on the host changes); its
+/// bench section has two TCP cells (left out unless `with_bench`).
+fn lab_board(dir: &Path, with_bench: bool) -> PathBuf {
+    let mut text = String::from(
+        "version: 1\nboard:\n  name: cli-lab\n  soc: generic\n  cpus: 2\n  machine: qemux86-64\n  kernel: mainline\n  arch: x86_64\n\
+         system:\n  sysctl:\n    net.ipv4.tcp_notsent_lowat: 4294967295\n\
+         interfaces:\n  - name: eth0\n    driver: veth\n    queues: { rx: 2, tx: 2 }\n    offloads: { tso: on, gso: on }\n",
+    );
+    if with_bench {
+        text.push_str(
+            "bench:\n  dut: { address: 10.201.47.1, iface: eth0 }\n  peers:\n    - { name: client, address: 10.201.46.2 }\n\
+             \x20 matrix:\n    protocols: [tcp]\n    directions: [tx, rx]\n    mtus: [1500]\n    streams: [1]\n    duration_s: 2\n    repeats: 2\n",
+        );
+    }
+    let p = dir.join(if with_bench { "cli-lab.yml" } else { "cli-lab-nobench.yml" });
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+#[test]
+fn ablate_takes_the_matrix_from_the_bench_file_or_the_board_and_names_unknown_cells() {
+    let tmp = tempfile::tempdir().unwrap();
+    let board = lab_board(tmp.path(), true);
+    let bare = lab_board(tmp.path(), false);
+    let bf = udp_bench_file(tmp.path());
+    let out = tmp.path().join("out");
+    // A lab that is not up: a command that gets past its checks stops at the targets.
+    let ablate = |board: &Path, extra: &[&str]| {
+        let mut args = vec!["ablate", s(board), "--lab", "zn-nolab", "-o", s(&out)];
+        args.extend_from_slice(extra);
+        bench_err(&args)
+    };
+    assert_eq!(
+        ablate(&board, &["--cells", "nosuch,tcp-rx-mtu1500-p1,other"]),
+        "--cells: unknown cell(s) nosuch, other; the matrix has: tcp-tx-mtu1500-p1, tcp-rx-mtu1500-p1"
+    );
+    // --bench: its matrix, not the board's (and a board without one will do).
+    for b in [&board, &bare] {
+        assert_eq!(
+            ablate(b, &["--bench", s(&bf), "--cells", "tcp-tx-mtu1500-p1"]),
+            "--cells: unknown cell(s) tcp-tx-mtu1500-p1; the matrix has: udp-tx-mtu1500-p1"
+        );
+    }
+    let e = ablate(&bare, &[]);
+    assert!(e.contains("cli-lab-nobench.yml: the board has no `bench` section"), "{e}");
+    // Known cells pass; the targets are next.
+    let e = ablate(&board, &["--cells", "tcp-rx-mtu1500-p1"]);
+    assert!(e.contains("lab `zn-nolab` is not up"), "{e}");
+    assert!(!out.exists(), "nothing written before the run starts");
+    let e = format!("{:#}", run_lab(lab(&["status", "--name", "zn-nolab"])).unwrap_err());
+    assert!(e.contains("/run/zynq-net/lab-zn-nolab.json"), "{e}");
+}
+
+#[test]
+fn ablate_duration_is_a_finite_number_of_seconds_of_at_least_1() {
+    let parse = |d: &str| {
+        let cmd = BenchCommand::augment_subcommands(clap::Command::new("bench"));
+        let m = cmd.try_get_matches_from(["bench", "ablate", "board.yml", "-o", "out", &format!("--duration={d}")]);
+        m.map(|m| match BenchCommand::from_arg_matches(&m).unwrap() {
+            BenchCommand::Ablate(a) => a.duration,
+            other => panic!("{other:?}"),
+        })
+        .map_err(|e| e.to_string())
+    };
+    for (d, v) in [("1", 1.0), ("2.5", 2.5), ("30", 30.0)] {
+        assert_eq!(parse(d), Ok(Some(v)), "{d}");
+    }
+    for d in ["0.5", "0", "-3", "inf", "NaN", "1s"] {
+        let e = parse(d).unwrap_err();
+        assert!(e.contains(&format!("`{d}` is not a number of seconds of at least 1")), "{d}: {e}");
+    }
+}
+
+/// Takes a lab down when dropped (a failed assertion included).
+struct LabDown(String);
+
+impl Drop for LabDown {
+    fn drop(&mut self) {
+        let _ = zynq_net_bench::lab::down(&self.0);
+    }
+}
+
+#[test]
+fn ablate_in_a_namespace_lab_measures_resumes_and_reports() {
+    if !is_root() {
+        eprintln!("SKIPPED: the namespace lab needs root (CI runs as root)");
+        return;
+    }
+    if let Some(t) = ["iperf3", "ip", "tc"].into_iter().find(|t| !have(t)) {
+        eprintln!("SKIPPED: {t} is not installed (scripts/install-deps)");
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let board = lab_board(tmp.path(), true);
+    let name = format!("zc{}", std::process::id() % 100_000);
+    let _down = LabDown(name.clone());
+    assert_eq!(run_lab(lab(&["up", "--name", &name, "--subnet", "46"])).unwrap(), 0);
+    assert_eq!(run_lab(lab(&["status", "--name", &name])).unwrap(), 0);
+    let applier = Path::new(env!("CARGO_MANIFEST_DIR")).join("../zynq-net-render/assets/zynq-net-apply.sh");
+    let out = tmp.path().join("ablate");
+    let ablate = |extra: &[&str]| {
+        let mut args = vec!["ablate", s(&board), "--lab", &name, "--applier", s(&applier), "--groups", "sysctl"];
+        args.extend(["--cells", "tcp-tx-mtu1500-p1", "--repeats", "2", "--duration", "1", "-q", "-o", s(&out)]);
+        args.extend_from_slice(extra);
+        run_bench(bench(&args))
+    };
+    // --resume on a directory with nothing to resume starts the run.
+    assert_eq!(ablate(&["--resume"]).unwrap(), 0);
+    let design = json(&out.join("ablate.json"));
+    let cells: Vec<&str> = design["cells"].as_array().unwrap().iter().map(|c| c["id"].as_str().unwrap()).collect();
+    assert_eq!(cells, ["tcp-tx-mtu1500-p1"]);
+    assert_eq!((&design["dut_role"], &design["rounds"]), (&Value::from("dut"), &Value::from(2)));
+    assert_eq!(design["board_file"], s(&board));
+    let setup = design["setup"].as_str().unwrap();
+    assert!(setup.contains(&format!("plan applied on the dut (netns:{name}-router)")), "{setup}");
+    // The plan is the one gen makes for the board.
+    let full = std::fs::read_to_string(out.join("plans/full.plan")).unwrap();
+    assert!(full.contains("\nsysctl net.ipv4.tcp_notsent_lowat 4294967295\n"), "{full}");
+    let trials = jsonl(&out.join("ablate-trials.jsonl"));
+    let mut seen: Vec<(u64, &str)> =
+        trials.iter().map(|t| (t["round"].as_u64().unwrap(), t["variant"].as_str().unwrap())).collect();
+    seen.sort_unstable();
+    let want: Vec<(u64, &str)> =
+        (0..2).flat_map(|r| [(r, "full"), (r, "untuned"), (r, "without-sysctl")]).collect::<Vec<_>>();
+    assert_eq!(seen, want);
+    for t in &trials {
+        assert!(t["record"]["error"].is_null() && t["record"]["throughput_bps"].as_f64().unwrap() > 0.0, "{t}");
+    }
+    let rep = json(&out.join("ablate-report.json"));
+    assert_eq!((&rep["trials"], &rep["failed"]), (&Value::from(6), &Value::from(0)));
+    assert!(out.join("ablate.md").is_file() && out.join("ablate.html").is_file());
+    // Resumed without --seed: the run's own seed, nothing measured again.
+    let seed = design["seed"].as_u64().unwrap();
+    assert_eq!(ablate(&["--resume"]).unwrap(), 0);
+    assert_eq!(json(&out.join("ablate.json"))["seed"], seed);
+    assert_eq!(jsonl(&out.join("ablate-trials.jsonl")), trials);
+    // --seed is the design's seed: the same one resumes, another is refused.
+    assert_eq!(ablate(&["--resume", "--seed", &seed.to_string()]).unwrap(), 0);
+    let other = (seed ^ 1).to_string();
+    let e = format!("{:#}", ablate(&["--resume", "--seed", &other]).unwrap_err());
+    assert!(e.contains("--resume with a different plan, groups, cells, repeats or seed"), "{e}");
+    assert_eq!(jsonl(&out.join("ablate-trials.jsonl")), trials);
+    // --report-only on the same design whose numbers say the sysctl group
+    // hurts (the plan without it twice as fast in both rounds) and whose
+    // one trial failed: exit 1, and the plan and board without the group.
+    let hurt = tmp.path().join("hurt");
+    std::fs::create_dir_all(&hurt).unwrap();
+    std::fs::copy(out.join("ablate.json"), hurt.join("ablate.json")).unwrap();
+    let mut lines = String::new();
+    for mut t in trials.clone() {
+        let base = 1e9 * (1.0 + 0.001 * t["round"].as_f64().unwrap());
+        let v = t["variant"].as_str().unwrap().to_string();
+        t["record"]["throughput_bps"] = Value::from(if v == "without-sysctl" { 2.0 * base } else { base });
+        if v == "untuned" && t["round"] == 1 {
+            t["record"]["error"] = Value::from("iperf3: planted failure");
+        }
+        lines.push_str(&format!("{t}\n"));
+    }
+    std::fs::write(hurt.join("ablate-trials.jsonl"), lines).unwrap();
+    assert_eq!(run_bench(bench(&["ablate", s(&board), "-o", s(&hurt), "--report-only"])).unwrap(), 1);
+    let rep = json(&hurt.join("ablate-report.json"));
+    assert_eq!((&rep["failed"], &rep["suggestion"]["remove"]), (&Value::from(1), &serde_json::json!(["sysctl"])));
+    let plan = std::fs::read_to_string(hurt.join("suggested.plan")).unwrap();
+    assert!(plan.contains("\noffload eth0 tso on\n") && !plan.contains("tcp_notsent_lowat"), "{plan}");
+    let diff = std::fs::read_to_string(hurt.join("suggested-board.diff")).unwrap();
+    assert!(diff.contains("\n-    net.ipv4.tcp_notsent_lowat: 4294967295\n"), "{diff}");
+    // The lab goes: its namespaces and state file with it.
+    assert_eq!(run_lab(lab(&["down", "--name", &name])).unwrap(), 0);
+    let [c, r, sv] = zynq_net_bench::lab::namespaces(&name);
+    for ns in [c, r, sv] {
+        assert!(!Path::new("/run/netns").join(&ns).exists(), "{ns}");
+    }
+    assert!(run_lab(lab(&["status", "--name", &name])).is_err(), "status of a lab that is down");
+}
