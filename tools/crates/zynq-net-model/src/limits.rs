@@ -138,7 +138,8 @@ pub fn check(b: &Board) -> Vec<Diagnostic> {
     // sysctl keys against the table of the kernel the image runs (the
     // QorIQ SDK kernels are older: not checked)
     if b.board.kernel != KernelFlavour::QoriqSdk {
-        for key in b.system.sysctl.keys().filter(|k| !k.contains('/')) {
+        // a malformed name is rule sysctl-key's (an error), not also unknown
+        for key in b.system.sysctl.keys().filter(|k| crate::validate::sysctl_key_ok(k)) {
             if let Some((false, near)) = known_sysctl(key) {
                 let hint = match near {
                     Some(n) => format!("did you mean `{n}`?"),

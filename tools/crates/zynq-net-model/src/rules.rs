@@ -579,6 +579,13 @@ rules! {
 }
 
 impl Rule {
+    /// Whether the rule is about a mapping key rather than its value (a
+    /// sysctl name): its diagnostics point at the key
+    /// ([`crate::SourceMap::locate`]).
+    pub const fn at_key(self) -> bool {
+        matches!(self, Rule::SysctlKey | Rule::SysctlUnknown | Rule::SysctlDedicatedKey)
+    }
+
     /// The rule with id `id`.
     pub fn from_id(id: &str) -> Option<Rule> {
         Rule::ALL.iter().copied().find(|r| r.id() == id)

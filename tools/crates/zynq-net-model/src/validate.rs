@@ -24,6 +24,14 @@ pub fn valid_iface_name(name: &str) -> bool {
         && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-' || b == b'.')
 }
 
+/// A dotted sysctl name as sysctl.conf writes it: two or more segments of
+/// letters, digits, `_` and `-` (rule sysctl-key).
+pub(crate) fn sysctl_key_ok(k: &str) -> bool {
+    k.split('.').count() >= 2
+        && k.split('.')
+            .all(|seg| !seg.is_empty() && seg.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-'))
+}
+
 struct V<'a> {
     b: &'a Board,
     out: Vec<Diagnostic>,
@@ -863,11 +871,7 @@ impl V<'_> {
         let s = &self.b.system;
         for (k, v) in &s.sysctl {
             let ptr = format!("/system/sysctl/{}", crate::yaml::escape_segment(k));
-            let key_ok = k.split('.').count() >= 2
-                && k.split('.').all(|seg| {
-                    !seg.is_empty() && seg.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
-                });
-            if !key_ok {
+            if !sysctl_key_ok(k) {
                 self.report(Rule::SysctlKey, ptr.clone(), format!("`{k}` is not a sysctl key"));
             }
             if let SysctlValue::Text(t) = v {
@@ -1120,5 +1124,26 @@ mod tests {
         for bad in ["", ".", "..", "abcdefghijklmnop", "eth 0", "eth0;", "a/b", "eth0:1", "$(x)", "é"] {
             assert!(!valid_iface_name(bad), "{bad:?} accepted");
         }
+    }
+
+    /// A malformed sysctl name is one sysctl-key error at the key (line
+    /// 20 col 5 of the edited zcu102 board), not also a sysctl-unknown
+    /// warning for the same name; a well-formed unknown name is the warning
+    /// alone, at its key too.
+    #[test]
+    fn sysctl_name_diagnostics_point_at_the_key_once() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../..");
+        let text = std::fs::read_to_string(root.join("meta-zynq-net/boards/zcu102.yml")).expect("board");
+        let line = text.lines().position(|l| l.trim_start().starts_with("net.core.rmem_max:")).expect("rmem_max") + 1;
+        let col = text.lines().nth(line - 1).map(|l| l.len() - l.trim_start().len() + 1).expect("line");
+        let at = |d: &crate::Diagnostic| (d.rule, d.pos.line, d.pos.col);
+        let spaced = text.replacen("net.core.rmem_max:", "net.core.rmem max:", 1);
+        let e = crate::load_board_str(std::path::Path::new("b.yml"), &spaced).unwrap_err();
+        let all: Vec<_> = e.items.iter().map(at).collect();
+        assert_eq!(all, [(crate::Rule::SysctlKey, line, col)], "{e}");
+        let unknown = text.replacen("net.core.rmem_max:", "net.core.rmem_maxx:", 1);
+        let ok = crate::load_board_str(std::path::Path::new("b.yml"), &unknown).expect("a warning only");
+        let warned: Vec<_> = ok.warnings.iter().map(at).filter(|w| w.0 == crate::Rule::SysctlUnknown).collect();
+        assert_eq!(warned, [(crate::Rule::SysctlUnknown, line, col)]);
     }
 }

@@ -72,9 +72,10 @@ impl SourceMap {
         &self.floats
     }
 
-    /// Fills in the position of a diagnostic from its pointer.
+    /// Fills in the position of a diagnostic from its pointer: the value's,
+    /// or the key's for a rule about the key ([`Rule::at_key`]).
     pub fn locate(&self, mut d: Diagnostic) -> Diagnostic {
-        d.pos = self.value_pos(&d.pointer);
+        d.pos = if d.rule.at_key() { self.key_pos(&d.pointer) } else { self.value_pos(&d.pointer) };
         d
     }
 }
