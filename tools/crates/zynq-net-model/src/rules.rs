@@ -163,6 +163,10 @@ rules! {
         summary: "`board.cpus` is at most the SoC's CPU count",
         source: "UG1085 (ZynqMP: 4), UG585 (Zynq-7000: 2), QorIQ P1010 (1), P1020/P2020 (2) reference manuals",
         hint: None;
+    KernelSoc = "kernel-soc", Error,
+        summary: "the kernel builds for the SoC: linux-xlnx for Zynq/ZynqMP, linux-qoriq and qoriq-sdk for QorIQ",
+        source: "meta-xilinx linux-xlnx.inc: COMPATIBLE_MACHINE only for zynq/zynqmp (and microblaze/versal); meta-freescale linux-qoriq.inc: COMPATIBLE_MACHINE = \"(qoriq)\"",
+        hint: None;
     DriverNotOnSoc = "driver-not-on-soc", Error,
         summary: "the Ethernet driver exists on the SoC",
         source: "ZynqMP/Zynq: GEM (macb) and PL AXI Ethernet; QorIQ: eTSEC (gianfar)",

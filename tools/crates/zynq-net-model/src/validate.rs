@@ -838,6 +838,22 @@ impl V<'_> {
                 format!("set arch: {a}"),
             );
         }
+        // The vendor kernels build only for their vendor's SoCs (their
+        // recipes' COMPATIBLE_MACHINE); `generic` may be any SoC.
+        let kernel_ok = match (bi.kernel, bi.soc) {
+            (_, Soc::Generic) | (KernelFlavour::Mainline, _) => true,
+            (KernelFlavour::LinuxXlnx, s) => matches!(s, Soc::Zynqmp | Soc::Zynq7000),
+            (KernelFlavour::LinuxQoriq | KernelFlavour::QoriqSdk, s) => s.is_qoriq(),
+        };
+        if !kernel_ok {
+            let fit = if bi.soc.is_qoriq() { "linux-qoriq (or mainline)" } else { "linux-xlnx (or mainline)" };
+            self.report_hint(
+                Rule::KernelSoc,
+                "/board/kernel".into(),
+                format!("kernel {} does not build for soc {}", bi.kernel, bi.soc),
+                format!("set kernel: {fit}"),
+            );
+        }
         let max = match bi.soc {
             Soc::Zynqmp => Some(4),
             Soc::Zynq7000 | Soc::QoriqP1020 | Soc::QoriqP2020 => Some(2),
