@@ -226,8 +226,11 @@ pub const DMA_CLOCKS_DMAENGINE: &[&str] = &["s_axi_lite_aclk", "m_axi_mm2s_aclk"
 /// `xlnx,xxv-usxgmii-ethernet-1.0` variant).
 pub const XXV_PHY_MODES: &[&str] = &["10gbase-r", "25gbase-r", "10gbase-kr", "usxgmii"];
 
-/// `ethtool -K` feature names accepted without a warning.
-pub const KNOWN_OFFLOADS: &[&str] = &[
+/// ethtool's own `-K` names: the short ones of ethtool(8) and the long ones
+/// `ethtool -k` prints for them (`ufo`/`udp-fragmentation-offload` left
+/// out: UDP fragmentation offload left the kernel in 4.14 and `-K ufo`
+/// fails).
+pub const ETHTOOL_LEGACY_FEATURES: &[&str] = &[
     "rx",
     "tx",
     "sg",
@@ -239,14 +242,28 @@ pub const KNOWN_OFFLOADS: &[&str] = &[
     "txvlan",
     "ntuple",
     "rxhash",
-    "rx-gro-hw",
-    "rx-gro-list",
-    "rx-udp-gro-forwarding",
-    "tx-nocache-copy",
-    "hw-tc-offload",
-    "rx-all",
-    "rx-fcs",
-    "tx-udp-segmentation",
-    "highdma",
-    "loopback",
+    "rx-checksumming",
+    "tx-checksumming",
+    "scatter-gather",
+    "tcp-segmentation-offload",
+    "generic-segmentation-offload",
+    "generic-receive-offload",
+    "large-receive-offload",
+    "rx-vlan-offload",
+    "tx-vlan-offload",
+    "ntuple-filters",
+    "receive-hashing",
 ];
+
+/// The kernel's `ethtool -K` feature names, one per line, sorted: Linux
+/// 6.12's netdev_features_strings (net/ethtool/common.c) without
+/// NETIF_F_NEVER_CHANGE, as scripts/ethtool-features derives them from the
+/// Debian linux-source-6.12 tree (tests/gen/test_offload_names.py checks
+/// the table against the source and every name against the real ethtool).
+pub const KERNEL_FEATURES_6_12: &str = include_str!("../data/ethtool-features-6.12.txt");
+
+/// Whether `name` is an `ethtool -K` feature name: an ethtool legacy name or
+/// a Linux 6.12 feature string (rule offload-unknown warns otherwise).
+pub fn known_offload(name: &str) -> bool {
+    ETHTOOL_LEGACY_FEATURES.contains(&name) || KERNEL_FEATURES_6_12.lines().any(|l| l == name)
+}

@@ -233,12 +233,12 @@ rules! {
         source: "drivers/net/ethernet/freescale/gianfar_ethtool.c: gfar_scoalesce",
         hint: None;
     OffloadName = "offload-name", Error,
-        summary: "offload keys are ethtool feature names (lower case, digits, `-`)",
+        summary: "offload keys are ethtool feature names (lower case, digits, `-`, `_`)",
         source: "net/ethtool/common.c: netdev_features_strings",
         hint: Some("use ethtool -k names: gro, tso, gso, lro, rx-gro-hw, ...");
     OffloadUnknown = "offload-unknown", Warning,
-        summary: "an offload name zynq-net does not know (passed to `ethtool -K` as written)",
-        source: "net/ethtool/common.c: netdev_features_strings",
+        summary: "an offload name neither ethtool nor Linux 6.12 has (passed to `ethtool -K` as written)",
+        source: "ethtool(8) -K short names; net/ethtool/common.c: netdev_features_strings (data/ethtool-features-6.12.txt)",
         hint: Some("check the name in `ethtool -k IFACE`");
     GianfarQueueGroups = "gianfar-queue-groups", Error,
         summary: "gianfar RX/TX queues are at most the eTSEC's queue groups (P1020 2, P1010 1, P2020 1)",

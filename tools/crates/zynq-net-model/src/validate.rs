@@ -250,13 +250,17 @@ impl V<'_> {
     fn offloads(&mut self, p: &str, ifc: &Interface) {
         for k in ifc.offloads.keys() {
             let ptr = format!("{p}/offloads/{k}");
-            if !k.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-') || k.is_empty() {
+            if !k.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'_')
+                || k.is_empty()
+            {
                 self.report(Rule::OffloadName, ptr, format!("`{k}` is not an ethtool feature name"));
-            } else if !drivers::KNOWN_OFFLOADS.contains(&k.as_str()) {
+            } else if !drivers::known_offload(k) {
                 self.report(
                     Rule::OffloadUnknown,
                     ptr,
-                    format!("`{k}` is not a feature zynq-net knows; it is passed to `ethtool -K` as written"),
+                    format!(
+                        "`{k}` is not an `ethtool -K` feature of Linux 6.12; it is passed to `ethtool -K` as written"
+                    ),
                 );
             }
         }

@@ -674,7 +674,7 @@ v_rings_revert() { with_link_down "$1" eth_set -G "$1" "$2" "$3"; }
 # skipped); saves 04; revert: -K
 v_offload_check() {
 	[ $# -eq 3 ] && is_ifname "$1" || ERR="offload IFACE FEATURE on|off"
-	case ${2-} in ''|*[!a-z0-9-]*) ERR="offload FEATURE name" ;; esac
+	case ${2-} in ''|*[!a-z0-9_-]*) ERR="offload FEATURE name" ;; esac
 	case ${3-} in on|off) ;; *) ERR="offload value must be on or off" ;; esac
 }
 v_offload_run() { eth_add offload "$@"; }
