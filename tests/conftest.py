@@ -7,6 +7,7 @@ built here when the tests are run on their own. `gen_board` runs
 import os
 import pathlib
 import subprocess
+import uuid
 
 import pytest
 
@@ -41,3 +42,24 @@ def gen_board(zynq_net, tmp_path_factory):
         return done[name]
 
     return _gen
+
+
+@pytest.fixture
+def veth_netns():
+    """veth_netns(prefix, a, b) -> the name of a new network namespace that
+    holds the veth pair a/b (down); every one made is deleted after the
+    test. Skips the test when not root."""
+    made = []
+
+    def _make(prefix: str, a: str, b: str) -> str:
+        if os.geteuid() != 0:
+            pytest.skip("needs root for network namespaces")
+        name = f"{prefix}-{uuid.uuid4().hex[:8]}"
+        subprocess.run(["ip", "netns", "add", name], check=True)
+        made.append(name)
+        subprocess.run(["ip", "-n", name, "link", "add", a, "type", "veth", "peer", "name", b], check=True)
+        return name
+
+    yield _make
+    for name in made:
+        subprocess.run(["ip", "netns", "del", name], check=False)

@@ -9,12 +9,10 @@ its manual page (ethtool(8), -K), the long ones from what `ethtool -k`
 prints at the top level on the veth.
 """
 import gzip
-import os
 import pathlib
 import re
 import shutil
 import subprocess
-import uuid
 
 import pytest
 
@@ -51,16 +49,10 @@ def man_short_names() -> set[str]:
 
 
 @pytest.fixture
-def veth():
-    if os.geteuid() != 0:
-        pytest.skip("needs root for a network namespace")
+def veth(veth_netns):
     if shutil.which("ethtool") is None or not MAN.exists():
         pytest.skip("needs ethtool and its manual page (apt: ethtool)")
-    ns = f"znoff-{uuid.uuid4().hex[:8]}"
-    subprocess.run(["ip", "netns", "add", ns], check=True)
-    subprocess.run(["ip", "-n", ns, "link", "add", "v0", "type", "veth", "peer", "name", "v1"], check=True)
-    yield ns
-    subprocess.run(["ip", "netns", "del", ns], check=False)
+    return veth_netns("znoff", "v0", "v1")
 
 
 def ethtool(ns: str, *args: str) -> subprocess.CompletedProcess:

@@ -10,7 +10,6 @@ import os
 import pathlib
 import shutil
 import subprocess
-import uuid
 
 import pytest
 
@@ -35,14 +34,8 @@ esac
 
 
 @pytest.fixture
-def ns(tmp_path):
-    if os.geteuid() != 0:
-        pytest.skip("needs root for network namespaces")
-    name = f"znrss-{uuid.uuid4().hex[:8]}"
-    subprocess.run(["ip", "netns", "add", name], check=True)
-    subprocess.run(["ip", "-n", name, "link", "add", "eth2", "type", "veth", "peer", "name", "p2"], check=True)
-    yield name
-    subprocess.run(["ip", "netns", "del", name], check=False)
+def ns(veth_netns):
+    return veth_netns("znrss", "eth2", "p2")
 
 
 def test_rss_equal_applied_idempotent_reverted(ns, tmp_path):
