@@ -564,6 +564,10 @@ rules! {
         summary: "bench MTUs are at most the DUT interface's driver maximum (Zynq-7000 GEM: 1518)",
         source: "the driver's max_mtu (drivers.rs); the runner sets each MTU on the DUT",
         hint: None;
+    BenchAddress = "bench-address", Error,
+        summary: "a bench host's `address` is an IPv4 or IPv6 address or a DNS host name (iperf3 -c, -B)",
+        source: "RFC 791 dotted quad, RFC 4291 text form, RFC 1123 section 2.1 host names",
+        hint: Some("write an address such as 192.0.2.16 or a host name such as peer.lab");
     BenchUdpRate = "bench-udp-rate", Error,
         summary: "the bench's UDP rate is a bit rate (iperf3 -b)",
         source: "iperf3(1) -b n[KMGT]; iperf3 src/units.c unit_atof_rate: suffixes in powers of 1000",

@@ -24,6 +24,29 @@ pub fn valid_iface_name(name: &str) -> bool {
         && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-' || b == b'.')
 }
 
+/// An IPv4 or IPv6 address (a link-local one with its zone, `fe80::1%eth0`),
+/// or a DNS host name: labels of 1-63 letters,
+/// digits and `-` (not first or last), 253 bytes at most (RFC 1123 2.1),
+/// and not all digits and dots (that is an IPv4 address, and
+/// `192.0.2.300` is none).
+fn host_address_ok(a: &str) -> bool {
+    if a.parse::<std::net::IpAddr>().is_ok() {
+        return true;
+    }
+    // a link-local IPv6 address with its zone: fe80::1%eth0 (RFC 4007 11.2)
+    if let Some((ip, zone)) = a.split_once('%') {
+        return ip.parse::<std::net::Ipv6Addr>().is_ok() && valid_iface_name(zone);
+    }
+    let a = a.strip_suffix('.').unwrap_or(a); // a fully qualified name
+    let label_ok = |l: &str| {
+        (1..=63).contains(&l.len())
+            && l.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
+            && !l.starts_with('-')
+            && !l.ends_with('-')
+    };
+    a.len() <= 253 && a.split('.').all(label_ok) && !a.bytes().all(|b| b.is_ascii_digit() || b == b'.')
+}
+
 /// A dotted sysctl name as sysctl.conf writes it: two or more segments of
 /// letters, digits, `_` and `-` (rule sysctl-key).
 pub(crate) fn sysctl_key_ok(k: &str) -> bool {
@@ -1026,6 +1049,17 @@ pub fn bench(bench: &Bench, prefix: &str, board: Option<&Board>) -> Vec<Diagnost
             );
         }
     }
+    let hosts = bench.dut.iter().map(|d| ("dut".to_string(), &d.address));
+    let peers = bench.peers.iter().enumerate().map(|(j, p)| (format!("peers/{j}"), &p.address));
+    for (at, a) in hosts.chain(peers) {
+        if !host_address_ok(a) {
+            out.push(Diagnostic::new(
+                Rule::BenchAddress,
+                format!("{prefix}/{at}/address"),
+                format!("`{a}` is not an IP address or host name"),
+            ));
+        }
+    }
     let irq = bench
         .dut
         .as_ref()
@@ -1165,5 +1199,34 @@ mod tests {
         let ok = crate::load_board_str(std::path::Path::new("b.yml"), &unknown).expect("a warning only");
         let warned: Vec<_> = ok.warnings.iter().map(at).filter(|w| w.0 == crate::Rule::SysctlUnknown).collect();
         assert_eq!(warned, [(crate::Rule::SysctlUnknown, line, col)]);
+    }
+
+    /// Bench host addresses: IP addresses and host names pass; a dotted
+    /// quad out of range, shell text, empty labels and bad hyphens do not.
+    #[test]
+    fn bench_addresses() {
+        for ok in ["192.0.2.16", "2001:db8::1", "fe80::1%eth0", "peer", "peer.lab", "peer.lab.", "a-1.example.org"] {
+            assert!(super::host_address_ok(ok), "{ok:?} refused");
+        }
+        for bad in [
+            "",
+            "192.0.2.300",
+            "192.0.2.1%eth0",
+            "fe80::1%",
+            "fe80::1%a;b",
+            "192.0.2",
+            "1.2.3.4.5",
+            "x;id",
+            "-peer",
+            "peer-",
+            "a..b",
+            "a b",
+            "$(id)",
+            "é.lab",
+        ] {
+            assert!(!super::host_address_ok(bad), "{bad:?} accepted");
+        }
+        assert!(!super::host_address_ok(&format!("{}.lab", "a".repeat(64))));
+        assert!(super::host_address_ok(&format!("{}.lab", "a".repeat(63))));
     }
 }
