@@ -141,12 +141,14 @@ fn input_name(path: &Path) -> String {
 }
 
 fn gen(board: &Path, out: &Path) -> Result<(), Failure> {
+    // The output directory first: a system directory is refused before
+    // the board is read (docs/cli.md).
+    let resolved = zynq_net_render::write::resolve_output(out)
+        .map_err(|e| Failure::Usage(format!("{e} (nothing was written)")))?;
     let loaded = load(board)?;
     let input = input_name(board);
     let artifacts =
         zynq_net_render::render_all(&loaded, &input).map_err(|e| Failure::Usage(format!("internal error: {e}")))?;
-    let resolved = zynq_net_render::write::resolve_output(out)
-        .map_err(|e| Failure::Usage(format!("{e} (nothing was written)")))?;
     if resolved.via_symlink {
         eprintln!(
             "zynq-net: note: {} goes through a symbolic link: writing {}",

@@ -294,6 +294,15 @@ fn gen_cleans_staging_on_every_error_path() {
         assert!(stderr(&o).contains("is a system or home directory"), "{d}: {}", stderr(&o));
         assert!(t0.elapsed() < std::time::Duration::from_secs(5), "{d}: walked?");
     }
+    // ... before the board is read (docs/cli.md): a missing board is not
+    // what is said
+    let o = run(&["gen", s(&tmp.path().join("no-such-board.yml")), "-o", "/etc"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("/etc: is a system or home directory") && !stderr(&o).contains("no-such-board"),
+        "{}",
+        stderr(&o)
+    );
     // staging left by a killed run (dead pid) is removed by the next run
     let stale = tmp.path().join(".zynq-net-gen.999999999.abc");
     fs::create_dir(&stale).expect("mkdir");
