@@ -268,6 +268,14 @@ pub fn load(text: &str) -> Result<(Value, SourceMap), Vec<Diagnostic>> {
             Err(e) => {
                 let m = e.marker();
                 let d = Diagnostic::new(Rule::YamlSyntax, "", format!("YAML syntax error: {}", e.info()));
+                // saphyr's scanner reads flow collections ahead of its
+                // events: hundreds of `[` stop it ("recursion limit
+                // exceeded") before the depth limit sees level 33
+                let d = if e.info().contains("recursion limit") {
+                    Diagnostic::new(Rule::NestingDepth, "", format!("nesting deeper than {MAX_DEPTH} levels"))
+                } else {
+                    d
+                };
                 // saphyr: "tabs disallowed within this context (block indentation)"
                 let d = if e.info().contains("tabs") {
                     d.hint("indent with spaces, not tabs: YAML does not allow a tab in indentation")
@@ -835,6 +843,20 @@ mod tests {
         assert_eq!(at, vec![(1, 1), (2, 4), (3, 3)], "{e:?}");
         assert!(check_limits("a: \u{0}\n").is_err());
         assert!(load("a: é ü\t# \u{85} \u{feff} \u{1f600}\r\nb: 2\n").is_ok());
+    }
+
+    /// Flow sequences nested past what saphyr's scanner takes (it stops
+    /// with "recursion limit exceeded" before the depth limit counts level
+    /// 33): the nesting-depth error, as for 33 levels, not a syntax error.
+    #[test]
+    fn deep_flow_nesting_is_the_depth_error() {
+        for n in [33, 10_000] {
+            let text = format!("a: {}{}\n", "[".repeat(n), "]".repeat(n));
+            let e = load(&text).unwrap_err();
+            assert_eq!(e.len(), 1, "{n}: {e:?}");
+            assert_eq!(e[0].rule, Rule::NestingDepth, "{n}: {e:?}");
+            assert_eq!(e[0].message, format!("nesting deeper than {MAX_DEPTH} levels"));
+        }
     }
 
     #[test]
