@@ -719,6 +719,41 @@ fn schema_snapshot_and_self_consistency() {
     }
 }
 
+/// docs/board-format.md names every value of the board's enumerations
+/// (`soc`, `kernel`, `arch`, `driver`) and every required key of the top
+/// level, `board` and an interface, as the schema has them (`zynq-net
+/// schema`): a value added to the model and not to the docs fails here.
+#[test]
+fn board_format_doc_lists_every_enum_value_and_required_key() {
+    let o = run(&["schema"]);
+    assert_eq!(o.status.code(), Some(0));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+    let doc = fs::read_to_string(root().join("docs/board-format.md")).expect("docs/board-format.md");
+    let defs = &v["$defs"];
+    let mut missing = Vec::new();
+    for e in ["Soc", "KernelFlavour", "Arch", "Driver"] {
+        let alts = defs[e]["oneOf"].as_array().unwrap_or_else(|| panic!("{e}: no oneOf"));
+        assert!(alts.len() >= 3, "{e}: {alts:?}");
+        for c in alts.iter().filter_map(|a| a["const"].as_str()) {
+            if !doc.contains(&format!("`{c}`")) {
+                missing.push(format!("{e} value `{c}`"));
+            }
+        }
+    }
+    for (at, req) in [
+        ("top level", &v["required"]),
+        ("board", &defs["BoardInfo"]["required"]),
+        ("interface", &defs["Interface"]["required"]),
+    ] {
+        for k in req.as_array().unwrap_or_else(|| panic!("{at}: no required")).iter().filter_map(|k| k.as_str()) {
+            if !doc.contains(&format!("`{k}`")) {
+                missing.push(format!("{at} key `{k}`"));
+            }
+        }
+    }
+    assert!(missing.is_empty(), "docs/board-format.md does not name: {missing:?}");
+}
+
 /// docs/board-format.md's rule table is `zynq-net rules --markdown`, between
 /// `<!-- rules:begin -->` and `<!-- rules:end -->` (UPDATE_GOLDEN=1 rewrites it).
 #[test]
