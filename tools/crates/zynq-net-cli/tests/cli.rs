@@ -729,24 +729,37 @@ fn board_format_doc_lists_every_enum_value_and_required_key() {
     assert_eq!(o.status.code(), Some(0));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
     let doc = fs::read_to_string(root().join("docs/board-format.md")).expect("docs/board-format.md");
+    // where each list lives: the `board` section, the driver row of the
+    // interface table, the "Required:" sentence
+    let between = |from: &str, to: &str| {
+        let a = doc.find(from).unwrap_or_else(|| panic!("docs/board-format.md: no {from:?}"));
+        let b = doc[a..].find(to).unwrap_or_else(|| panic!("docs/board-format.md: no {to:?} after {from:?}"));
+        doc[a..a + b].to_string()
+    };
+    let board = between("### `board`", "### `system`");
+    let driver = between("| `driver` |", "\n");
+    let required = between("Required: ", ".");
     let defs = &v["$defs"];
     let mut missing = Vec::new();
-    for e in ["Soc", "KernelFlavour", "Arch", "Driver"] {
+    for (e, text) in [("Soc", &board), ("KernelFlavour", &board), ("Arch", &board), ("Driver", &driver)] {
         let alts = defs[e]["oneOf"].as_array().unwrap_or_else(|| panic!("{e}: no oneOf"));
         assert!(alts.len() >= 3, "{e}: {alts:?}");
         for c in alts.iter().filter_map(|a| a["const"].as_str()) {
-            if !doc.contains(&format!("`{c}`")) {
+            if !text.contains(&format!("`{c}`")) {
                 missing.push(format!("{e} value `{c}`"));
             }
         }
     }
-    for (at, req) in [
-        ("top level", &v["required"]),
-        ("board", &defs["BoardInfo"]["required"]),
-        ("interface", &defs["Interface"]["required"]),
+    let keys = |req: &serde_json::Value| -> Vec<String> {
+        req.as_array().expect("required").iter().filter_map(|k| k.as_str().map(str::to_string)).collect()
+    };
+    for (at, req, text) in [
+        ("top level", keys(&v["required"]), &required),
+        ("board", keys(&defs["BoardInfo"]["required"]), &board),
+        ("interface", keys(&defs["Interface"]["required"]), &required),
     ] {
-        for k in req.as_array().unwrap_or_else(|| panic!("{at}: no required")).iter().filter_map(|k| k.as_str()) {
-            if !doc.contains(&format!("`{k}`")) {
+        for k in req {
+            if !text.contains(&format!("`{k}`")) {
                 missing.push(format!("{at} key `{k}`"));
             }
         }
