@@ -309,8 +309,9 @@ pub fn sysctls(b: &Board) -> Vec<(String, String)> {
 pub fn steps(loaded: &LoadedBoard) -> Vec<Step> {
     let b = &loaded.board;
     let mut out = Vec::new();
-    // Freescale ASF (qoriq-sdk only, validated): modules first, UDP timeout last.
-    let asf = b.fastpath.asf.as_ref().filter(|_| b.board.kernel == KernelFlavour::QoriqSdk);
+    // Freescale ASF (validation: only with kernel qoriq-sdk): modules
+    // first, UDP timeout last.
+    let asf = b.fastpath.asf.as_ref();
     if let Some(a) = asf {
         for m in &a.modules {
             out.push(Step { phase: Phase::Prepare, line: format!("module {m}") });
@@ -371,5 +372,25 @@ mod tests {
         let s = seal("zynq-net-plan 2\n# c\n\nboard x\nmtu eth0 1500\n");
         let (body, end) = s.rsplit_once("end ").expect("an end line");
         assert_eq!(end, format!("2 {} {}\n", posix_cksum(body.as_bytes()), body.len()));
+    }
+
+    /// Freescale ASF: its modules are loaded first and its UDP timeout set
+    /// last, after every interface step (the good fixture p1020rdb-asf:
+    /// the QorIQ SDK kernel with `fastpath.asf`).
+    #[test]
+    fn asf_modules_first_and_udp_timeout_last() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../..");
+        let path = root.join("tools/crates/zynq-net-cli/tests/fixtures/good/p1020rdb-asf.yml");
+        let text = std::fs::read_to_string(&path).expect("fixture");
+        let loaded = zynq_net_model::load_board_str(&path, &text).unwrap_or_else(|d| panic!("{d}"));
+        let asf = loaded.board.fastpath.asf.as_ref().expect("fastpath.asf");
+        let lines: Vec<String> = steps(&loaded).into_iter().map(|s| s.line).collect();
+        let modules: Vec<String> = asf.modules.iter().map(|m| format!("module {m}")).collect();
+        assert!(!modules.is_empty());
+        assert_eq!(lines[..modules.len()], modules[..], "{lines:#?}");
+        let t = asf.udp_timeout_s.expect("udp_timeout_s");
+        let at = lines.iter().position(|l| *l == format!("asf udp-timeout {t}")).expect("the timeout step");
+        assert!(lines[at + 1..].iter().all(|l| l.starts_with("sysctl ")), "{lines:#?}");
+        assert!(lines[..at].iter().any(|l| l.starts_with("wait ")), "{lines:#?}");
     }
 }
