@@ -5,7 +5,7 @@
 //! filters, sysctl; Freescale ASF modules load first and its UDP timeout
 //! is set last (qoriq-sdk boards only).
 
-use zynq_net_model::model::{Board, Interface, KernelFlavour, MatchField, QueueSel, SysctlValue};
+use zynq_net_model::model::{Board, Interface, MatchField, QueueSel, SysctlValue};
 use zynq_net_model::resolve::{QueueCpuSet, ResolvedIface};
 use zynq_net_model::LoadedBoard;
 
