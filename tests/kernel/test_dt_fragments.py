@@ -39,6 +39,7 @@ CASES = {
     "zcu102-4x-rgmii": (FIXTURES / "zcu102-4x-rgmii.yml", "arm64", ZCU102, [FIXTURES / "pl-4x-rgmii.dtsi"]),
     "zcu102-xxv-x4": (FIXTURES / "zcu102-xxv-x4.yml", "arm64", ZCU102, [FIXTURES / "pl-xxv-x4.dtsi"]),
     "zcu102-xxv-mcdma16": (FIXTURES / "zcu102-xxv-mcdma16.yml", "arm64", ZCU102, []),
+    "zcu102-axi-1g-xlnx": (FIXTURES / "zcu102-axi-1g-xlnx.yml", "arm64", ZCU102, []),
     "zcu102-gem-emio": (FIXTURES / "zcu102-gem-emio.yml", "arm64", ZCU102, []),
     "p1020rdb-pd": (FIXTURES / "p1020rdb-pd.yml", "powerpc", "fsl/p1020rdb-pd.dts", []),
 }
