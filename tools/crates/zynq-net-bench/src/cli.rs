@@ -299,7 +299,7 @@ pub fn run_bench(cmd: BenchCommand) -> anyhow::Result<i32> {
     match cmd {
         BenchCommand::Plan { board, output, overrides } => {
             let plan = load_plan(&board, &overrides)?;
-            print!("{}", plan.to_text());
+            zynq_net_model::out!("{}", plan.to_text());
             if let Some(o) = output {
                 plan.save(&o)?;
                 eprintln!("plan saved to {}", o.display());
@@ -415,7 +415,7 @@ pub fn run_bench(cmd: BenchCommand) -> anyhow::Result<i32> {
                 compare::compare_rfc2544(&mut c, xa, xb);
             }
             let md = compare::to_markdown(&c);
-            print!("{md}");
+            zynq_net_model::out!("{md}");
             if let Some(o) = output {
                 std::fs::create_dir_all(&o)?;
                 std::fs::write(o.join("compare.md"), &md)?;
@@ -429,7 +429,7 @@ pub fn run_bench(cmd: BenchCommand) -> anyhow::Result<i32> {
             let r = report::load(&dir)?;
             let out = output.unwrap_or_else(|| dir.clone());
             for p in report::write_all(&r, &out)? {
-                println!("{}", p.display());
+                zynq_net_model::outln!("{}", p.display());
             }
             Ok(0)
         }
@@ -590,7 +590,7 @@ fn ablate_reports(
         _ => None,
     };
     let line = |name: &str, e: &crate::stats::Effect| {
-        println!(
+        zynq_net_model::outln!(
             "  {:<12} {:>8} [{}, {}]  {}",
             name,
             arep::pct(e.percent),
@@ -600,7 +600,7 @@ fn ablate_reports(
         );
     };
     for c in &r.cells {
-        println!("{}:", c.cell);
+        zynq_net_model::outln!("{}:", c.cell);
         for g in &c.groups {
             line(&g.group, &g.effect);
         }
@@ -676,8 +676,8 @@ pub fn run_lab(cmd: LabCommand) -> anyhow::Result<i32> {
             if let Some(p) = targets_out {
                 st.targets.save(&p)?;
             }
-            println!("{}", st.targets.description);
-            println!("state: {}", lab::state_path(&st.options.name).display());
+            zynq_net_model::outln!("{}", st.targets.description);
+            zynq_net_model::outln!("state: {}", lab::state_path(&st.options.name).display());
             if let Some(o) = &st.apply_output {
                 eprint!("{o}");
             }
@@ -692,7 +692,7 @@ pub fn run_lab(cmd: LabCommand) -> anyhow::Result<i32> {
         }
         LabCommand::Status { name } => {
             let st = lab::state(&name)?;
-            println!("{}", serde_json::to_string_pretty(&st)?);
+            zynq_net_model::outln!("{}", serde_json::to_string_pretty(&st)?);
             Ok(0)
         }
     }

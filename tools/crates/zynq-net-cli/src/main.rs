@@ -173,21 +173,12 @@ fn gen(board: &Path, out: &Path) -> Result<(), Failure> {
     let cancelled = || stop.load(std::sync::atomic::Ordering::Relaxed);
     match zynq_net_render::write::write_atomic_cancellable(&resolved.path, &files, &cancelled) {
         Ok(()) => {
-            println!("{}: wrote {} artifacts to {}", board.display(), artifacts.len(), out.display());
+            zynq_net_model::outln!("{}: wrote {} artifacts to {}", board.display(), artifacts.len(), out.display());
             Ok(())
         }
         Err(e) if e.source.kind() == std::io::ErrorKind::Interrupted => Err(Failure::Interrupted),
         Err(e) => Err(Failure::Usage(format!("{e} (nothing was written)"))),
     }
-}
-
-/// Writes `text` to stdout; `what` names it in the error.
-fn print_out(text: &str, what: &str) -> Result<(), Failure> {
-    use std::io::Write;
-    let mut out = std::io::stdout().lock();
-    out.write_all(text.as_bytes())
-        .and_then(|()| out.flush())
-        .map_err(|e| Failure::Usage(format!("cannot write the {what}: {e}")))
 }
 
 /// `zynq-net rules`: the list, one rule explained, or the docs' table.
@@ -225,7 +216,7 @@ fn run(cmd: Cmd) -> Result<(), Failure> {
     match cmd {
         Cmd::Check { board } => {
             let b = load(&board)?;
-            println!(
+            zynq_net_model::outln!(
                 "{}: ok ({} interfaces, {} warning(s))",
                 board.display(),
                 b.board.interfaces.len(),
@@ -234,8 +225,14 @@ fn run(cmd: Cmd) -> Result<(), Failure> {
             Ok(())
         }
         Cmd::Gen { board, out } => gen(&board, &out),
-        Cmd::Schema => print_out(&zynq_net_model::schema::schema_json(), "schema"),
-        Cmd::Rules { id, markdown } => print_out(&rules_text(id.as_deref(), markdown)?, "rules"),
+        Cmd::Schema => {
+            zynq_net_model::out!("{}", zynq_net_model::schema::schema_json());
+            Ok(())
+        }
+        Cmd::Rules { id, markdown } => {
+            zynq_net_model::out!("{}", rules_text(id.as_deref(), markdown)?);
+            Ok(())
+        }
         Cmd::Kconfig { cmd: KconfigCmd::Verify { board, config } } => verify::kconfig(&load(&board)?, &config),
         Cmd::Dtb { cmd: DtbCmd::Verify { board, dtb } } => verify::dtb(&load(&board)?, &dtb),
         #[cfg(feature = "bench")]

@@ -95,30 +95,30 @@ pub fn kconfig(b: &LoadedBoard, config: &Path) -> Result<(), Failure> {
                 SymState::Ok => ok += 1,
                 SymState::VendorOnly(v) => {
                     vendor += 1;
-                    println!(
+                    zynq_net_model::outln!(
                         "vendor-only  CONFIG_{sym}={want} ({}): not defined by this kernel tree; exists only in {} ({}); {}. NOT verified here: check it on that tree.",
                         f.name, v.trees, v.source, v.note
                     );
                 }
                 SymState::Missing => {
                     bad += 1;
-                    println!("missing      CONFIG_{sym}={want} ({}): not in .config (olddefconfig dropped it: a dependency is off, or the tree lacks the symbol)", f.name);
+                    zynq_net_model::outln!("missing      CONFIG_{sym}={want} ({}): not in .config (olddefconfig dropped it: a dependency is off, or the tree lacks the symbol)", f.name);
                 }
                 SymState::Module => {
                     bad += 1;
-                    println!(
+                    zynq_net_model::outln!(
                         "module       CONFIG_{sym}={want} ({}): built as a module (m) instead of y (a dependency is m)",
                         f.name
                     );
                 }
                 SymState::Wrong(g) => {
                     bad += 1;
-                    println!("wrong value  CONFIG_{sym}={want} ({}): .config has {g}", f.name);
+                    zynq_net_model::outln!("wrong value  CONFIG_{sym}={want} ({}): .config has {g}", f.name);
                 }
             }
         }
     }
-    println!(
+    zynq_net_model::outln!(
         "{}: requested {requested}, as required {ok}, mismatches {bad}, vendor-only not in this tree {vendor}",
         config.display()
     );
@@ -158,12 +158,12 @@ pub fn dtb(b: &LoadedBoard, path: &Path) -> Result<(), Failure> {
         }
     };
     for f in &rep.found {
-        println!("found         {f}");
+        zynq_net_model::outln!("found         {f}");
     }
     for p in &rep.problems {
-        println!("{p}");
+        zynq_net_model::outln!("{p}");
     }
-    println!("{}: {} node(s) checked, {} problem(s)", path.display(), rep.checked, rep.problems.len());
+    zynq_net_model::outln!("{}: {} node(s) checked, {} problem(s)", path.display(), rep.checked, rep.problems.len());
     if rep.problems.is_empty() {
         Ok(())
     } else {

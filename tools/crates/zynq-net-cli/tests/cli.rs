@@ -719,6 +719,27 @@ fn schema_snapshot_and_self_consistency() {
     }
 }
 
+/// A reader that goes away (`zynq-net schema | head -1`) ends the tool
+/// quietly with status 0, not with println!'s panic (exit 101 and a
+/// backtrace). The schema is larger than a pipe's buffer, so the write
+/// meets the closed pipe whenever the read end is dropped.
+#[test]
+fn a_closed_stdout_pipe_is_a_quiet_success() {
+    for args in [&["schema"][..], &["rules"][..]] {
+        let mut child = Command::new(bin())
+            .args(args)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("spawn");
+        drop(child.stdout.take());
+        let o = child.wait_with_output().expect("wait");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(0), "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+    }
+}
+
 /// docs/board-format.md names every value of the board's enumerations
 /// (`soc`, `kernel`, `arch`, `driver`) and every required key of the top
 /// level, `board` and an interface, as the schema has them (`zynq-net

@@ -18,6 +18,7 @@ pub mod diag;
 pub mod drivers;
 pub mod limits;
 pub mod model;
+pub mod out;
 pub mod resolve;
 pub mod rules;
 pub mod schema;
