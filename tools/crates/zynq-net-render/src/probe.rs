@@ -582,4 +582,44 @@ mod tests {
         assert_eq!(p.len(), 1, "{p:?}");
         assert!(p[0].contains("s2mm_ch2_introut"));
     }
+
+    /// Which probe code `dtb verify` holds a node to, per driver and
+    /// kernel (its reports name the table), and that each table reads the
+    /// node: `phy-mode` without its NUL (a string property, of_get_phy_mode)
+    /// is a problem in every Ethernet table.
+    #[test]
+    fn each_driver_and_kernel_has_its_probe_table() {
+        use KernelFlavour::*;
+        let bad = N([("phy-mode", b"sgmii".to_vec())].into_iter().collect());
+        for (d, k, want) in [
+            (Driver::Axienet, LinuxXlnx, "linux-xlnx axienet (1G, AXI DMA)"),
+            (Driver::Xxv, LinuxXlnx, "linux-xlnx axienet (XXV, AXI DMA)"),
+            (Driver::XxvMcdma, LinuxXlnx, "linux-xlnx axienet (XXV, MCDMA)"),
+            (Driver::Axienet, Mainline, "mainline 6.12 axienet"),
+            (Driver::Macb, Mainline, "macb"),
+            (Driver::Macb, LinuxXlnx, "macb"),
+        ] {
+            let (rows, name) = table(d, k, false);
+            assert_eq!(name, want, "{d:?} on {k:?}");
+            let p = check(&rows, name, &bad, None, 3);
+            assert!(p.iter().any(|x| x.contains("phy-mode")), "{d:?} on {k:?}: {p:?}");
+        }
+        assert_eq!(table(Driver::Mlx5, Mainline, false), (Vec::new(), "none"));
+    }
+
+    /// `reg` is a non-empty whole number of cells; a row read from the DMA
+    /// node is a problem without one only when probe requires it.
+    #[test]
+    fn reg_shape_and_rows_without_a_dma_node() {
+        assert!(shape_problem(Kind::Reg, &[], 3).is_some());
+        assert!(shape_problem(Kind::Reg, &[0; 6], 3).is_some());
+        assert!(shape_problem(Kind::Reg, &[0; 8], 3).is_none());
+        let rows = [
+            row("reg", On::Dma, Kind::Reg, Need::Required, "s", "e"),
+            row("xlnx,addrwidth", On::Dma, Kind::U8, Need::Optional, "s2", "e2"),
+        ];
+        let p = check(&rows, "t", &N(BTreeMap::new()), None, 3);
+        assert_eq!(p.len(), 1, "{p:?}");
+        assert!(p[0].contains("no DMA node to read `reg`"), "{p:?}");
+    }
 }
