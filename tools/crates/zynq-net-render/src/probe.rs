@@ -622,4 +622,18 @@ mod tests {
         assert_eq!(p.len(), 1, "{p:?}");
         assert!(p[0].contains("no DMA node to read `reg`"), "{p:?}");
     }
+
+    /// A group of alternatives (Need::AnyOf: pcs-handle or phy-handle) that
+    /// the node has none of is one problem, whatever the group's size, and
+    /// none once the node has any one of them.
+    #[test]
+    fn a_missing_group_of_alternatives_is_one_problem() {
+        const ABC: &[&str] = &["a", "b", "c"];
+        let rows: Vec<Row> = ABC.iter().map(|p| row(p, On::Mac, Kind::Phandle, Need::AnyOf(ABC), "s", "e")).collect();
+        let p = check(&rows, "t", &N(BTreeMap::new()), None, 3);
+        assert_eq!(p.len(), 1, "{p:?}");
+        assert!(p[0].contains("has none of a, b, c"), "{p:?}");
+        let has_c = N([("c", vec![0, 0, 0, 1])].into_iter().collect());
+        assert_eq!(check(&rows, "t", &has_c, None, 3), Vec::<String>::new());
+    }
 }
