@@ -91,9 +91,28 @@ fn bench_status(r: anyhow::Result<i32>) -> Result<(), Failure> {
                 eprint!("{text}");
                 Err(Failure::Invalid)
             }
-            _ => Err(Failure::Usage(format!("{e:#}"))),
+            _ => Err(Failure::Usage(cause_chain(&e))),
         },
     }
+}
+
+/// `error: cause: cause ...` of an error chain, a cause left out when the
+/// text so far already ends with it (an error whose message includes its
+/// source: "plan.json: Is a directory (os error 21)" is not followed by
+/// the same "Is a directory (os error 21)" again).
+#[cfg(feature = "bench")]
+fn cause_chain(e: &anyhow::Error) -> String {
+    let mut out = String::new();
+    for cause in e.chain() {
+        let text = cause.to_string();
+        if out.is_empty() {
+            out = text;
+        } else if !out.ends_with(&text) {
+            out.push_str(": ");
+            out.push_str(&text);
+        }
+    }
+    out
 }
 
 #[derive(Subcommand)]

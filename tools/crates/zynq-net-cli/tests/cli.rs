@@ -719,6 +719,19 @@ fn schema_snapshot_and_self_consistency() {
     }
 }
 
+/// A bench error that already says its cause is printed with the cause
+/// once: `bench plan B -o /tmp` (a directory where the plan file goes)
+/// said "Is a directory (os error 21)" twice.
+#[test]
+fn bench_errors_say_their_cause_once() {
+    let board = root().join("meta-zynq-net/boards/zcu102.yml");
+    let tmp = tempfile::tempdir().expect("tmp");
+    let o = run(&["bench", "plan", board.to_str().expect("utf-8"), "-o", tmp.path().to_str().expect("utf-8")]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert_eq!(err.matches("Is a directory").count(), 1, "{err}");
+}
+
 /// A reader that goes away (`zynq-net schema | head -1`) ends the tool
 /// quietly with status 0, not with println!'s panic (exit 101 and a
 /// backtrace). The schema is larger than a pipe's buffer, so the write
