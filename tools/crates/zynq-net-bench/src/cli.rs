@@ -135,8 +135,9 @@ pub struct AblateArgs {
     /// as written; iperf3 3.12 reads the whole part).
     #[arg(long, value_parser = seconds_at_least_one)]
     pub duration: Option<f64>,
-    /// Rounds: every variant × cell runs once per round (default 5).
-    #[arg(long, default_value_t = 5)]
+    /// Rounds: every variant × cell runs once per round (default 5; 2 to
+    /// 1000, as the board's `repeats`).
+    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..=1000))]
     pub repeats: u32,
     #[allow(missing_docs)]
     #[command(flatten)]
@@ -219,12 +220,12 @@ fn seconds_at_least_one(s: &str) -> Result<f64, String> {
 /// Quick overrides of the bench section.
 #[derive(Debug, Args, Default)]
 pub struct Overrides {
-    /// Seconds per matrix trial: a whole number, at least 1 (the board's
-    /// `duration_s`; iperf3 `-t`).
-    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    /// Seconds per matrix trial: a whole number, 1 to 86400 (the board's
+    /// `duration_s`; iperf3 `-t`, which stops at MAX_TIME 86400).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=86400))]
     pub duration: Option<u32>,
-    /// Repeats per cell.
-    #[arg(long)]
+    /// Repeats per cell, 1 to 1000 (the board's `repeats`).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1000))]
     pub repeats: Option<u32>,
 }
 

@@ -121,9 +121,10 @@ pub struct Matrix {
     #[serde(default = "default_streams")]
     #[schemars(length(min = 1))]
     pub streams: Vec<u32>,
-    /// Duration of each cell in seconds (`-t`), at least 1.
+    /// Duration of each cell in seconds (`-t`), 1 to 86400 (iperf3 refuses
+    /// more: src/iperf.h MAX_TIME).
     #[serde(default = "default_duration")]
-    #[schemars(range(min = 1))]
+    #[schemars(range(min = 1, max = 86400))]
     pub duration_s: u32,
     /// Seconds omitted at the start of each cell (`-O`: TCP slow start).
     #[serde(default)]
@@ -148,9 +149,11 @@ pub struct Matrix {
     /// A core at least this busy (percent, 0 < x <= 100) flags the cell CPU-bound.
     #[serde(default = "default_cpu_bound")]
     pub cpu_bound_pct: f64,
-    /// Repeats per cell (for noise estimates), at least 1.
+    /// Repeats per cell (for noise estimates), 1 to 1000: the plan lists
+    /// every trial, and 1000 repeats of the largest matrix the schema
+    /// allows stay within memory and a 64-bit trial count.
     #[serde(default = "default_repeats")]
-    #[schemars(range(min = 1))]
+    #[schemars(range(min = 1, max = 1000))]
     pub repeats: u32,
 }
 

@@ -568,6 +568,10 @@ rules! {
         summary: "a bench host's `address` is an IPv4 or IPv6 address or a DNS host name (iperf3 -c, -B)",
         source: "RFC 791 dotted quad, RFC 4291 text form, RFC 1123 section 2.1 host names",
         hint: Some("write an address such as 192.0.2.16 or a host name such as peer.lab");
+    BenchRepeated = "bench-repeated", Error,
+        summary: "a bench list (protocols, directions, mtus, streams, frame sizes) names each value once",
+        source: "docs/bench.md: a cell's id is made of its values, so a repeated value runs the same cell twice under one id (results, --resume and compare key on it)",
+        hint: Some("remove the repeated value; use `repeats` to run a cell more than once");
     BenchUdpRate = "bench-udp-rate", Error,
         summary: "the bench's UDP rate is a bit rate (iperf3 -b)",
         source: "iperf3(1) -b n[KMGT]; iperf3 src/units.c unit_atof_rate: suffixes in powers of 1000",

@@ -47,6 +47,15 @@ fn host_address_ok(a: &str) -> bool {
     a.len() <= 253 && a.split('.').all(label_ok) && !a.bytes().all(|b| b.is_ascii_digit() || b == b'.')
 }
 
+/// Rule bench-repeated: each value of `list` (at `ptr`) after its first.
+fn repeated<T: PartialEq + std::fmt::Display>(out: &mut Vec<Diagnostic>, ptr: &str, list: &[T]) {
+    for (j, v) in list.iter().enumerate() {
+        if list[..j].contains(v) {
+            out.push(Diagnostic::new(Rule::BenchRepeated, format!("{ptr}/{j}"), format!("`{v}` is listed twice")));
+        }
+    }
+}
+
 /// A dotted sysctl name as sysctl.conf writes it: two or more segments of
 /// letters, digits, `_` and `-` (rule sysctl-key).
 pub(crate) fn sysctl_key_ok(k: &str) -> bool {
@@ -1087,6 +1096,10 @@ pub fn bench(bench: &Bench, prefix: &str, board: Option<&Board>) -> Vec<Diagnost
                 format!("`{r}` is not a bit rate (expected e.g. 2500M, 1G, 1000000)"),
             ));
         }
+        repeated(&mut out, &format!("{prefix}/matrix/protocols"), &m.protocols);
+        repeated(&mut out, &format!("{prefix}/matrix/directions"), &m.directions);
+        repeated(&mut out, &format!("{prefix}/matrix/mtus"), &m.mtus);
+        repeated(&mut out, &format!("{prefix}/matrix/streams"), &m.streams);
         for (j, mtu) in m.mtus.iter().enumerate() {
             if !(68..=65535).contains(mtu) {
                 out.push(Diagnostic::new(
@@ -1108,6 +1121,7 @@ pub fn bench(bench: &Bench, prefix: &str, board: Option<&Board>) -> Vec<Diagnost
         percent(&mut out, format!("{prefix}/matrix/cpu_bound_pct"), m.cpu_bound_pct, Bound::Open(0.0), 100.0, true);
     }
     if let Some(r) = &bench.rfc2544 {
+        repeated(&mut out, &format!("{prefix}/rfc2544/frame_sizes"), &r.frame_sizes);
         for (j, f) in r.frame_sizes.iter().enumerate() {
             if !(64..=9018).contains(f) {
                 out.push(Diagnostic::new(
