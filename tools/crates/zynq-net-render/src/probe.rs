@@ -636,4 +636,21 @@ mod tests {
         let has_c = N([("c", vec![0, 0, 0, 1])].into_iter().collect());
         assert_eq!(check(&rows, "t", &has_c, None, 3), Vec::<String>::new());
     }
+
+    /// An `xlnx,phy-type` value that names no mode: linux-xlnx leaves the
+    /// mode unset, mainline fails probe (-EINVAL); 7 (USXGMII) is a mode on
+    /// linux-xlnx only (xilinx_axienet.h XAE_PHY_TYPE_*).
+    #[test]
+    fn phy_type_without_a_mode_per_kernel() {
+        let t = |v: u32| N([("xlnx,phy-type", v.to_be_bytes().to_vec())].into_iter().collect());
+        let xlnx = phy_type_problem(&t(2), KernelFlavour::LinuxXlnx, Some("sgmii")).expect("a problem");
+        assert!(xlnx.contains("linux-xlnx leaves the interface mode unset"), "{xlnx}");
+        let main = phy_type_problem(&t(2), KernelFlavour::Mainline, Some("sgmii")).expect("a problem");
+        assert!(main.contains("probe fails with -EINVAL"), "{main}");
+        assert_eq!(phy_type_problem(&t(7), KernelFlavour::LinuxXlnx, Some("usxgmii")), None);
+        assert!(
+            phy_type_problem(&t(7), KernelFlavour::Mainline, Some("usxgmii")).is_some_and(|p| p.contains("-EINVAL"))
+        );
+        assert_eq!(phy_type_problem(&N(BTreeMap::new()), KernelFlavour::Mainline, Some("sgmii")), None);
+    }
 }

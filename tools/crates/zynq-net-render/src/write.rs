@@ -461,4 +461,45 @@ mod tests {
         assert!(!dead.exists() && !dead_old.exists(), "stale staging kept");
         assert!(mine.exists() && other.exists(), "removed what is not stale");
     }
+
+    /// A path under a regular file is an error (ENOTDIR), not "new".
+    #[test]
+    fn a_path_under_a_file_is_an_error_not_new() {
+        let t = tempfile::tempdir().expect("tmp");
+        fs::write(t.path().join("f"), "x").expect("write");
+        assert!(refuse_reason(&t.path().join("f/out")).is_err());
+    }
+
+    /// Directories that do not exist yet are appended as given; `..` after
+    /// one is refused (it cannot be resolved).
+    #[test]
+    fn missing_parents_are_kept_and_dotdot_after_them_refused() {
+        let t = tempfile::tempdir().expect("tmp");
+        let base = fs::canonicalize(t.path()).expect("canonical");
+        let r = resolve_output(&base.join("a/b/out")).expect("resolved");
+        assert_eq!(r.path, base.join("a/b/out"));
+        assert!(!r.via_symlink);
+        assert!(resolve_output(&base.join("a/../out")).is_err());
+    }
+
+    /// Staging and old directories of a process that still runs (PID 1,
+    /// and this test's own) are kept; those of a PID that is gone are
+    /// removed.
+    #[test]
+    fn stale_staging_of_dead_processes_only_is_removed() {
+        let t = tempfile::tempdir().expect("tmp");
+        let me = std::process::id();
+        let live = [format!("{STAGING_PREFIX}1.x"), format!(".zynq-net-old.{me}"), format!("{STAGING_PREFIX}{me}.y")];
+        let dead = [format!("{STAGING_PREFIX}999999999.z"), ".zynq-net-old.999999999".to_string()];
+        for n in live.iter().chain(&dead) {
+            fs::create_dir(t.path().join(n)).expect("mkdir");
+        }
+        clean_stale(t.path());
+        for n in &live {
+            assert!(t.path().join(n).exists(), "{n} removed");
+        }
+        for n in &dead {
+            assert!(!t.path().join(n).exists(), "{n} kept");
+        }
+    }
 }
