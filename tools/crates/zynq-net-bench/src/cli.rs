@@ -828,23 +828,7 @@ mod tests {
     /// resolve makes every trial fail).
     fn loopback_targets(dir: &Path, server: &str) -> PathBuf {
         let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-        let end = |address: &str| crate::targets::Endpoint {
-            host: crate::exec::Host::Local,
-            address: address.into(),
-            ifaces: vec![],
-            irq_pattern: None,
-            pace_iface: None,
-            nice: None,
-        };
-        let t = Targets {
-            format: crate::targets::TARGETS_FORMAT.into(),
-            client: end(""),
-            server: end(server),
-            dut: None,
-            port,
-            description: "loopback".into(),
-            udp_socket_buffer: None,
-        };
+        let t = Targets::local(server, port);
         let f = dir.join("targets.json");
         t.save(&f).unwrap();
         f

@@ -666,23 +666,7 @@ mod tests {
     }
 
     fn local_targets(port: u16) -> Targets {
-        let end = |address: &str| Endpoint {
-            host: Host::Local,
-            address: address.into(),
-            ifaces: vec![],
-            irq_pattern: None,
-            pace_iface: None,
-            nice: None,
-        };
-        Targets {
-            format: crate::targets::TARGETS_FORMAT.into(),
-            client: end(""),
-            server: end("127.0.0.1"),
-            dut: None,
-            port,
-            description: String::new(),
-            udp_socket_buffer: None,
-        }
+        Targets { description: String::new(), ..Targets::local("127.0.0.1", port) }
     }
 
     fn online() -> Vec<usize> {

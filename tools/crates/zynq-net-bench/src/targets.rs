@@ -79,6 +79,29 @@ fn default_port() -> u16 {
 }
 
 impl Targets {
+    /// Both ends on this host, without a lab: the iperf3 server listens on
+    /// `port`, the client connects to `server` (`127.0.0.1` for loopback).
+    /// What the tests and a quick loopback run of the runner use.
+    pub fn local(server: &str, port: u16) -> Targets {
+        let end = |address: &str| Endpoint {
+            host: crate::exec::Host::Local,
+            address: address.into(),
+            ifaces: vec![],
+            irq_pattern: None,
+            pace_iface: None,
+            nice: None,
+        };
+        Targets {
+            format: TARGETS_FORMAT.into(),
+            client: end(""),
+            server: end(server),
+            dut: None,
+            port,
+            description: "loopback".into(),
+            udp_socket_buffer: None,
+        }
+    }
+
     /// Loads and checks a targets file.
     pub fn load(path: &Path) -> Result<Targets, BenchError> {
         let text = std::fs::read_to_string(path).map_err(|e| BenchError::io(path, e))?;

@@ -29,9 +29,8 @@ use std::process::Command;
 use clap::{FromArgMatches as _, Subcommand as _};
 use serde_json::Value;
 use zynq_net_bench::cli::{run_bench, run_lab, BenchCommand, LabCommand};
-use zynq_net_bench::exec::Host;
 use zynq_net_bench::run::files;
-use zynq_net_bench::targets::{Endpoint, Targets, TARGETS_FORMAT};
+use zynq_net_bench::targets::Targets;
 
 /// `zynq-net bench ARGS...` as clap parses it.
 fn bench(args: &[&str]) -> BenchCommand {
@@ -116,23 +115,7 @@ fn bench_child() {
 /// name never resolves, so every trial fails).
 fn loopback_targets(dir: &Path, server: &str) -> PathBuf {
     let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-    let end = |address: &str| Endpoint {
-        host: Host::Local,
-        address: address.into(),
-        ifaces: vec![],
-        irq_pattern: None,
-        pace_iface: None,
-        nice: None,
-    };
-    let t = Targets {
-        format: TARGETS_FORMAT.into(),
-        client: end(""),
-        server: end(server),
-        dut: None,
-        port,
-        description: "loopback".into(),
-        udp_socket_buffer: None,
-    };
+    let t = Targets::local(server, port);
     let f = dir.join(format!("targets-{server}.json"));
     t.save(&f).unwrap();
     f
