@@ -127,6 +127,15 @@ fn is_root() -> bool {
     st.lines().find_map(|l| l.strip_prefix("Uid:")).and_then(|u| u.split_whitespace().nth(1)) == Some("0")
 }
 
+/// True, saying the test is skipped, when `tool` is not on PATH.
+fn skip_without(tool: &str) -> bool {
+    let missing = !have(tool);
+    if missing {
+        eprintln!("SKIPPED: {tool} is not installed (scripts/install-deps)");
+    }
+    missing
+}
+
 fn have(tool: &str) -> bool {
     std::env::var_os("PATH").is_some_and(|p| std::env::split_paths(&p).any(|d| d.join(tool).is_file()))
 }
@@ -171,8 +180,7 @@ fn rfc2544_args<'a>(plan: &'a str, targets: &'a str, out: &'a str, line_rate: &'
 
 #[test]
 fn rfc2544_writes_its_result_trials_and_plan_and_compare_reads_two_of_them() {
-    if !have("iperf3") {
-        eprintln!("SKIPPED: iperf3 is not installed (scripts/install-deps)");
+    if skip_without("iperf3") {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();
@@ -228,8 +236,7 @@ fn rfc2544_writes_its_result_trials_and_plan_and_compare_reads_two_of_them() {
 
 #[test]
 fn rfc2544_exits_1_when_no_rate_is_confirmed_and_refuses_bad_input() {
-    if !have("iperf3") {
-        eprintln!("SKIPPED: iperf3 is not installed (scripts/install-deps)");
+    if skip_without("iperf3") {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();
@@ -256,8 +263,7 @@ fn rfc2544_exits_1_when_no_rate_is_confirmed_and_refuses_bad_input() {
 
 #[test]
 fn run_says_how_many_trials_failed_and_were_cpu_bound() {
-    if !have("iperf3") {
-        eprintln!("SKIPPED: iperf3 is not installed (scripts/install-deps)");
+    if skip_without("iperf3") {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();
