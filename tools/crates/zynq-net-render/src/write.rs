@@ -502,4 +502,19 @@ mod tests {
             assert!(!t.path().join(n).exists(), "{n} kept");
         }
     }
+
+    /// A file zynq-net did not write, only in a subdirectory of an earlier
+    /// output, is found: the walk goes on past the top directory, and the
+    /// directory is not replaced (the file would be lost).
+    #[test]
+    fn a_foreign_file_in_a_subdirectory_is_found() {
+        let t = tempfile::tempdir().expect("tmp");
+        let d = t.path().join("out");
+        fs::create_dir_all(d.join("dt")).expect("mkdir");
+        fs::write(d.join("dt/a.dtsi"), "x").expect("write");
+        fs::write(d.join("dt/notes.txt"), "mine").expect("write");
+        fs::write(d.join("manifest.json"), manifest(&["dt/a.dtsi"])).expect("write");
+        let why = refuse_reason(&d).expect("ok").expect("refused");
+        assert!(why.contains("dt/notes.txt"), "{why}");
+    }
 }
