@@ -441,13 +441,11 @@ pub fn view(loaded: &LoadedBoard) -> DtView {
 
 #[cfg(test)]
 mod tests {
-    use std::path::Path;
+    use crate::testutil::{artifact, repo_text};
 
     /// The generated `dt/zynq-net.dtsi` of a board text.
     fn dtsi_of(text: &str) -> String {
-        let loaded = zynq_net_model::load_board_str(Path::new("b.yml"), text).unwrap_or_else(|d| panic!("{d}"));
-        let out = crate::render_all(&loaded, "b.yml").expect("render");
-        let dtsi = out.iter().find(|a| a.path == "dt/zynq-net.dtsi").expect("dt/zynq-net.dtsi");
+        let dtsi = artifact(text, "dt/zynq-net.dtsi").expect("dt/zynq-net.dtsi");
         String::from_utf8_lossy(&dtsi.contents).into_owned()
     }
 
@@ -458,7 +456,6 @@ mod tests {
     /// (Linux 6.12). A wrong label fails dtc on the real board's tree.
     #[test]
     fn pl_interrupts_go_to_the_socs_gic_label() {
-        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../..");
         // ZC702 with a 1G AXI Ethernet in the PL: IRQ_F2P SPIs 29-31 and
         // FCLK0 (clkc output 15, zynq-7000.dtsi clock-output-names); the PHY
         // label is zynq-zc702.dts's (only the GIC label is read here).
@@ -468,9 +465,9 @@ mod tests {
                   clock: { label: clkc, index: 15 }\n        rxmem: 0x1000\n        axistream_connected: true\n        \
                   dma:\n          label: axi_dma_0\n          reg: 0x40400000\n          size: 0x10000\n          \
                   interrupts: [30, 31]\n          include_dre: true\n          datawidth: 32\n          addrwidth: 32\n";
-        let zc702 = std::fs::read_to_string(root.join("meta-zynq-net/boards/zc702.yml")).expect("zc702.yml");
+        let zc702 = repo_text("meta-zynq-net/boards/zc702.yml");
         let zc702 = zc702.replacen("\nbench:", &format!("{pl}\nbench:"), 1);
-        let zcu102 = std::fs::read_to_string(root.join("tests/kernel/fixtures/zcu102-axidma.yml")).expect("fixture");
+        let zcu102 = repo_text("tests/kernel/fixtures/zcu102-axidma.yml");
         for (text, want, not) in [(zc702, "<&intc>", "<&gic>"), (zcu102, "<&gic>", "<&intc>")] {
             let dtsi = dtsi_of(&text);
             assert!(dtsi.contains(&format!("interrupt-parent = {want};")) && !dtsi.contains(not), "{dtsi}");
@@ -483,8 +480,7 @@ mod tests {
     /// and made active low.
     #[test]
     fn gpios_are_controller_pin_and_flags() {
-        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../..");
-        let text = std::fs::read_to_string(root.join("tests/kernel/fixtures/zcu102-gem-emio.yml")).expect("fixture");
+        let text = repo_text("tests/kernel/fixtures/zcu102-gem-emio.yml");
         let low = text.replacen("pin: 78 }", "pin: 78, active_low: true }", 1);
         assert_ne!(low, text);
         for (text, want) in [(text, "reset-gpios = <&gpio 78 0>;"), (low, "reset-gpios = <&gpio 78 1>;")] {
@@ -502,8 +498,7 @@ mod tests {
     /// (phy_mode set: axienet_probe reads it first).
     #[test]
     fn delete_lists_drop_each_property_once() {
-        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../..");
-        let text = std::fs::read_to_string(root.join("tests/kernel/fixtures/zcu102-1g-sfp.yml")).expect("fixture");
+        let text = repo_text("tests/kernel/fixtures/zcu102-1g-sfp.yml");
         let del = text.replacen(
             "      label: axi_ethernet_0\n",
             "      label: axi_ethernet_0\n      delete: [phy-handle, \"xlnx,phy-type\"]\n",
@@ -523,8 +518,7 @@ mod tests {
     /// lists GIC SPI 105 (MM2S) then 106 (S2MM), level.
     #[test]
     fn dmaengine_channels_take_one_interrupt_each() {
-        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../..");
-        let text = std::fs::read_to_string(root.join("tests/kernel/fixtures/zcu102-axidma.yml")).expect("fixture");
+        let text = repo_text("tests/kernel/fixtures/zcu102-axidma.yml");
         let dtsi = dtsi_of(&text);
         let child = |name: &str| {
             let at = dtsi.find(&format!("{name} {{")).unwrap_or_else(|| panic!("{name}\n{dtsi}"));

@@ -224,11 +224,10 @@ pub fn features(b: &Board) -> Vec<Feature> {
 
 #[cfg(test)]
 mod tests {
-    use std::path::Path;
+    use crate::testutil::{loaded, repo_text};
 
     fn feature_names(text: &str) -> Vec<&'static str> {
-        let loaded = zynq_net_model::load_board_str(Path::new("b.yml"), text).unwrap_or_else(|d| panic!("{d}"));
-        super::features(&loaded.board).iter().map(|f| f.name).collect()
+        super::features(&loaded(text).board).iter().map(|f| f.name).collect()
     }
 
     /// The ASF fragment (CONFIG_AS_FASTPATH) comes with `fastpath.asf` on
@@ -237,13 +236,11 @@ mod tests {
     /// path) has none, the good fixture p1020rdb-asf has it.
     #[test]
     fn asf_fragment_needs_asf_not_only_the_sdk_kernel() {
-        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../..");
-        let p1020 = std::fs::read_to_string(root.join("meta-zynq-net/boards/p1020rdb.yml")).expect("board");
+        let p1020 = repo_text("meta-zynq-net/boards/p1020rdb.yml");
         let sdk = p1020.replacen("  kernel: linux-qoriq", "  kernel: qoriq-sdk", 1);
         assert_ne!(sdk, p1020);
         assert!(!feature_names(&sdk).contains(&"asf"), "{:?}", feature_names(&sdk));
-        let asf = std::fs::read_to_string(root.join("tools/crates/zynq-net-cli/tests/fixtures/good/p1020rdb-asf.yml"))
-            .expect("fixture");
+        let asf = repo_text("tools/crates/zynq-net-cli/tests/fixtures/good/p1020rdb-asf.yml");
         assert!(feature_names(&asf).contains(&"asf"), "{:?}", feature_names(&asf));
     }
 }

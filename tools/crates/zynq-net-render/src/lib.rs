@@ -213,8 +213,11 @@ pub fn render_all(loaded: &LoadedBoard, input: &str) -> Result<Vec<Artifact>, Re
 }
 
 #[cfg(test)]
+mod testutil;
+
+#[cfg(test)]
 mod tests {
-    use std::path::Path;
+    use crate::testutil::{artifact, repo_text};
 
     /// `irqbalance: ban-pinned` adds an executable policy script whose
     /// `case` bans exactly the IRQ patterns the board pins, sorted, each
@@ -224,15 +227,10 @@ mod tests {
     /// them eth0_g0_tx ...: gfar_request_irq).
     #[test]
     fn ban_pinned_policy_bans_each_pinned_pattern() {
-        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../..");
-        let text = std::fs::read_to_string(root.join("meta-zynq-net/boards/p1020rdb.yml")).expect("board");
+        let text = repo_text("meta-zynq-net/boards/p1020rdb.yml");
         let ban = text.replacen("irqbalance: absent", "irqbalance: ban-pinned", 1);
         assert_ne!(ban, text);
-        let policy = |text: &str| {
-            let loaded = zynq_net_model::load_board_str(Path::new("b.yml"), text).unwrap_or_else(|d| panic!("{d}"));
-            let out = crate::render_all(&loaded, "b.yml").expect("render");
-            out.into_iter().find(|a| a.path == "tuning/zynq-net-irqbalance-policy")
-        };
+        let policy = |text: &str| artifact(text, "tuning/zynq-net-irqbalance-policy");
         assert!(policy(&text).is_none(), "irqbalance: absent writes no policy");
         let script = policy(&ban).expect("a policy script");
         assert!(script.executable);

@@ -379,10 +379,9 @@ mod tests {
     /// the QorIQ SDK kernel with `fastpath.asf`).
     #[test]
     fn asf_modules_first_and_udp_timeout_last() {
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../..");
-        let path = root.join("tools/crates/zynq-net-cli/tests/fixtures/good/p1020rdb-asf.yml");
-        let text = std::fs::read_to_string(&path).expect("fixture");
-        let loaded = zynq_net_model::load_board_str(&path, &text).unwrap_or_else(|d| panic!("{d}"));
+        let loaded = crate::testutil::loaded(&crate::testutil::repo_text(
+            "tools/crates/zynq-net-cli/tests/fixtures/good/p1020rdb-asf.yml",
+        ));
         let asf = loaded.board.fastpath.asf.as_ref().expect("fastpath.asf");
         let lines: Vec<String> = steps(&loaded).into_iter().map(|s| s.line).collect();
         let modules: Vec<String> = asf.modules.iter().map(|m| format!("module {m}")).collect();
