@@ -326,7 +326,11 @@ pub fn trial(ctx: &Context, opts: &ClientOpts, cell: &str, repeat: u32) -> Trial
         match ctx.targets.client.host.output(&client_cmd) {
             Ok(o) => {
                 let text = String::from_utf8_lossy(&o.stdout).into_owned();
-                let refused = text.contains("unable to connect") || text.contains("Connection refused");
+                // ECONNREFUSED: the one-off server is not listening yet, so
+                // try again. Any other failure to connect (a name that does
+                // not resolve: iperf3 says "unable to connect to server:
+                // Invalid argument"; no route) does not mend by waiting.
+                let refused = text.contains("Connection refused");
                 if refused && Instant::now() < deadline {
                     std::thread::sleep(delay);
                     delay = (delay * 2).min(Duration::from_millis(100));

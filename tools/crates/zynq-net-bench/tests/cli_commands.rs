@@ -241,8 +241,8 @@ fn rfc2544_exits_1_when_no_rate_is_confirmed_and_refuses_bad_input() {
     }
     let tmp = tempfile::tempdir().unwrap();
     let b = udp_bench_file(tmp.path());
-    // No trial gets through (the client retries for 10 s, the server is
-    // ended 3 s later): nothing to confirm.
+    // No trial gets through (the name does not resolve, which the client
+    // does not retry; the server is ended 3 s later): nothing to confirm.
     let bad = loopback_targets(tmp.path(), "zn-bench.invalid");
     let x = tmp.path().join("x");
     let mut args = rfc2544_args(s(&b), s(&bad), s(&x), "10M");
