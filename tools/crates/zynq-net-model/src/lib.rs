@@ -368,3 +368,74 @@ mod read_tests {
         assert_eq!(read_at_most(&dir.path().join("absent"), 5).unwrap_err().kind(), std::io::ErrorKind::NotFound);
     }
 }
+
+/// The standalone bench file path of [`load_bench_str`] (the bench crate's
+/// tests read bench files too, but the model's mutation run sees only the
+/// model, render and CLI tests).
+#[cfg(test)]
+mod bench_file_tests {
+    use super::{load_bench_str, Rule};
+    use crate::bench::{Direction, Protocol};
+    use std::path::Path;
+
+    fn load(text: &str) -> Result<super::LoadedBench, super::Diagnostics> {
+        load_bench_str(Path::new("bench.yml"), text)
+    }
+
+    /// The one diagnostic of a file that must fail: (rule, pointer, hint).
+    fn only_error(text: &str) -> (Rule, String, String) {
+        let d = load(text).map(|l| l.bench).expect_err("the file must fail");
+        assert_eq!(d.items.len(), 1, "{d}");
+        let i = &d.items[0];
+        (i.rule, i.pointer.clone(), i.hint.clone().unwrap_or_default())
+    }
+
+    #[test]
+    fn a_bench_file_loads_with_its_values_and_no_board() {
+        let l = load("matrix: { protocols: [udp], directions: [rx, bidir], mtus: [9000], duration_s: 5 }\n")
+            .unwrap_or_else(|d| panic!("{d}"));
+        let m = l.bench.matrix.as_ref().expect("matrix");
+        assert_eq!(
+            (&m.protocols, &m.directions, &m.mtus, m.duration_s),
+            (&vec![Protocol::Udp], &vec![Direction::Rx, Direction::Bidir], &vec![9000], 5)
+        );
+        assert_eq!((l.board, l.warnings.len(), l.file.as_path()), (None, 0, Path::new("bench.yml")));
+    }
+
+    #[test]
+    fn an_empty_bench_file_says_what_to_write() {
+        let (rule, _, hint) = only_error("");
+        assert_eq!(rule, Rule::EmptyFile);
+        assert_eq!(hint, "write a bench file (docs/bench.md) or a board file (docs/board-format.md)");
+    }
+
+    #[test]
+    fn a_former_spec_key_names_its_new_place() {
+        let (rule, pointer, hint) = only_error("duration: 10\n");
+        assert_eq!((rule, pointer.as_str()), (Rule::UnknownKey, "/duration"));
+        assert_eq!(hint, "`duration` is a key of the former bench spec; a bench file writes it as `matrix: { duration_s: ... }` (docs/bench.md)");
+        // Only at the top level: the same word inside a section is an unknown key of that section.
+        let (rule, pointer, hint) =
+            only_error("matrix: { protocols: [tcp], directions: [tx], mtus: [1500], duration: 10 }\n");
+        assert_eq!((rule, pointer.as_str()), (Rule::UnknownKey, "/matrix/duration"));
+        assert!(!hint.contains("former") && !hint.contains("board file"), "{hint}");
+    }
+
+    #[test]
+    fn an_unknown_top_level_key_says_how_a_board_file_is_told_apart() {
+        let (rule, pointer, hint) = only_error("matrx: {}\n");
+        assert_eq!((rule, pointer.as_str()), (Rule::UnknownKey, "/matrx"));
+        assert!(hint.ends_with(" (a file with a top-level `board:` key is read as a board file)"), "{hint}");
+        assert!(hint.len() > " (a file with a top-level `board:` key is read as a board file)".len(), "{hint}");
+    }
+
+    #[test]
+    fn protocols_and_directions_display_as_written() {
+        for p in [Protocol::Tcp, Protocol::Udp] {
+            assert_eq!(serde_json::to_value(p).unwrap(), serde_json::Value::from(p.to_string()));
+        }
+        for d in [Direction::Tx, Direction::Rx, Direction::Bidir] {
+            assert_eq!(serde_json::to_value(d).unwrap(), serde_json::Value::from(d.to_string()));
+        }
+    }
+}
