@@ -7,7 +7,6 @@
 //! one wide hex word, never an empty group).
 
 use std::collections::BTreeSet;
-use std::fmt;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -46,15 +45,6 @@ impl CpuList {
         match self {
             CpuList::One(n) => Ok(BTreeSet::from([*n])),
             CpuList::List(s) => parse_cpu_list(s),
-        }
-    }
-}
-
-impl fmt::Display for CpuList {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            CpuList::One(n) => write!(f, "{n}"),
-            CpuList::List(s) => f.write_str(s),
         }
     }
 }
