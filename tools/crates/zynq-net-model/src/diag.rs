@@ -238,6 +238,12 @@ mod tests {
         assert!(ex.chars().count() <= EXCERPT_CHARS + 2, "{}", ex.len());
         assert_eq!(ex.chars().nth(col - 1), Some('X'), "{ex}");
         assert!(ex.starts_with('…') && ex.ends_with('…'));
+        // centred: half the excerpt before the column (after the `…`)
+        assert_eq!(col, EXCERPT_CHARS / 2 + 2, "{ex}");
+        // at the end of the line the excerpt is the line's last EXCERPT_CHARS
+        let (ex, col) = excerpt(&line, line.len());
+        assert_eq!((ex.chars().count(), col), (EXCERPT_CHARS + 1, EXCERPT_CHARS + 1), "{ex}");
+        assert!(ex.starts_with('…') && ex.ends_with('b'), "{ex}");
         let (ex, col) = excerpt("short: 1", 8);
         assert_eq!((ex.as_str(), col), ("short: 1", 8));
         let d = Diagnostic::new(Rule::Internal, "", "x".repeat(10_000));
