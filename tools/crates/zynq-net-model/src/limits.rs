@@ -245,4 +245,43 @@ mod tests {
         assert_eq!(known_sysctl("net.ipv4.conf.all.rp_filter"), None);
         assert_eq!(known_sysctl("vm.swappiness"), None);
     }
+
+    fn repo_board(name: &str) -> Board {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../../meta-zynq-net/boards")
+            .join(format!("{name}.yml"));
+        let text = std::fs::read_to_string(&path).unwrap();
+        crate::load_board_str(&path, &text).unwrap_or_else(|d| panic!("{d}")).board
+    }
+
+    fn rules(d: &[Diagnostic]) -> Vec<Rule> {
+        d.iter().map(|d| d.rule).collect()
+    }
+
+    #[test]
+    fn max_interfaces_is_allowed_and_one_more_is_not() {
+        let mut b = repo_board("zcu102");
+        b.interfaces = vec![b.interfaces[0].clone(); MAX_INTERFACES];
+        assert!(!rules(&check(&b)).contains(&Rule::TooManyInterfaces));
+        b.interfaces.push(b.interfaces[0].clone());
+        let d = check(&b);
+        let too_many: Vec<_> = d.iter().filter(|d| d.rule == Rule::TooManyInterfaces).collect();
+        assert_eq!(too_many.len(), 1, "{d:?}");
+        assert_eq!(too_many[0].pointer, format!("/interfaces/{MAX_INTERFACES}"));
+    }
+
+    /// A bench MTU equal to the DUT driver's largest MTU is measured; one
+    /// more is refused (the Zynq-7000 GEM: 1518, macb_main.c macb_probe).
+    #[test]
+    fn a_bench_mtu_at_the_drivers_maximum_is_allowed() {
+        let mut b = repo_board("zc702");
+        let max = crate::drivers::caps(b.interfaces[0].driver, b.board.soc).max_mtu;
+        assert_eq!(max, 1518);
+        let mut mtus = |v: u32| {
+            b.bench.as_mut().and_then(|x| x.matrix.as_mut()).expect("zc702 has a bench matrix").mtus = vec![v];
+            rules(&zynq7000_gem_and_bench_mtu(&b))
+        };
+        assert!(!mtus(max).contains(&Rule::BenchMtuDriver));
+        assert!(mtus(max + 1).contains(&Rule::BenchMtuDriver));
+    }
 }

@@ -161,18 +161,6 @@ pub enum Arch {
     X86_64,
 }
 
-impl Arch {
-    /// The kernel's `ARCH=` value.
-    pub fn kernel_arch(self) -> &'static str {
-        match self {
-            Arch::Arm64 => "arm64",
-            Arch::Arm => "arm",
-            Arch::Powerpc => "powerpc",
-            Arch::X86_64 => "x86",
-        }
-    }
-}
-
 /// irqbalance policy of the image.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
@@ -946,3 +934,28 @@ macro_rules! display_as_serde {
     )*};
 }
 display_as_serde!(Soc, KernelFlavour, Arch, Driver, Irqbalance);
+
+#[cfg(test)]
+mod tests {
+    use super::Soc;
+
+    /// eTSEC queue-groups per QorIQ SoC (arch/powerpc/boot/dts/fsl: the
+    /// pq3-etsec2-grp2 include only on the P1020); none off QorIQ.
+    #[test]
+    fn etsec_queue_groups_per_soc() {
+        let n = |s: Soc| s.etsec_queues().map(|q| q.0);
+        assert_eq!(
+            [n(Soc::QoriqP1020), n(Soc::QoriqP1010), n(Soc::QoriqP2020), n(Soc::Zynqmp), n(Soc::Zynq7000)],
+            [Some(2), Some(1), Some(1), None, None]
+        );
+    }
+
+    /// PL-to-PS interrupt lines: UG1085 table 13-1 (ZynqMP), UG585 table
+    /// 7-4 (Zynq-7000); none off Zynq.
+    #[test]
+    fn pl_interrupt_lines_per_soc() {
+        assert_eq!(Soc::Zynqmp.pl_irq_spis(), Some([89..=96, 104..=111]));
+        assert_eq!(Soc::Zynq7000.pl_irq_spis(), Some([29..=36, 52..=59]));
+        assert_eq!(Soc::QoriqP1020.pl_irq_spis(), None);
+    }
+}

@@ -390,6 +390,7 @@ mod tests {
             assert_eq!(Mac::parse(bad), None, "{bad}");
         }
         assert!(Mac::parse("01:00:5e:00:00:01").unwrap().is_multicast());
+        assert!(!m.is_multicast());
     }
 
     #[test]

@@ -166,7 +166,7 @@ impl V<'_> {
             self.report(Rule::MacZero, ptr.into(), "MAC address is all zeros".into());
         } else if m == [0xff; 6] {
             self.report(Rule::MacBroadcast, ptr.into(), "MAC address is the broadcast address".into());
-        } else if m[0] & 1 == 1 {
+        } else if Mac(m).is_multicast() {
             self.report(
                 Rule::MacMulticast,
                 ptr.into(),
