@@ -402,6 +402,19 @@ mod bench_file_tests {
         assert_eq!((l.board, l.warnings.len(), l.file.as_path()), (None, 0, Path::new("bench.yml")));
     }
 
+    /// CPU lists and the UDP rate come resolved (the bench runner reads them).
+    #[test]
+    fn a_bench_files_cpu_lists_and_rate_are_resolved() {
+        let l = load(
+            "matrix: { protocols: [udp], directions: [tx], mtus: [1500], pin_cpus: \"2-3\", peer_pin_cpus: 5, udp_rate: 2.5G }\n",
+        )
+        .unwrap_or_else(|d| panic!("{d}"));
+        let cpus = |s: &Option<crate::resolve::CpuSet>| s.as_ref().map(|s| s.iter().collect::<Vec<_>>());
+        assert_eq!((cpus(&l.resolved.pin_cpus), cpus(&l.resolved.peer_pin_cpus)), (Some(vec![2, 3]), Some(vec![5])));
+        assert_eq!(l.resolved.udp_rate.map(|r| r.bits_per_second()), Some(2.5e9));
+        assert!(l.resolved.irq_cpus.is_none());
+    }
+
     #[test]
     fn an_empty_bench_file_says_what_to_write() {
         let (rule, _, hint) = only_error("");

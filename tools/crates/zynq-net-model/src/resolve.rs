@@ -82,16 +82,6 @@ impl CpuSet {
         self.0.iter().copied()
     }
 
-    /// Number of CPUs.
-    pub fn len(&self) -> usize {
-        self.0.len()
-    }
-
-    /// No CPU (never true for a resolved board: empty lists are refused).
-    pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
-    }
-
     /// The kernel bitmap for a machine of `nr_cpus` CPUs
     /// ([`crate::cpus::kernel_bitmap`]: `0000000f,ffffffff`).
     pub fn kernel_bitmap(&self, nr_cpus: u32) -> String {
@@ -408,6 +398,9 @@ mod tests {
     #[test]
     fn irq_patterns_refuse_numbers_and_near_wildcards() {
         assert_eq!(IrqPattern::check("eth0_g0_rx").unwrap().as_str(), "eth0_g0_rx");
+        // three literal characters are enough, two are not (irq-pattern-broad)
+        assert_eq!(IrqPattern::check("et?*").map(|p| p.as_str().to_string()), None);
+        assert_eq!(IrqPattern::check("eth*").unwrap().as_str(), "eth*");
         for bad in ["63", "e*", "*?*", "", "eth0 rx", &"a".repeat(65)] {
             assert_eq!(IrqPattern::check(bad), None, "{bad}");
         }
@@ -424,9 +417,15 @@ mod tests {
 
     #[test]
     fn rates_take_decimal_suffixes() {
-        for (s, bps) in
-            [("2500M", 2.5e9), ("1G", 1e9), ("1.5g", 1.5e9), ("100k", 1e5), ("1000000", 1e6), ("200mbit", 2e8)]
-        {
+        for (s, bps) in [
+            ("2500M", 2.5e9),
+            ("1G", 1e9),
+            ("1.5g", 1.5e9),
+            ("100k", 1e5),
+            ("1000000", 1e6),
+            ("200mbit", 2e8),
+            ("1.2T", 1.2e12),
+        ] {
             assert_eq!(BitRate::parse(s).map(BitRate::bits_per_second), Some(bps), "{s}");
         }
         for bad in ["fast", "", "M", "-1M", "inf", "NaN", "1X"] {

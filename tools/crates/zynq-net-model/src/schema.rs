@@ -1290,4 +1290,27 @@ mod tests {
             assert!(!check(bad.clone()), "{bad}");
         }
     }
+
+    /// Each Rust integer format gets its type's range (schemars writes one
+    /// itself only for some: the u8/u16 ranges are then kept as they are).
+    #[test]
+    fn integer_formats_get_their_types_range() {
+        let range = |format: &str| {
+            let mut v = serde_json::json!({ "type": "integer", "format": format });
+            bound_integers(&mut v);
+            (v.get("minimum").cloned(), v.get("maximum").cloned())
+        };
+        let r = |lo: Value, hi: Value| (Some(lo), Some(hi));
+        assert_eq!(range("uint8"), r(0.into(), 255.into()));
+        assert_eq!(range("uint16"), r(0.into(), 65535.into()));
+        assert_eq!(range("uint32"), r(0.into(), u32::MAX.into()));
+        assert_eq!(range("uint64"), r(0.into(), u64::MAX.into()));
+        assert_eq!(range("int32"), r(i32::MIN.into(), i32::MAX.into()));
+        assert_eq!(range("int64"), r(i64::MIN.into(), i64::MAX.into()));
+        assert_eq!(range("double"), (None, None));
+        // nested and an existing bound kept
+        let mut v = serde_json::json!({ "items": [{ "format": "uint8", "maximum": 31 }] });
+        bound_integers(&mut v);
+        assert_eq!(v, serde_json::json!({ "items": [{ "format": "uint8", "minimum": 0, "maximum": 31 }] }));
+    }
 }
