@@ -1313,4 +1313,53 @@ mod tests {
         bound_integers(&mut v);
         assert_eq!(v, serde_json::json!({ "items": [{ "format": "uint8", "minimum": 0, "maximum": 31 }] }));
     }
+
+    /// Keywords and shapes the board schema has no instance of today: a
+    /// `minItems` above 1, boolean subschemas, a `$defs` name that needs
+    /// JSON-pointer escaping, and the depth limit a recursive schema hits.
+    #[test]
+    fn quick_check_beyond_todays_schema() {
+        let root = serde_json::json!({
+            "type": "object",
+            "properties": {
+                "two": { "type": "array", "minItems": 2 },
+                "any": true,
+                "none": false,
+                "esc": { "$ref": "#/$defs/E~1F~0G" }
+            },
+            "$defs": { "E/F~G": { "type": "integer" } }
+        });
+        let root: &'static J = Box::leak(Box::new(leak(&root)));
+        let check = |doc: Value| Quick { root, regexes: std::collections::HashMap::new() }.valid(&doc, root, 0);
+        for (doc, valid) in [
+            (serde_json::json!({"two": [1, 2]}), true),
+            (serde_json::json!({"two": [1]}), false),
+            (serde_json::json!({"any": [{"x": 1}]}), true),
+            (serde_json::json!({"none": 1}), false),
+            (serde_json::json!({"esc": 1}), true),
+            (serde_json::json!({"esc": "1"}), false),
+        ] {
+            assert_eq!(check(doc.clone()), valid, "{doc}");
+        }
+        // A recursive schema (nested arrays of integers) stops at depth
+        // 2 * MAX_DEPTH + 16 = 80 and answers "not sure" beyond: each
+        // nesting level is 3 steps (the root, its `anyOf` alternative, the
+        // `items` `$ref`), the innermost integer's alternative is 3k + 1
+        // deep, plus the depth the walk starts at.
+        let nested = serde_json::json!({
+            "anyOf": [{ "type": "integer" }, { "type": "array", "items": { "$ref": "#" } }]
+        });
+        let nested: &'static J = Box::leak(Box::new(leak(&nested)));
+        let deep = |k: usize, start: usize| {
+            let mut doc = Value::from(1);
+            for _ in 0..k {
+                doc = Value::Array(vec![doc]);
+            }
+            Quick { root: nested, regexes: std::collections::HashMap::new() }.valid_except(&doc, nested, start, "")
+        };
+        assert_eq!(2 * crate::yaml::MAX_DEPTH + 16, 80);
+        // deepest step 3k + 1 + start: valid up to 80
+        assert!(deep(26, 0) && deep(26, 1) && !deep(26, 2) && !deep(27, 0));
+        assert!(deep(25, 4) && !deep(25, 5));
+    }
 }
