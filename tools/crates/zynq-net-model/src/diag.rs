@@ -244,6 +244,10 @@ mod tests {
         let (ex, col) = excerpt(&line, line.len());
         assert_eq!((ex.chars().count(), col), (EXCERPT_CHARS + 1, EXCERPT_CHARS + 1), "{ex}");
         assert!(ex.starts_with('…') && ex.ends_with('b'), "{ex}");
+        // at the start of the line: no leading `…`, the column as it is
+        let (ex, col) = excerpt(&line, 5);
+        assert_eq!((ex.chars().count(), col), (EXCERPT_CHARS + 1, 5), "{ex}");
+        assert!(ex.starts_with("key: a") && ex.ends_with('…'), "{ex}");
         let (ex, col) = excerpt("short: 1", 8);
         assert_eq!((ex.as_str(), col), ("short: 1", 8));
         let d = Diagnostic::new(Rule::Internal, "", "x".repeat(10_000));

@@ -1325,7 +1325,11 @@ mod tests {
                 "two": { "type": "array", "minItems": 2 },
                 "any": true,
                 "none": false,
-                "esc": { "$ref": "#/$defs/E~1F~0G" }
+                "esc": { "$ref": "#/$defs/E~1F~0G" },
+                "either": { "type": ["integer", "string"] },
+                "int": { "type": "integer" },
+                "odd": { "properties": 1 },
+                "ann": { "type": "integer", "description": "a number", "title": "N" }
             },
             "$defs": { "E/F~G": { "type": "integer" } }
         });
@@ -1338,6 +1342,17 @@ mod tests {
             (serde_json::json!({"none": 1}), false),
             (serde_json::json!({"esc": 1}), true),
             (serde_json::json!({"esc": "1"}), false),
+            (serde_json::json!({"either": 1}), true),
+            (serde_json::json!({"either": "x"}), true),
+            (serde_json::json!({"either": 1.5}), false),
+            // integers beyond u64 or below 0 are integers too
+            (serde_json::json!({"int": -1}), true),
+            (serde_json::json!({"int": u64::MAX}), true),
+            // `properties` that is not an object: not sure
+            (serde_json::json!({"odd": {"x": 1}}), false),
+            (serde_json::json!({"odd": 1}), true),
+            // annotations (the embedded tree has none: minified) are no constraint
+            (serde_json::json!({"ann": 1}), true),
         ] {
             assert_eq!(check(doc.clone()), valid, "{doc}");
         }
@@ -1361,5 +1376,37 @@ mod tests {
         // deepest step 3k + 1 + start: valid up to 80
         assert!(deep(26, 0) && deep(26, 1) && !deep(26, 2) && !deep(27, 0));
         assert!(deep(25, 4) && !deep(25, 5));
+    }
+
+    /// The quick check exists to answer "valid" for the documents users
+    /// write (issue 16's speed): every reference and good fixture board,
+    /// and a bench section without the `dut` and `peers` a board needs,
+    /// as a standalone bench file has it.
+    #[test]
+    fn quick_check_accepts_the_reference_documents() {
+        let mut boards = 0;
+        for (f, v, _) in fixture_docs() {
+            if f.starts_with(crate::bad_cases::CASES_FILE) {
+                continue;
+            }
+            assert!(quick_valid(&v, DocKind::Board), "{}", f.display());
+            boards += 1;
+            if let Some(mut bench) = v.get("bench").cloned() {
+                bench.as_object_mut().map(|b| (b.remove("dut"), b.remove("peers")));
+                assert!(quick_valid(&bench, DocKind::Bench), "{}: bench", f.display());
+            }
+        }
+        assert!(boards >= 5, "{boards}");
+    }
+
+    #[test]
+    fn values_in_messages_are_cut_at_60_characters() {
+        let sixty = "x".repeat(60);
+        assert_eq!(short_text(&sixty), sixty);
+        let cut = short_text(&"y".repeat(61));
+        assert_eq!((cut.chars().count(), cut.ends_with("yyy...")), (60, true));
+        // by characters, not bytes
+        assert_eq!(short_text(&"é".repeat(61)), format!("{}...", "é".repeat(57)));
+        assert_eq!(short(&Value::from("z".repeat(70))), format!("\"{}...", "z".repeat(56)));
     }
 }
