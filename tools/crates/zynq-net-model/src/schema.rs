@@ -1329,7 +1329,9 @@ mod tests {
                 "either": { "type": ["integer", "string"] },
                 "int": { "type": "integer" },
                 "odd": { "properties": 1 },
-                "ann": { "type": "integer", "description": "a number", "title": "N" }
+                "ann": { "type": "integer", "description": "a number", "title": "N" },
+                "fl": { "type": "number", "minimum": 0.5, "maximum": 100.5 },
+                "huge": { "type": "number", "maximum": 9007199254740993u64 }
             },
             "$defs": { "E/F~G": { "type": "integer" } }
         });
@@ -1353,6 +1355,14 @@ mod tests {
             (serde_json::json!({"odd": 1}), true),
             // annotations (the embedded tree has none: minified) are no constraint
             (serde_json::json!({"ann": 1}), true),
+            // integers against decimal bounds compare exactly (below 2^53)
+            (serde_json::json!({"fl": 50}), true),
+            (serde_json::json!({"fl": 50.5}), true),
+            (serde_json::json!({"fl": 101}), false),
+            (serde_json::json!({"fl": 0}), false),
+            // a bound beyond 2^53 cannot be compared with a decimal exactly: not sure
+            (serde_json::json!({"huge": 1.5}), false),
+            (serde_json::json!({"huge": 1}), true),
         ] {
             assert_eq!(check(doc.clone()), valid, "{doc}");
         }
@@ -1408,5 +1418,77 @@ mod tests {
         // by characters, not bytes
         assert_eq!(short_text(&"é".repeat(61)), format!("{}...", "é".repeat(57)));
         assert_eq!(short(&Value::from("z".repeat(70))), format!("\"{}...", "z".repeat(56)));
+    }
+
+    /// Several faults at once, each reported as itself: a not-integer does
+    /// not hide an `anyOf` error elsewhere (only one at or inside the same
+    /// value), and a former key name is suggested only where its new name
+    /// is allowed.
+    #[test]
+    fn structural_errors_side_by_side() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../meta-zynq-net/boards/zcu102.yml");
+        let text = std::fs::read_to_string(&path)
+            .unwrap()
+            .replacen("    mtu: 1500\n", "    mtu: 1500.5\n", 1)
+            .replacen("      - { queue: 0, cpus: 0 }", "      - { queue: x, cpus: 0 }", 1)
+            .replacen("interrupts: [89, 90, 91, 92]", "interrupts: [89, 90, 91, 92.5]", 1)
+            .replacen("version: 1\n", "version: 1\nring: 1\n", 1);
+        let d = crate::load_board_str(&path, &text).map(|_| ()).expect_err("four faults");
+        let got: Vec<(Rule, &str, &str)> =
+            d.items.iter().map(|i| (i.rule, i.pointer.as_str(), i.message.as_str())).collect();
+        assert_eq!(
+            got,
+            [
+                (Rule::UnknownKey, "/ring", "unknown key `ring`"),
+                (Rule::NotInteger, "/interfaces/0/mtu", "1500.5 is a decimal number; an integer is expected here"),
+                (Rule::WrongType, "/interfaces/0/xps/0/queue", "\"x\": not a valid value here"),
+                (
+                    Rule::NotInteger,
+                    "/interfaces/1/dt/node/dma/interrupts/3",
+                    "92.5 is a decimal number; an integer is expected here"
+                ),
+            ]
+        );
+        // `rings` is not a top-level key: no "spelled" hint for `ring` there
+        assert_eq!(
+            d.items[0].hint.as_deref(),
+            Some("allowed here: version, board, system, fastpath, interfaces, bench")
+        );
+    }
+
+    #[test]
+    fn alternatives_messages_are_plain() {
+        for m in [
+            "\"x\" is not valid under any of the schemas listed in the 'anyOf' keyword",
+            "1 is valid under more than one of the schemas listed in the 'oneOf' keyword",
+            "2 is not valid under any of the schemas listed in the 'oneOf' keyword",
+        ] {
+            assert_eq!(plain_message(m), "not a valid value here", "{m}");
+        }
+        assert_eq!(plain_message("3 is less than the minimum of 4"), "3 is less than the minimum of 4");
+    }
+
+    /// `anyOf` alternatives: integer-only when one is an integer and none a
+    /// number (a number alternative takes decimals).
+    #[test]
+    fn integer_only_through_alternatives() {
+        const INT: J = J::Obj(&[("type", J::Str("integer"))]);
+        const NUM: J = J::Obj(&[("type", J::Str("number"))]);
+        const STR: J = J::Obj(&[("type", J::Str("string"))]);
+        static INT_OR_STR: J = J::Obj(&[("anyOf", J::Arr(&[INT, STR]))]);
+        static INT_OR_NUM: J = J::Obj(&[("anyOf", J::Arr(&[INT, NUM]))]);
+        assert!(integer_only(&INT) && !integer_only(&NUM) && !integer_only(&STR));
+        assert!(integer_only(&INT_OR_STR));
+        assert!(!integer_only(&INT_OR_NUM));
+    }
+
+    /// An `Option<T>` rendered as `anyOf [T, null]` describes as `T`.
+    #[test]
+    fn optional_values_describe_as_their_type() {
+        let root = serde_json::json!({
+            "properties": { "o": { "anyOf": [{ "type": "null" }, { "$ref": "#/$defs/T" }] } },
+            "$defs": { "T": { "type": "integer", "description": "The T. More." } }
+        });
+        assert_eq!(describe(&root, "/o").as_deref(), Some("The T."));
     }
 }
