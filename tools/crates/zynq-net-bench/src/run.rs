@@ -330,6 +330,8 @@ pub fn trial(ctx: &Context, opts: &ClientOpts, cell: &str, repeat: u32) -> Trial
                 // try again. Any other failure to connect (a name that does
                 // not resolve: iperf3 says "unable to connect to server:
                 // Invalid argument"; no route) does not mend by waiting.
+                // The text is strerror's in the C locale whatever LANG is:
+                // iperf3 and libiperf never call setlocale (nm -D).
                 let refused = text.contains("Connection refused");
                 if refused && Instant::now() < deadline {
                     std::thread::sleep(delay);
