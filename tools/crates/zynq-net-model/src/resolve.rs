@@ -154,12 +154,6 @@ impl IrqPattern {
     }
 }
 
-impl fmt::Display for IrqPattern {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
 /// An MCDMA channel id (`"0x1"` .. `"0x10"`: `0x` and one or two hex
 /// digits, linux-xlnx's `kstrtou16(.., 16)`); the validator checks the range.
 pub fn parse_channel_id(s: &str) -> Option<u8> {
@@ -381,6 +375,8 @@ mod tests {
         }
         assert!(Mac::parse("01:00:5e:00:00:01").unwrap().is_multicast());
         assert!(!m.is_multicast());
+        // bit 0 alone decides: 33:33:... (IPv6 multicast) is one, 02:... is not
+        assert!(Mac::parse("33:33:00:00:00:01").unwrap().is_multicast());
     }
 
     #[test]

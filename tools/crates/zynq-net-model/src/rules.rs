@@ -667,4 +667,13 @@ mod tests {
         assert!(t.contains("| `ring-pow2` | error | gianfar ring sizes are powers of two |"), "{t}");
         assert!(t.contains("| `ring-rounded` | warning |"), "{t}");
     }
+
+    /// A rule displays as its id (debug assertions and messages name it so).
+    #[test]
+    fn a_rule_displays_as_its_id() {
+        for r in Rule::ALL {
+            assert_eq!(r.to_string(), r.id());
+        }
+        assert_eq!(Rule::RingPow2.to_string(), "ring-pow2");
+    }
 }
