@@ -975,4 +975,28 @@ mod tests {
         let e = load("a:\n  ? !!int z\n  : {b: 1}\n  c: 2\n").unwrap_err();
         assert_eq!((e.len(), e[0].rule, e[0].pos.line), (1, Rule::KeyNotString, 2), "{e:?}");
     }
+
+    /// Two maps are equal only with the same positions and the same decimals.
+    #[test]
+    fn source_maps_differ_by_position_or_decimal() {
+        let map = |t: &str| load(t).unwrap().1;
+        assert_eq!(map("a: 1\n"), map("a: 1\n"));
+        assert_ne!(map("a: 1\n"), map("a:  1\n"));
+        assert_ne!(map("a: 1.0\n"), map("a: 100\n"));
+    }
+
+    #[test]
+    fn a_value_of_the_limit_is_read_and_one_byte_more_is_not() {
+        assert!(load(&format!("a: {}\n", "x".repeat(MAX_SCALAR_BYTES))).is_ok());
+        let e = load(&format!("a: {}\n", "x".repeat(MAX_SCALAR_BYTES + 1))).unwrap_err();
+        assert_eq!(e.iter().map(|d| d.rule).collect::<Vec<_>>(), [Rule::ValueTooLong]);
+    }
+
+    /// A limit error found before a syntax error is what the file gets
+    /// (the syntax error may be a consequence of what the limit stopped).
+    #[test]
+    fn limit_errors_come_before_a_later_syntax_error() {
+        let e = load("a: &x 1\nb: *x\nc: [\n").unwrap_err();
+        assert_eq!(e.iter().map(|d| d.rule).collect::<Vec<_>>(), [Rule::YamlAlias], "{e:?}");
+    }
 }
