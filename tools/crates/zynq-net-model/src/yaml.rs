@@ -999,4 +999,34 @@ mod tests {
         let e = load("a: &x 1\nb: *x\nc: [\n").unwrap_err();
         assert_eq!(e.iter().map(|d| d.rule).collect::<Vec<_>>(), [Rule::YamlAlias], "{e:?}");
     }
+
+    /// Duplicate keys are found past the small-map size (16 keys), and a
+    /// nested mapping's keys are its own.
+    #[test]
+    fn duplicate_keys_in_big_and_nested_maps() {
+        let mut big: String = (0..20).map(|i| format!("k{i}: {i}\n")).collect();
+        big.push_str("k18: again\n");
+        let e = load(&big).unwrap_err();
+        assert_eq!((e.len(), e[0].rule, e[0].pos.line), (1, Rule::DuplicateKey, 21), "{e:?}");
+        assert!(load("a: {x: 1}\nx: 2\nb: [{x: 3}]\n").is_ok());
+        let e = load("a: {x: 1}\nc: 1\nc: 2\n").unwrap_err();
+        assert_eq!((e.len(), e[0].pos.line), (1, 3), "{e:?}");
+    }
+
+    /// A tagged value that is not of its tag's type is an error at the value.
+    #[test]
+    fn a_wrong_tag_is_an_error_at_its_value() {
+        let e = load("a: 1\nb: !!int x\n").unwrap_err();
+        assert_eq!((e[0].rule, e[0].pos.line, e[0].pos.col), (Rule::YamlTag, 2, 10), "{e:?}");
+    }
+
+    /// After a key that is a collection (refused) and its dropped value,
+    /// the mapping is read on: a second such key is reported too, and the
+    /// keys after it are keys again.
+    #[test]
+    fn reading_goes_on_after_a_dropped_collection_key() {
+        let e = load("? [a]\n: {b: 1}\n? [c]\n: [2]\nd: 1\nd: 2\n").unwrap_err();
+        let got: Vec<_> = e.iter().map(|d| (d.rule, d.pos.line)).collect();
+        assert_eq!(got, [(Rule::DuplicateKey, 6), (Rule::KeyNotString, 1), (Rule::KeyNotString, 3)], "{e:?}");
+    }
 }
