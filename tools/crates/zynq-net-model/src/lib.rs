@@ -452,3 +452,6 @@ mod bench_file_tests {
         }
     }
 }
+
+#[cfg(test)]
+mod testutil;

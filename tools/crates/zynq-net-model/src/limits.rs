@@ -247,10 +247,7 @@ mod tests {
     }
 
     fn repo_board(name: &str) -> Board {
-        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../../../meta-zynq-net/boards")
-            .join(format!("{name}.yml"));
-        let text = std::fs::read_to_string(&path).unwrap();
+        let (path, text) = crate::testutil::repo_board(name);
         crate::load_board_str(&path, &text).unwrap_or_else(|d| panic!("{d}")).board
     }
 

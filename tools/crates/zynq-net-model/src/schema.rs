@@ -1109,8 +1109,7 @@ mod tests {
     /// not: the fuzzer's `queue: 1.`, tools/fuzz/regressions/board/).
     #[test]
     fn a_float_in_an_integer_alternative_is_reported() {
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../meta-zynq-net/boards/zcu102.yml");
-        let text = std::fs::read_to_string(&root).unwrap();
+        let (_, text) = crate::testutil::repo_board("zcu102");
         for (from, to, line) in [
             ("      - { queue: 1, cpus: 1 }", "      - { queue: 1., cpus: 1 }", 41),
             ("      - { queue: 0, cpus: 2 }", "      - { queue: 0, cpus: 2.0 }", 66),
@@ -1426,9 +1425,8 @@ mod tests {
     /// is allowed.
     #[test]
     fn structural_errors_side_by_side() {
-        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../meta-zynq-net/boards/zcu102.yml");
-        let text = std::fs::read_to_string(&path)
-            .unwrap()
+        let (path, text) = crate::testutil::repo_board("zcu102");
+        let text = text
             .replacen("    mtu: 1500\n", "    mtu: 1500.5\n", 1)
             .replacen("      - { queue: 0, cpus: 0 }", "      - { queue: x, cpus: 0 }", 1)
             .replacen("interrupts: [89, 90, 91, 92]", "interrupts: [89, 90, 91, 92.5]", 1)

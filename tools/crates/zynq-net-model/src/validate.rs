@@ -1200,8 +1200,7 @@ mod tests {
     /// alone, at its key too.
     #[test]
     fn sysctl_name_diagnostics_point_at_the_key_once() {
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../..");
-        let text = std::fs::read_to_string(root.join("meta-zynq-net/boards/zcu102.yml")).expect("board");
+        let (_, text) = crate::testutil::repo_board("zcu102");
         let line = text.lines().position(|l| l.trim_start().starts_with("net.core.rmem_max:")).expect("rmem_max") + 1;
         let col = text.lines().nth(line - 1).map(|l| l.len() - l.trim_start().len() + 1).expect("line");
         let at = |d: &crate::Diagnostic| (d.rule, d.pos.line, d.pos.col);
