@@ -1099,6 +1099,8 @@ mod tests {
         );
         assert_eq!(first_sentence("One line"), "One line");
         assert_eq!(first_sentence("Rates, e.g. 200M or 1G. Then x."), "Rates, e.g. 200M or 1G.");
+        assert_eq!(first_sentence("The ring, i.e. its slots. Then x."), "The ring, i.e. its slots.");
+        assert_eq!(first_sentence("Coalescing (cf. ethtool -C). Then x."), "Coalescing (cf. ethtool -C).");
         assert_eq!(first_sentence("Two\nlines\n\nthen more"), "Two lines");
     }
 

@@ -334,8 +334,6 @@ struct Builder {
     errors: Vec<Diagnostic>,
     /// Documents ended so far.
     docs: usize,
-    /// Whether the current document has a node yet.
-    doc_node: bool,
     root: Option<Value>,
     /// Where the second document's node starts.
     second_doc: Option<Pos>,
@@ -446,22 +444,11 @@ impl Builder {
                 Some(Node::Skip) => self.skipped(),
                 None => {}
             },
-            Event::DocumentEnd => {
-                if !self.doc_node && self.docs == 0 {
-                    // saphyr's tree holds a bad value for a document without a node
-                    self.map.values.push((String::new(), pos));
-                    self.errors.push(Diagnostic {
-                        pos,
-                        ..Diagnostic::new(Rule::YamlTag, "", "the value does not parse as the type its `!!` tag names")
-                    });
-                    self.root = Some(Value::Null);
-                }
-                if !self.doc_node && self.docs == 1 {
-                    self.second_doc = Some(pos);
-                }
-                self.docs += 1;
-                self.doc_node = false;
-            }
+            // Every document holds exactly one node: saphyr-parser's
+            // document_start/document_content (parser.rs) follow each
+            // DocumentStart with a node, an empty one (`~`) for a document
+            // with no content, or with an error, which ends the read.
+            Event::DocumentEnd => self.docs += 1,
             // Aliases never get here: the limit check refuses every one first.
             _ => {}
         }
@@ -470,17 +457,14 @@ impl Builder {
     /// Where the node starting at `pos` goes.
     fn place(&mut self, pos: Pos) -> Place {
         match self.stack.last_mut() {
-            None => {
-                self.doc_node = true;
-                match self.docs {
-                    0 => Place::At(String::new()),
-                    1 => {
-                        self.second_doc.get_or_insert(pos);
-                        Place::Skip
-                    }
-                    _ => Place::Skip,
+            None => match self.docs {
+                0 => Place::At(String::new()),
+                1 => {
+                    self.second_doc.get_or_insert(pos);
+                    Place::Skip
                 }
-            }
+                _ => Place::Skip,
+            },
             Some(Node::Seq { ptr, items }) => Place::At(item_pointer(ptr, items.len())),
             Some(Node::Map { slot: Slot::Key, .. }) => Place::Key,
             Some(Node::Map { slot: Slot::Value(_, child), .. }) => Place::At(std::mem::take(child)),
@@ -1028,5 +1012,23 @@ mod tests {
         let e = load("? [a]\n: {b: 1}\n? [c]\n: [2]\nd: 1\nd: 2\n").unwrap_err();
         let got: Vec<_> = e.iter().map(|d| (d.rule, d.pos.line)).collect();
         assert_eq!(got, [(Rule::DuplicateKey, 6), (Rule::KeyNotString, 1), (Rule::KeyNotString, 3)], "{e:?}");
+    }
+
+    /// An alias counts as a node toward [`MAX_NODES`]: the one that passes
+    /// the limit is refused as an alias and as one node too many.
+    #[test]
+    fn an_alias_counts_toward_the_node_limit() {
+        // the sequence, MAX_NODES - 1 scalars (the first anchored), the alias
+        let mut text = String::from("- &a 1\n");
+        text.push_str(&"- 1\n".repeat(MAX_NODES - 2));
+        text.push_str("- *a\n");
+        let e = load(&text).unwrap_err();
+        let got: Vec<_> = e.iter().map(|d| (d.rule, d.pos.line)).collect();
+        assert_eq!(got, [(Rule::YamlAlias, MAX_NODES), (Rule::TooManyNodes, MAX_NODES)], "{e:?}");
+        // one scalar fewer: the alias is the last node allowed
+        let text = text.replacen("- 1\n", "", 1);
+        let e = load(&text).unwrap_err();
+        let got: Vec<_> = e.iter().map(|d| d.rule).collect();
+        assert_eq!(got, [Rule::YamlAlias], "{e:?}");
     }
 }
