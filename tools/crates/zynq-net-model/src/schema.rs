@@ -1491,4 +1491,26 @@ mod tests {
         });
         assert_eq!(describe(&root, "/o").as_deref(), Some("The T."));
     }
+
+    /// Edit distances of the textbook pairs (insertions, deletions,
+    /// substitutions, empty strings), and the suggestion it drives.
+    #[test]
+    fn levenshtein_is_the_edit_distance() {
+        for (a, b, d) in [
+            ("kitten", "sitting", 3),
+            ("sitting", "kitten", 3),
+            ("flaw", "lawn", 2),
+            ("", "abc", 3),
+            ("abc", "", 3),
+            ("ab", "a", 1),
+            ("a", "ab", 1),
+            ("abc", "abc", 0),
+            ("rx-ring", "rx_ring", 1),
+        ] {
+            assert_eq!(levenshtein(a, b), d, "{a:?} {b:?}");
+        }
+        let allowed = ["rx_ring".to_string(), "tx_ring".to_string(), "coalesce".to_string()];
+        assert_eq!(closest("rxring", &allowed).as_deref(), Some("rx_ring"));
+        assert_eq!(closest("mtu", &allowed), None);
+    }
 }
