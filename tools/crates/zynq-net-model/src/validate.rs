@@ -1242,4 +1242,93 @@ mod tests {
         assert!(!super::host_address_ok(&format!("{}.lab", "a".repeat(64))));
         assert!(super::host_address_ok(&format!("{}.lab", "a".repeat(63))));
     }
+
+    /// The rules and their messages for `text` as a board file: (rule id,
+    /// message) of every error, or of every warning when it loads.
+    fn errors(text: &str) -> Vec<(crate::Rule, String)> {
+        let all = |d: &[crate::Diagnostic]| d.iter().map(|d| (d.rule, d.message.clone())).collect();
+        match crate::load_board_str(std::path::Path::new("b.yml"), text) {
+            Ok(b) => all(&b.warnings),
+            Err(e) => all(&e.items),
+        }
+    }
+
+    /// The zcu102 board with `from` replaced by `to` once.
+    fn zcu102_with(from: &str, to: &str) -> String {
+        let (_, text) = crate::testutil::repo_board("zcu102");
+        assert!(text.contains(from), "{from:?}");
+        text.replacen(from, to, 1)
+    }
+
+    /// MTU and ring sizes at their limits are accepted, one past is refused
+    /// (macb: MTU from 68, rings rx 64..8192 and tx 64..4096, macb_main.c).
+    #[test]
+    fn mtu_and_rings_at_their_limits() {
+        use crate::Rule;
+        assert_eq!(errors(&zcu102_with("mtu: 1500", "mtu: 68")), []);
+        assert_eq!(errors(&zcu102_with("mtu: 1500", "mtu: 67"))[0].0, Rule::MtuMin);
+        assert_eq!(
+            errors(&zcu102_with(
+                "rings: { rx: 1024, tx: 1024 }\n    offloads",
+                "rings: { rx: 64, tx: 4096 }\n    offloads"
+            )),
+            []
+        );
+        let e = errors(&zcu102_with(
+            "rings: { rx: 1024, tx: 1024 }\n    offloads",
+            "rings: { rx: 32, tx: 8192 }\n    offloads",
+        ));
+        let got: Vec<_> = e.iter().map(|(r, m)| (*r, m.split(" for ").next().unwrap_or(""))).collect();
+        assert_eq!(
+            got,
+            [(Rule::RingLimit, "rx ring 32 outside 64..8192"), (Rule::RingLimit, "tx ring 8192 outside 64..4096")]
+        );
+    }
+
+    /// gianfar refuses a ring that is not a power of two; the hint names the
+    /// powers of two around it (gianfar_ethtool.c gfar_sringparam).
+    #[test]
+    fn ring_pow2_hint_names_the_neighbours() {
+        let (_, text) = crate::testutil::repo_board("p1020rdb");
+        let text = text.replacen("rings: { rx: 32, tx: 32 }", "rings: { rx: 100, tx: 32 }", 1);
+        let e = crate::load_board_str(std::path::Path::new("b.yml"), &text).unwrap_err();
+        let got: Vec<_> = e.items.iter().map(|d| (d.rule, d.hint.clone())).collect();
+        assert_eq!(got, [(crate::Rule::RingPow2, Some("use 64 or 128".to_string()))], "{e}");
+    }
+
+    /// Too many TX queues: the eTSEC queue-group note is gianfar's alone.
+    #[test]
+    fn tx_queue_limit_message() {
+        let e =
+            errors(&zcu102_with("queues: { rx: 2, tx: 2 }\n    mtu: 1500", "queues: { rx: 2, tx: 9 }\n    mtu: 1500"));
+        assert_eq!(e, [(crate::Rule::TxQueuesMax, "macb on zynqmp has at most 8 TX queues".to_string())]);
+    }
+
+    /// A queue index out of range names the direction of its list: RX for
+    /// rps, TX for xps.
+    #[test]
+    fn queue_index_names_its_direction() {
+        let rps = errors(&zcu102_with("- { queue: 1, cpus: \"2-3\" }", "- { queue: 5, cpus: \"2-3\" }"));
+        assert_eq!(rps, [(crate::Rule::QueueIndex, "queue 5 does not exist: `eth1` has 2 RX queues".to_string())]);
+        let xps = errors(&zcu102_with("- { queue: 1, cpus: 3 }", "- { queue: 5, cpus: 3 }"));
+        assert_eq!(xps, [(crate::Rule::QueueIndex, "queue 5 does not exist: `eth1` has 2 TX queues".to_string())]);
+    }
+
+    /// `channels` (ethtool -L) against `queues`: combined channels count in
+    /// both directions, rx/tx ones in theirs, and a direction that names no
+    /// channel is not compared (mlx5-lab: 10 RX / 10 TX queues).
+    #[test]
+    fn channels_against_queues() {
+        let (_, text) = crate::testutil::repo_board("mlx5-lab");
+        let with = |ch: &str| errors(&text.replacen("channels: { combined: 10 }", &format!("channels: {ch}"), 1));
+        for ok in
+            ["{ combined: 10 }", "{ rx: 10, tx: 10 }", "{ combined: 4, rx: 6, tx: 6 }", "{ rx: 10 }", "{ tx: 10 }"]
+        {
+            assert_eq!(with(ok), [], "{ok}");
+        }
+        for bad in ["{ combined: 9 }", "{ rx: 11, tx: 10 }", "{ tx: 9 }", "{ rx: 9 }", "{ combined: 4, tx: 6 }"] {
+            let e = with(bad);
+            assert_eq!(e.iter().map(|x| x.0).collect::<Vec<_>>(), [crate::Rule::ChannelsMismatch], "{bad}: {e:?}");
+        }
+    }
 }
