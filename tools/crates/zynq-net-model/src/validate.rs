@@ -1331,4 +1331,41 @@ mod tests {
             assert_eq!(e.iter().map(|x| x.0).collect::<Vec<_>>(), [crate::Rule::ChannelsMismatch], "{bad}: {e:?}");
         }
     }
+
+    /// An IRQ pattern needs three characters that are not wildcards (`eth*`
+    /// passes, `et*` would match almost every IRQ).
+    #[test]
+    fn irq_pattern_breadth_boundary() {
+        assert_eq!(errors(&zcu102_with("{ irq: eth0, cpus: 1 }", "{ irq: \"eth*\", cpus: 1 }")), []);
+        let e = errors(&zcu102_with("{ irq: eth0, cpus: 1 }", "{ irq: \"et*?\", cpus: 1 }"));
+        assert_eq!(e.iter().map(|x| x.0).collect::<Vec<_>>(), [crate::Rule::IrqPatternBroad], "{e:?}");
+    }
+
+    /// io_uring zero-copy receive buffers: 4096 (a page) is the smallest
+    /// accepted, 2048 is refused (mlx5-lab).
+    #[test]
+    fn zcrx_buffer_length_boundary() {
+        let (_, text) = crate::testutil::repo_board("mlx5-lab");
+        assert_eq!(errors(&text.replacen("rx_buf_len: 131072", "rx_buf_len: 4096", 1)), []);
+        let e = errors(&text.replacen("rx_buf_len: 131072", "rx_buf_len: 2048", 1));
+        assert_eq!(e.iter().map(|x| x.0).collect::<Vec<_>>(), [crate::Rule::ZcrxBufLen], "{e:?}");
+    }
+
+    /// A missing phy_mode is an error for a node we generate (the XXV
+    /// message for an XXV port), not for a node the design's own DTS has
+    /// and we only patch by label.
+    #[test]
+    fn phy_mode_missing_only_for_generated_nodes() {
+        let (_, text) = crate::testutil::repo_board("zcu102");
+        let start = text.find("      phy_mode: 10gbase-r").expect("phy_mode");
+        let end = text.find("addrwidth: 64\n").expect("addrwidth") + "addrwidth: 64\n".len();
+        let patched = format!("{}{}", &text[..start], &text[end..]);
+        let e = errors(&patched);
+        assert!(!e.iter().any(|x| x.0 == crate::Rule::PhyModeMissing), "{e:?}");
+        let generated = text.replacen("      phy_mode: 10gbase-r\n", "", 1);
+        let e = errors(&generated);
+        assert_eq!(e.len(), 1, "{e:?}");
+        assert_eq!(e[0].0, crate::Rule::PhyModeMissing);
+        assert!(e[0].1.starts_with("an XXV node needs `phy_mode`"), "{e:?}");
+    }
 }
