@@ -1368,4 +1368,51 @@ mod tests {
         assert_eq!(e[0].0, crate::Rule::PhyModeMissing);
         assert!(e[0].1.starts_with("an XXV node needs `phy_mode`"), "{e:?}");
     }
+
+    /// A text sysctl value may hold spaces (tcp_rmem's three numbers), never
+    /// shell characters, control characters or nothing at all.
+    #[test]
+    fn sysctl_text_values() {
+        let with = |v: &str| errors(&zcu102_with("  sysctl:\n", &format!("  sysctl:\n    net.ipv4.tcp_rmem: {v}\n")));
+        assert_eq!(with("\"4096 87380 6291456\""), []);
+        for bad in ["\"4096;reboot\"", "\"a$b\"", "\"a\\tb\"", "\"\""] {
+            let e = with(bad);
+            assert_eq!(e.iter().map(|x| x.0).collect::<Vec<_>>(), [crate::Rule::SysctlValue], "{bad}: {e:?}");
+        }
+    }
+
+    /// ASF module names: letters, digits, `_` and `-`, not empty
+    /// (fixtures/good/p1020rdb-asf.yml with modules added).
+    #[test]
+    fn asf_module_names() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../zynq-net-cli/tests/fixtures/good/p1020rdb-asf.yml");
+        let text = std::fs::read_to_string(&root).expect("p1020rdb-asf fixture");
+        let from = "asf: { udp_timeout_s: 9000, conntrack_max: 140000 }";
+        assert!(text.contains(from));
+        let with = |m: &str| {
+            errors(&text.replacen(
+                from,
+                &format!("asf: {{ udp_timeout_s: 9000, conntrack_max: 140000, modules: [{m}] }}"),
+                1,
+            ))
+        };
+        assert_eq!(with("asf_ipsec, asf-qos"), []);
+        for bad in ["\"\"", "\"a;b\""] {
+            let e = with(bad);
+            assert_eq!(e.iter().map(|x| x.0).collect::<Vec<_>>(), [crate::Rule::AsfModuleName], "{bad}: {e:?}");
+        }
+    }
+
+    /// Each of the three driver/SoC mismatches on its own: gianfar on a
+    /// Zynq, macb on a QorIQ, a PL (AXI) driver on a QorIQ.
+    #[test]
+    fn driver_not_on_soc_each_case() {
+        let has = |text: &str| errors(text).iter().any(|x| x.0 == crate::Rule::DriverNotOnSoc);
+        assert!(has(&zcu102_with("driver: macb", "driver: gianfar")));
+        let (_, p1020) = crate::testutil::repo_board("p1020rdb");
+        assert!(has(&p1020.replacen("driver: gianfar", "driver: macb", 1)));
+        assert!(has(&p1020.replacen("driver: gianfar", "driver: axienet", 1)));
+        assert!(!has(&p1020));
+    }
 }
