@@ -1415,4 +1415,16 @@ mod tests {
         assert!(has(&p1020.replacen("driver: gianfar", "driver: axienet", 1)));
         assert!(!has(&p1020));
     }
+
+    /// An open lower bound refuses the bound itself: a resolution of 0 %
+    /// would never end the RFC 2544 search; 0.1 % is accepted.
+    #[test]
+    fn open_percent_bound() {
+        let with = |v: &str| {
+            errors(&zcu102_with("    max_trials: 12\n", &format!("    max_trials: 12\n    resolution_pct: {v}\n")))
+        };
+        assert_eq!(with("0.1"), []);
+        let e = with("0");
+        assert_eq!(e.iter().map(|x| x.0).collect::<Vec<_>>(), [crate::Rule::BenchPercent], "{e:?}");
+    }
 }
