@@ -1245,7 +1245,7 @@ mod tests {
 
     /// The rules and their messages for `text` as a board file: (rule id,
     /// message) of every error, or of every warning when it loads.
-    fn errors(text: &str) -> Vec<(crate::Rule, String)> {
+    fn findings(text: &str) -> Vec<(crate::Rule, String)> {
         let all = |d: &[crate::Diagnostic]| d.iter().map(|d| (d.rule, d.message.clone())).collect();
         match crate::load_board_str(std::path::Path::new("b.yml"), text) {
             Ok(b) => all(&b.warnings),
@@ -1265,16 +1265,16 @@ mod tests {
     #[test]
     fn mtu_and_rings_at_their_limits() {
         use crate::Rule;
-        assert_eq!(errors(&zcu102_with("mtu: 1500", "mtu: 68")), []);
-        assert_eq!(errors(&zcu102_with("mtu: 1500", "mtu: 67"))[0].0, Rule::MtuMin);
+        assert_eq!(findings(&zcu102_with("mtu: 1500", "mtu: 68")), []);
+        assert_eq!(findings(&zcu102_with("mtu: 1500", "mtu: 67"))[0].0, Rule::MtuMin);
         assert_eq!(
-            errors(&zcu102_with(
+            findings(&zcu102_with(
                 "rings: { rx: 1024, tx: 1024 }\n    offloads",
                 "rings: { rx: 64, tx: 4096 }\n    offloads"
             )),
             []
         );
-        let e = errors(&zcu102_with(
+        let e = findings(&zcu102_with(
             "rings: { rx: 1024, tx: 1024 }\n    offloads",
             "rings: { rx: 32, tx: 8192 }\n    offloads",
         ));
@@ -1299,8 +1299,10 @@ mod tests {
     /// Too many TX queues: the eTSEC queue-group note is gianfar's alone.
     #[test]
     fn tx_queue_limit_message() {
-        let e =
-            errors(&zcu102_with("queues: { rx: 2, tx: 2 }\n    mtu: 1500", "queues: { rx: 2, tx: 9 }\n    mtu: 1500"));
+        let e = findings(&zcu102_with(
+            "queues: { rx: 2, tx: 2 }\n    mtu: 1500",
+            "queues: { rx: 2, tx: 9 }\n    mtu: 1500",
+        ));
         assert_eq!(e, [(crate::Rule::TxQueuesMax, "macb on zynqmp has at most 8 TX queues".to_string())]);
     }
 
@@ -1308,9 +1310,9 @@ mod tests {
     /// rps, TX for xps.
     #[test]
     fn queue_index_names_its_direction() {
-        let rps = errors(&zcu102_with("- { queue: 1, cpus: \"2-3\" }", "- { queue: 5, cpus: \"2-3\" }"));
+        let rps = findings(&zcu102_with("- { queue: 1, cpus: \"2-3\" }", "- { queue: 5, cpus: \"2-3\" }"));
         assert_eq!(rps, [(crate::Rule::QueueIndex, "queue 5 does not exist: `eth1` has 2 RX queues".to_string())]);
-        let xps = errors(&zcu102_with("- { queue: 1, cpus: 3 }", "- { queue: 5, cpus: 3 }"));
+        let xps = findings(&zcu102_with("- { queue: 1, cpus: 3 }", "- { queue: 5, cpus: 3 }"));
         assert_eq!(xps, [(crate::Rule::QueueIndex, "queue 5 does not exist: `eth1` has 2 TX queues".to_string())]);
     }
 
@@ -1320,7 +1322,7 @@ mod tests {
     #[test]
     fn channels_against_queues() {
         let (_, text) = crate::testutil::repo_board("mlx5-lab");
-        let with = |ch: &str| errors(&text.replacen("channels: { combined: 10 }", &format!("channels: {ch}"), 1));
+        let with = |ch: &str| findings(&text.replacen("channels: { combined: 10 }", &format!("channels: {ch}"), 1));
         for ok in
             ["{ combined: 10 }", "{ rx: 10, tx: 10 }", "{ combined: 4, rx: 6, tx: 6 }", "{ rx: 10 }", "{ tx: 10 }"]
         {
@@ -1336,8 +1338,8 @@ mod tests {
     /// passes, `et*` would match almost every IRQ).
     #[test]
     fn irq_pattern_breadth_boundary() {
-        assert_eq!(errors(&zcu102_with("{ irq: eth0, cpus: 1 }", "{ irq: \"eth*\", cpus: 1 }")), []);
-        let e = errors(&zcu102_with("{ irq: eth0, cpus: 1 }", "{ irq: \"et*?\", cpus: 1 }"));
+        assert_eq!(findings(&zcu102_with("{ irq: eth0, cpus: 1 }", "{ irq: \"eth*\", cpus: 1 }")), []);
+        let e = findings(&zcu102_with("{ irq: eth0, cpus: 1 }", "{ irq: \"et*?\", cpus: 1 }"));
         assert_eq!(e.iter().map(|x| x.0).collect::<Vec<_>>(), [crate::Rule::IrqPatternBroad], "{e:?}");
     }
 
@@ -1346,8 +1348,8 @@ mod tests {
     #[test]
     fn zcrx_buffer_length_boundary() {
         let (_, text) = crate::testutil::repo_board("mlx5-lab");
-        assert_eq!(errors(&text.replacen("rx_buf_len: 131072", "rx_buf_len: 4096", 1)), []);
-        let e = errors(&text.replacen("rx_buf_len: 131072", "rx_buf_len: 2048", 1));
+        assert_eq!(findings(&text.replacen("rx_buf_len: 131072", "rx_buf_len: 4096", 1)), []);
+        let e = findings(&text.replacen("rx_buf_len: 131072", "rx_buf_len: 2048", 1));
         assert_eq!(e.iter().map(|x| x.0).collect::<Vec<_>>(), [crate::Rule::ZcrxBufLen], "{e:?}");
     }
 
@@ -1360,10 +1362,10 @@ mod tests {
         let start = text.find("      phy_mode: 10gbase-r").expect("phy_mode");
         let end = text.find("addrwidth: 64\n").expect("addrwidth") + "addrwidth: 64\n".len();
         let patched = format!("{}{}", &text[..start], &text[end..]);
-        let e = errors(&patched);
+        let e = findings(&patched);
         assert!(!e.iter().any(|x| x.0 == crate::Rule::PhyModeMissing), "{e:?}");
         let generated = text.replacen("      phy_mode: 10gbase-r\n", "", 1);
-        let e = errors(&generated);
+        let e = findings(&generated);
         assert_eq!(e.len(), 1, "{e:?}");
         assert_eq!(e[0].0, crate::Rule::PhyModeMissing);
         assert!(e[0].1.starts_with("an XXV node needs `phy_mode`"), "{e:?}");
@@ -1373,7 +1375,7 @@ mod tests {
     /// shell characters, control characters or nothing at all.
     #[test]
     fn sysctl_text_values() {
-        let with = |v: &str| errors(&zcu102_with("  sysctl:\n", &format!("  sysctl:\n    net.ipv4.tcp_rmem: {v}\n")));
+        let with = |v: &str| findings(&zcu102_with("  sysctl:\n", &format!("  sysctl:\n    net.ipv4.tcp_rmem: {v}\n")));
         assert_eq!(with("\"4096 87380 6291456\""), []);
         for bad in ["\"4096;reboot\"", "\"a$b\"", "\"a\\tb\"", "\"\""] {
             let e = with(bad);
@@ -1391,7 +1393,7 @@ mod tests {
         let from = "asf: { udp_timeout_s: 9000, conntrack_max: 140000 }";
         assert!(text.contains(from));
         let with = |m: &str| {
-            errors(&text.replacen(
+            findings(&text.replacen(
                 from,
                 &format!("asf: {{ udp_timeout_s: 9000, conntrack_max: 140000, modules: [{m}] }}"),
                 1,
@@ -1408,7 +1410,7 @@ mod tests {
     /// Zynq, macb on a QorIQ, a PL (AXI) driver on a QorIQ.
     #[test]
     fn driver_not_on_soc_each_case() {
-        let has = |text: &str| errors(text).iter().any(|x| x.0 == crate::Rule::DriverNotOnSoc);
+        let has = |text: &str| findings(text).iter().any(|x| x.0 == crate::Rule::DriverNotOnSoc);
         assert!(has(&zcu102_with("driver: macb", "driver: gianfar")));
         let (_, p1020) = crate::testutil::repo_board("p1020rdb");
         assert!(has(&p1020.replacen("driver: gianfar", "driver: macb", 1)));
@@ -1421,7 +1423,7 @@ mod tests {
     #[test]
     fn open_percent_bound() {
         let with = |v: &str| {
-            errors(&zcu102_with("    max_trials: 12\n", &format!("    max_trials: 12\n    resolution_pct: {v}\n")))
+            findings(&zcu102_with("    max_trials: 12\n", &format!("    max_trials: 12\n    resolution_pct: {v}\n")))
         };
         assert_eq!(with("0.1"), []);
         let e = with("0");
