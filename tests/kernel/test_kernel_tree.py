@@ -65,18 +65,23 @@ def test_an_interrupted_unpack_is_redone(tmp_path):
     assert (cache / "linux-source-6.12" / "Makefile").is_file()
 
 
-@pytest.mark.parametrize("layout", ["missing", "wrong-top"])
+@pytest.mark.parametrize("layout", ["missing", "directory", "not-a-tarball", "wrong-top"])
 def test_a_bad_tarball_is_an_error_and_leaves_nothing(tmp_path, layout):
     cache = tmp_path / "cache"
     if layout == "missing":
         tb = tmp_path / "none.tar.xz"
+    elif layout == "directory":
+        tb = tmp_path
+    elif layout == "not-a-tarball":
+        tb = tmp_path / "text.tar.xz"
+        tb.write_text("not a tarball\n")
     else:
         (tmp_path / "other").mkdir()
         tb = tmp_path / "other.tar.xz"
         with tarfile.open(tb, "w:xz") as t:
             t.add(tmp_path / "other", arcname="linux-6.12")
     p = start(cache, tb)
-    assert p.wait(timeout=60) != 0
+    assert p.wait(timeout=60) == 1
     err = p.stderr.read()
     assert "kernel-tree:" in err and str(tb) in err, err
     assert p.stdout.read() == ""
