@@ -1253,6 +1253,11 @@ mod tests {
         }
     }
 
+    /// The rule ids of [`findings`], in order.
+    fn ids(f: &[(crate::Rule, String)]) -> Vec<crate::Rule> {
+        f.iter().map(|x| x.0).collect()
+    }
+
     /// The zcu102 board with `from` replaced by `to` once.
     fn zcu102_with(from: &str, to: &str) -> String {
         let (_, text) = crate::testutil::repo_board("zcu102");
@@ -1330,7 +1335,7 @@ mod tests {
         }
         for bad in ["{ combined: 9 }", "{ rx: 11, tx: 10 }", "{ tx: 9 }", "{ rx: 9 }", "{ combined: 4, tx: 6 }"] {
             let e = with(bad);
-            assert_eq!(e.iter().map(|x| x.0).collect::<Vec<_>>(), [crate::Rule::ChannelsMismatch], "{bad}: {e:?}");
+            assert_eq!(ids(&e), [crate::Rule::ChannelsMismatch], "{bad}: {e:?}");
         }
     }
 
@@ -1340,7 +1345,7 @@ mod tests {
     fn irq_pattern_breadth_boundary() {
         assert_eq!(findings(&zcu102_with("{ irq: eth0, cpus: 1 }", "{ irq: \"eth*\", cpus: 1 }")), []);
         let e = findings(&zcu102_with("{ irq: eth0, cpus: 1 }", "{ irq: \"et*?\", cpus: 1 }"));
-        assert_eq!(e.iter().map(|x| x.0).collect::<Vec<_>>(), [crate::Rule::IrqPatternBroad], "{e:?}");
+        assert_eq!(ids(&e), [crate::Rule::IrqPatternBroad], "{e:?}");
     }
 
     /// io_uring zero-copy receive buffers: 4096 (a page) is the smallest
@@ -1350,7 +1355,7 @@ mod tests {
         let (_, text) = crate::testutil::repo_board("mlx5-lab");
         assert_eq!(findings(&text.replacen("rx_buf_len: 131072", "rx_buf_len: 4096", 1)), []);
         let e = findings(&text.replacen("rx_buf_len: 131072", "rx_buf_len: 2048", 1));
-        assert_eq!(e.iter().map(|x| x.0).collect::<Vec<_>>(), [crate::Rule::ZcrxBufLen], "{e:?}");
+        assert_eq!(ids(&e), [crate::Rule::ZcrxBufLen], "{e:?}");
     }
 
     /// A missing phy_mode is an error for a node we generate (the XXV
@@ -1379,7 +1384,7 @@ mod tests {
         assert_eq!(with("\"4096 87380 6291456\""), []);
         for bad in ["\"4096;reboot\"", "\"a$b\"", "\"a\\tb\"", "\"\""] {
             let e = with(bad);
-            assert_eq!(e.iter().map(|x| x.0).collect::<Vec<_>>(), [crate::Rule::SysctlValue], "{bad}: {e:?}");
+            assert_eq!(ids(&e), [crate::Rule::SysctlValue], "{bad}: {e:?}");
         }
     }
 
@@ -1402,7 +1407,7 @@ mod tests {
         assert_eq!(with("asf_ipsec, asf-qos"), []);
         for bad in ["\"\"", "\"a;b\""] {
             let e = with(bad);
-            assert_eq!(e.iter().map(|x| x.0).collect::<Vec<_>>(), [crate::Rule::AsfModuleName], "{bad}: {e:?}");
+            assert_eq!(ids(&e), [crate::Rule::AsfModuleName], "{bad}: {e:?}");
         }
     }
 
@@ -1427,6 +1432,6 @@ mod tests {
         };
         assert_eq!(with("0.1"), []);
         let e = with("0");
-        assert_eq!(e.iter().map(|x| x.0).collect::<Vec<_>>(), [crate::Rule::BenchPercent], "{e:?}");
+        assert_eq!(ids(&e), [crate::Rule::BenchPercent], "{e:?}");
     }
 }
