@@ -18,6 +18,7 @@ revert/apply, the iperf3 server, /proc/stat -- goes through `ssh`.
 import json
 import os
 import pathlib
+import re
 import shutil
 import signal
 import subprocess
@@ -115,7 +116,7 @@ def ssh_lab(bench_bin, tmp_path_factory):
 def ablate_cmd(lab, board, out, cell, *extra):
     return [str(lab.binary), "bench", "ablate", str(BOARDS / board), "--targets", str(lab.targets),
             "--dut", "server", "--applier", str(APPLIER), "--applier-state", str(out.parent / "applier"),
-            "--cells", cell, "-o", str(out), *extra]
+            "--remote-dir", str(out.parent / "dut-plans"), "--cells", cell, "-o", str(out), *extra]
 
 
 def dut(*cmd):
@@ -158,8 +159,15 @@ def test_helps_hurts_and_no_effect_over_ssh(ssh_lab, tmp_path):
     # every variant in every round, in an order that changes between rounds
     trials = [json.loads(x) for x in (out / "ablate-trials.jsonl").read_text().splitlines()]
     assert len(trials) == 5 * 6 and all(t["record"]["error"] is None for t in trials)
+    # one progress line per trial on stderr, counted against the run's 30
+    progress = re.findall(r"^\[(\d+)/(\d+)\] round ", r.stderr, re.M)
+    assert progress == [(str(k), "30") for k in range(1, 31)], r.stderr
     orders = {tuple(t["variant"] for t in trials if t["round"] == k) for k in range(6)}
     assert len(orders) > 1, orders
+    # the variant plans were put on the DUT over ssh, in --remote-dir
+    local = {p.name: p.read_text() for p in (out / "plans").iterdir()}
+    put = {p.name: p.read_text() for p in (out.parent / "dut-plans").iterdir()}
+    assert put == local and len(put) == 4, (sorted(put), sorted(local))
     # the DUT was reached over ssh: the sshd logged our key
     log = ssh_lab.ssh.log.read_text()
     assert "Accepted publickey for root" in log, log[-2000:]
@@ -196,6 +204,7 @@ def test_pure_noise_calls_nothing_and_resumes(ssh_lab, tmp_path):
     assert 3 <= len(kept) < 20, len(kept)
     r = subprocess.run(cmd + ["--resume", "--quiet"], capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, f"{r.stdout}\n{r.stderr}"
+    assert not re.search(r"^\[\d+/\d+\] round ", r.stderr, re.M), f"--quiet printed trials:\n{r.stderr}"
     done = [json.loads(x) for x in trials.read_text().splitlines()]
     assert len(done) == 4 * 5, len(done)
     assert [d["record"]["started"] for d in done[:len(kept)]] == [k["record"]["started"] for k in kept]

@@ -561,7 +561,7 @@ fn run_ablate(a: &AblateArgs) -> anyhow::Result<i32> {
         design.variants.len(),
         design.cells.len(),
         design.rounds,
-        design.variants.len() * design.cells.len() * design.rounds as usize,
+        design.trial_count(),
         design.nominal_seconds(),
         design.dut_role,
         end.host.label()

@@ -205,7 +205,7 @@ pub struct ApplyOutcome {
     /// Exit status of `revert` (0 everything restored, 3 some values not).
     pub revert_exit: i32,
     /// Exit status of `apply` (0 all applied, 3 some skipped or failed);
-    /// `None` for the untuned variant.
+    /// `None` for the untuned variant, -1 when `apply` failed (the trial's error says why).
     pub apply_exit: Option<i32>,
     /// Per-step results of `apply --json` (`result`, `verb`, `iface`, `target`, ...).
     #[serde(default)]
@@ -311,7 +311,7 @@ impl Dut {
         }
     }
 
-    /// `status --quiet PLAN` exit status: 0 when the plan is in force.
+    /// `status PLAN` exit status: 0 when the plan is in force, -1 when the applier died by a signal.
     pub fn status(&self, plan: &str) -> Result<i32, BenchError> {
         let o = self.host.output(&self.applier_cmd(&["status", plan]))?;
         Ok(o.status.code().unwrap_or(-1))
@@ -395,7 +395,7 @@ pub fn run(
     let ctx = Context::new(targets, bench)?;
     let pb = progress(design.nominal_seconds(), opts.quiet);
     let mut current_mtu: Option<u32> = None;
-    let total = design.rounds as usize * design.variants.len() * design.cells.len();
+    let total = design.trial_count();
     let mut count = trials.iter().filter(|t| t.record.error.is_none()).count();
     let result = (|| -> Result<(), BenchError> {
         for round in 0..design.rounds {
@@ -491,6 +491,13 @@ fn failed_record(cell: &str, round: u32, error: String) -> TrialRecord {
         cpu_bound: Vec::new(),
         notes: Vec::new(),
         error: Some(error),
+    }
+}
+
+impl Design {
+    /// Trials of the whole run: variants × cells × rounds.
+    pub fn trial_count(&self) -> usize {
+        self.variants.len() * self.cells.len() * self.rounds as usize
     }
 }
 
@@ -687,15 +694,23 @@ mod tests {
         let out = tempfile::tempdir().unwrap();
         let result = std::panic::catch_unwind(|| {
             let text = "zynq-net-plan 2\nboard lab\nsysctl net.ipv4.tcp_notsent_lowat 16385\nrfs eth0 rx-0 2048\n";
+            // TCP at MTU 9000 (the lab's links are at 1500): the links are
+            // set, not emulated with -M, before the first trial too, which
+            // is the untuned variant's (the seed is picked for that).
             let spec = BenchSpec {
                 duration: 1.0,
-                protocols: vec![crate::iperf::Protocol::Udp],
+                protocols: vec![crate::iperf::Protocol::Tcp],
                 directions: vec![crate::iperf::Direction::Tx],
-                udp_bitrate: crate::spec::Rate(5e6),
+                mtus: vec![9000],
                 ..BenchSpec::default()
             };
             let bench = Plan::from_spec(None, &spec);
-            let design = design_of(text, &bench, 1, 7, "lab");
+            let untuned_first = |s: u64| {
+                let d = design_of(text, &bench, 1, s, "lab");
+                d.variants[d.round_order(0)[0].0].kind == VariantKind::Untuned
+            };
+            let seed = (0..64).find(|&s| untuned_first(s)).unwrap();
+            let design = design_of(text, &bench, 1, seed, "lab");
             let applier = crate::lab::find_applier(None).unwrap();
             let dut = Dut {
                 host: router.clone(),
@@ -711,7 +726,8 @@ mod tests {
             assert_eq!(sorted, ["full", "untuned", "without-rfs", "without-sysctl"]);
             for t in &trials {
                 assert_eq!(t.record.error, None, "{t:?}");
-                assert_eq!((t.round, t.cell.as_str()), (0, "udp-tx-mtu1500-p1"));
+                assert_eq!((t.round, t.cell.as_str()), (0, "tcp-tx-mtu9000-p1"));
+                assert!(!t.record.command.contains(" -M "), "the MTU is the links', not emulated: {t:?}");
                 assert!(t.record.notes.contains(&format!("variant {}", t.variant)), "{:?}", t.record.notes);
                 assert!(matches!(t.apply.revert_exit, 0 | 3), "{:?}", t.apply);
                 assert!(t.record.throughput_bps > 1e6, "{t:?}");
@@ -721,7 +737,10 @@ mod tests {
                     assert!(matches!(t.apply.apply_exit, Some(0 | 3)), "{:?}", t.apply);
                     assert!(!t.apply.steps.is_empty(), "the applier's JSON steps: {:?}", t.apply);
                 }
-                assert!(out.path().join(files::RAW_DIR).join(format!("{}-{}-r0.json", t.variant, t.cell)).is_file());
+                let raw = out.path().join(files::RAW_DIR).join(format!("{}-{}-r0.json", t.variant, t.cell));
+                let raw: Value = serde_json::from_str(&std::fs::read_to_string(raw).unwrap()).unwrap();
+                // 9000 - 20 (IPv4) - 20 (TCP) - 12 (timestamps).
+                assert_eq!(raw["start"]["tcp_mss_default"], 8948, "{}: {}", t.variant, raw["start"]);
             }
             // The full plan set the sysctl while it was in force; afterwards the DUT is as found.
             assert_eq!(lowat(), before, "the DUT is put back untuned");
@@ -736,7 +755,18 @@ mod tests {
             let resume = RunOptions { resume: true, quiet: true };
             assert_eq!(run(&design, &bench, &st.targets, &dut, out.path(), &resume).unwrap().len(), 4);
             assert_eq!(read_jsonl::<AblateTrial>(&out.path().join(files::TRIALS)).unwrap().len(), 4);
-            let other = Design { seed: 8, ..design.clone() };
+            // A failed trial is measured again on --resume, and replaces
+            // the failed one among the trials returned.
+            let path = out.path().join(files::TRIALS);
+            let mut lines = read_jsonl::<AblateTrial>(&path).unwrap();
+            lines.iter_mut().filter(|t| t.variant == "untuned").for_each(|t| t.record.error = Some("planted".into()));
+            std::fs::remove_file(&path).unwrap();
+            lines.iter().for_each(|t| append_jsonl(&path, t).unwrap());
+            let trials = run(&design, &bench, &st.targets, &dut, out.path(), &resume).unwrap();
+            assert_eq!(trials.len(), 4, "{trials:?}");
+            assert!(trials.iter().all(|t| t.record.error.is_none()), "{trials:?}");
+            assert_eq!(read_jsonl::<AblateTrial>(&path).unwrap().len(), 5);
+            let other = Design { seed: seed + 1, ..design.clone() };
             let e = run(&other, &bench, &st.targets, &dut, out.path(), &resume).unwrap_err().to_string();
             assert!(e.contains("--resume with a different plan"), "{e}");
             // The applier's own view: the full plan is not in force now.
@@ -751,10 +781,68 @@ mod tests {
             assert_eq!(lowat(), before);
             let bad = Dut { applier: "/nonexistent/zynq-net-apply".into(), ..dut.clone() };
             assert!(bad.revert().is_err() && bad.apply(&full.to_string_lossy()).is_err());
+            // A DUT whose applier reverts but refuses every plan (exit 2):
+            // each tuned variant's trial fails with apply exit -1 and says
+            // why; the untuned one is still measured.
+            let refusing = out.path().join("refusing-apply.sh");
+            let script = format!(
+                "if [ \"$1\" = apply ]; then echo 'plan refused' >&2; exit 2; fi\nexec sh '{}' \"$@\"\n",
+                applier.display()
+            );
+            std::fs::write(&refusing, script).unwrap();
+            let refusing = Dut { applier: refusing.to_string_lossy().into_owned(), ..dut.clone() };
+            let out2 = tempfile::tempdir().unwrap();
+            let trials = run(&design, &bench, &st.targets, &refusing, out2.path(), &quiet).unwrap();
+            assert_eq!(trials.len(), 4);
+            for t in &trials {
+                if t.variant == "untuned" {
+                    assert_eq!((t.apply.apply_exit, &t.record.error), (None, &None), "{t:?}");
+                } else {
+                    assert_eq!(t.apply.apply_exit, Some(-1), "{t:?}");
+                    let e = t.record.error.as_deref().unwrap_or_default();
+                    assert!(e.starts_with(&format!("applying variant {}: ", t.variant)), "{e}");
+                    assert!(e.contains("plan refused"), "{e}");
+                }
+            }
+            assert_eq!(lowat(), before);
         });
         crate::lab::down(&name).unwrap();
         if let Err(e) = result {
             std::panic::resume_unwind(e);
         }
+    }
+
+    #[test]
+    fn trial_count_is_variants_by_cells_by_rounds() {
+        let d = design();
+        assert_eq!((d.variants.len(), d.cells.len(), d.rounds), (5, 2, 4));
+        assert_eq!(d.trial_count(), 40);
+        assert_eq!(Design { rounds: 1, ..d }.trial_count(), 10);
+    }
+
+    /// Rounds are shuffled apart whatever the seed, all bits clear or set
+    /// (the round is mixed into the seed, not masked or or-ed in).
+    #[test]
+    fn rounds_differ_for_extreme_seeds() {
+        for seed in [0, u64::MAX, 0x9e37_79b9_7f4a_7c15] {
+            let d = Design { seed, ..design() };
+            let orders: Vec<_> = (0..d.rounds).map(|r| d.round_order(r)).collect();
+            assert!(orders.iter().any(|o| *o != orders[0]), "seed {seed:#x}: the same order every round");
+        }
+    }
+
+    /// An applier killed by a signal has no exit status: `status` says -1.
+    #[test]
+    fn status_of_an_applier_killed_by_a_signal() {
+        let dir = tempfile::tempdir().unwrap();
+        let applier = dir.path().join("apply.sh");
+        std::fs::write(&applier, "kill -KILL $$\n").unwrap();
+        let dut = Dut {
+            host: Host::Local,
+            applier: applier.to_string_lossy().into_owned(),
+            env: vec![],
+            remote_dir: "/tmp".into(),
+        };
+        assert_eq!(dut.status("x.plan").unwrap(), -1);
     }
 }
