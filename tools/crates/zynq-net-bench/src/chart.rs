@@ -569,4 +569,163 @@ mod tests {
         // rate (80,000 / 2: 10k), not at the frame size that passed nothing.
         assert!(s.contains("\n10k\n") && !s.contains("\n1k\n"), "{s}");
     }
+
+    /// The value of attribute `k` in an element's text.
+    fn attr(e: &str, k: &str) -> f64 {
+        let i = e.find(&format!(" {k}=\"")).unwrap() + k.len() + 3;
+        e[i..i + e[i..].find('"').unwrap()].parse().unwrap()
+    }
+
+    /// The points of every `<polyline>` stroked `colour` (`#RRGGBB`).
+    fn polylines(svg: &str, colour: &str) -> Vec<Vec<(f64, f64)>> {
+        svg.split("<polyline")
+            .skip(1)
+            .map(|r| &r[..r.find("/>").unwrap_or(r.len())])
+            .filter(|r| r.to_uppercase().contains(&format!("STROKE=\"{colour}\"")))
+            .map(|r| {
+                let i = r.find("points=\"").unwrap() + 8;
+                r[i..i + r[i..].find('"').unwrap()]
+                    .split_whitespace()
+                    .map(|p| p.split_once(',').map(|(x, y)| (x.parse().unwrap(), y.parse().unwrap())).unwrap())
+                    .collect()
+            })
+            .collect()
+    }
+
+    /// `(x1, y1, x2, y2)` of every opaque `<line>` stroked `colour`.
+    fn lines(svg: &str, colour: &str) -> Vec<(f64, f64, f64, f64)> {
+        svg.split("<line")
+            .skip(1)
+            .map(|r| &r[..r.find("/>").unwrap_or(r.len())])
+            .filter(|r| r.contains(" opacity=\"1\"") && r.to_uppercase().contains(&format!("STROKE=\"{colour}\"")))
+            .map(|r| (attr(r, "x1"), attr(r, "y1"), attr(r, "x2"), attr(r, "y2")))
+            .collect()
+    }
+
+    /// The y range (pixels, top first) of the vertical axis: the leftmost
+    /// vertical black polyline over 40 px (a zero line is right of it).
+    fn y_axis(svg: &str) -> (f64, f64) {
+        let v = polylines(svg, "#000000")
+            .into_iter()
+            .filter(|p| p.len() == 2 && p[0].0 == p[1].0 && (p[0].1 - p[1].1).abs() > 40.0)
+            .min_by(|a, b| a[0].0.total_cmp(&b[0].0))
+            .unwrap();
+        (v[0].1.min(v[1].1), v[0].1.max(v[1].1))
+    }
+
+    fn near(a: f64, b: f64) -> bool {
+        (a - b).abs() <= 1.5
+    }
+
+    #[test]
+    fn cell_rows_tile_the_plot_and_whiskers_span_mean_plus_minus_sd() {
+        use crate::compare::Stats;
+        let cell = |name: &str, mean: f64, sd: f64, n: usize| CellSummary {
+            cell: name.into(),
+            throughput: Stats { mean, sd, n },
+            cpu_bound: vec![],
+            failed: 0,
+            cpu: vec![],
+            notes: vec![],
+        };
+        // b's mean + sd (150 Mbit/s) is the largest: the axis ends at 1.1 x 150.
+        let s = cells(&[cell("a", 120e6, 0.0, 1), cell("b", 100e6, 50e6, 3), cell("c", 60e6, 0.0, 1)]);
+        let ((left, right), (top, bottom)) = (x_axis(&s), y_axis(&s));
+        let x = |mbit: f64| left + (right - left) * mbit / 165.0;
+        let row = (bottom - top) / 3.0;
+        let bars = rects(&s, TEAL);
+        assert_eq!(bars.len(), 3, "{s}");
+        for (i, (b, mbit)) in bars.iter().zip([120.0, 100.0, 60.0]).enumerate() {
+            // Row i from the top, less 4 px above and below; as long as the mean.
+            let want = (left, top + row * i as f64 + 4.0, x(mbit) - left, row - 8.0);
+            assert!(near(b.0, want.0) && near(b.1, want.1) && near(b.2, want.2) && near(b.3, want.3), "{b:?} {want:?}");
+        }
+        // One whisker, b's (n = 3; n = 1 has no sd): 50 to 150 Mbit/s across
+        // the middle of its row, its mean marked.
+        let whiskers: Vec<_> = lines(&s, "#000000").into_iter().filter(|l| l.1 == l.3).collect();
+        assert_eq!(whiskers.len(), 1, "{s}");
+        let (x1, y1, x2, _) = whiskers[0];
+        assert!(near(x1, x(50.0)) && near(x2, x(150.0)) && near(y1, top + 1.5 * row), "{whiskers:?}");
+        let dots = circles(&s, BLACK);
+        assert!(dots.len() == 1 && near(dots[0].0, x(100.0)) && near(dots[0].1, y1), "{dots:?}");
+    }
+
+    #[test]
+    fn rfc2544_axes_span_the_line_rate_curve_and_the_slowest_rate() {
+        use crate::rfc2544::FrameResult;
+        let frame = FrameResult::bare;
+        let x = Rfc2544Result {
+            format: String::new(),
+            line_rate_bps: 1e9,
+            settings: crate::spec::Rfc2544Spec::default(),
+            frames: vec![frame(64, 1e6, true), frame(1518, 5_000.0, true)],
+            deviations: vec![],
+        };
+        let s = rfc2544(&x);
+        // From the decade under half the slowest rate (2,500 frames/s: 1k).
+        assert!(s.contains("\n1k\n"), "{s}");
+        let ((left, right), (top, bottom)) = (x_axis(&s), y_axis(&s));
+        // The dashed line-rate curve (6 px dashes; the legend's is 20 px)
+        // runs from 64 B at the left end to 1518 B at the right.
+        let pts: Vec<(f64, f64)> = polylines(&s, "#CC3333")
+            .into_iter()
+            .filter(|p| p.len() == 2 && (p[1].0 - p[0].0).hypot(p[1].1 - p[0].1) < 10.0)
+            .flatten()
+            .collect();
+        let first = pts.iter().copied().min_by(|a, b| a.0.total_cmp(&b.0)).unwrap();
+        let last = pts.iter().copied().max_by(|a, b| a.0.total_cmp(&b.0)).unwrap();
+        // log axis from 1k to 1.2 x the 64-byte line rate
+        let (lo, hi) = (1e3f64.ln(), (1.2 * max_fps(1e9, 64)).ln());
+        let y = |fps: f64| bottom - (bottom - top) * (fps.ln() - lo) / (hi - lo);
+        assert!(near(first.0, left) && near(first.1, y(max_fps(1e9, 64))), "{first:?} {left} {top}..{bottom}");
+        assert!((last.0 - right).abs() <= 3.0 && near(last.1, y(max_fps(1e9, 1518))), "{last:?} {right}");
+    }
+
+    #[test]
+    fn cpu_bars_tile_the_axis_and_empty_shares_are_not_drawn() {
+        let core = |cpu, irq| CoreLoad { cpu, usr: 20.0, sys: 10.0, irq, softirq: 30.0, idle: 40.0 - irq };
+        let s = cpu(&[("dut".into(), vec![core(0, 0.0), core(1, 5.0), core(2, 0.0)])], 95.0);
+        let (left, right) = x_axis(&s);
+        let slot = (right - left) / 3.0;
+        let usr = rects(&s, BLUE);
+        assert_eq!(usr.len(), 3, "{s}");
+        for (i, r) in usr.iter().enumerate() {
+            assert!(near(r.0, left + slot * i as f64 + 5.0) && near(r.2, slot - 10.0), "{r:?} {left}..{right}");
+        }
+        // irq is 0 on cpu0 and cpu2: one irq bar, on cpu1.
+        let irq = rects(&s, AMBER);
+        assert!(irq.len() == 1 && near(irq[0].0, usr[1].0), "{irq:?}");
+        // The threshold's legend mark is a 10 px line where the shares' swatches are.
+        let swatch =
+            s.split("<rect").find(|r| r.contains(" width=\"10\" height=\"10\"")).map(|r| attr(r, "x")).unwrap();
+        let marks: Vec<_> = polylines(&s, "#DC2626")
+            .into_iter()
+            .filter(|p| p.len() == 2 && p[0].1 == p[1].1 && (p[1].0 - p[0].0).abs() == 10.0)
+            .collect();
+        assert!(marks.len() == 1 && marks[0][0].0 == swatch && marks[0][1].0 == swatch + 10.0, "{marks:?} {swatch}");
+    }
+
+    #[test]
+    fn effects_rows_tile_the_plot() {
+        let row = |label: &str, low: f64, percent: f64, high: f64, verdict| EffectRow {
+            label: label.into(),
+            percent,
+            low,
+            high,
+            verdict,
+        };
+        let rows = [
+            row("a", 10.0, 20.0, 30.0, Verdict::Helps),
+            row("b", -30.0, -20.0, -10.0, Verdict::Hurts),
+            row("c", -5.0, 0.0, 5.0, Verdict::NoEffect),
+        ];
+        let s = effects("t", &rows);
+        assert!(s.contains(" width=\"720\" height=\"170\" "), "80 + 30 per row: {}", &s[..120]);
+        let (top, bottom) = y_axis(&s);
+        let h = (bottom - top) / 3.0;
+        for (i, colour) in [GREEN, RED, GREY].into_iter().enumerate() {
+            let c = circles(&s, colour);
+            assert!(c.len() == 2 && c.iter().all(|p| near(p.1, top + h * (i as f64 + 0.5))), "row {i}: {c:?}");
+        }
+    }
 }
