@@ -35,7 +35,7 @@ impl Version {
     pub fn parse(text: &str) -> Option<Version> {
         let word = text
             .split_whitespace()
-            .skip_while(|w| !w.eq_ignore_ascii_case("iperf") && !w.starts_with('3'))
+            // the version is the first word that starts with 3
             .find(|w| w.starts_with('3'))?;
         let mut nums =
             word.split(|c: char| !c.is_ascii_digit()).filter(|s| !s.is_empty()).map(|s| s.parse::<u32>().ok());
