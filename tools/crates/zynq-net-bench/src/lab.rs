@@ -79,11 +79,11 @@ pub const LAB_UDP_BUFFER: u64 = 4 * 1024 * 1024;
 
 /// `net.core.rmem_max`/`wmem_max` exist only in the initial namespace: the
 /// lab raises them (never lowers) so `-w` can take effect, and `lab down`
-/// puts back the originals unless someone changed them meanwhile.
-fn raise_buffer_limits() -> Vec<(String, String, String)> {
+/// puts back the originals unless someone changed them meanwhile (`sys`: /proc/sys).
+fn raise_buffer_limits(sys: &Path) -> Vec<(String, String, String)> {
     let mut out = Vec::new();
     for key in ["net/core/rmem_max", "net/core/wmem_max"] {
-        let p = Path::new("/proc/sys").join(key);
+        let p = sys.join(key);
         let Ok(cur) = std::fs::read_to_string(&p) else {
             continue;
         };
@@ -96,9 +96,9 @@ fn raise_buffer_limits() -> Vec<(String, String, String)> {
     out
 }
 
-fn restore_buffer_limits(raised: &[(String, String, String)]) {
+fn restore_buffer_limits(sys: &Path, raised: &[(String, String, String)]) {
     for (key, orig, set) in raised {
-        let p = Path::new("/proc/sys").join(key.replace('.', "/"));
+        let p = sys.join(key.replace('.', "/"));
         if std::fs::read_to_string(&p).map(|v| v.trim() == set).unwrap_or(false) {
             let _ = std::fs::write(&p, orig);
         }
@@ -300,7 +300,7 @@ fn build(o: &LabOptions, c: &str, r: &str, s: &str) -> Result<LabState, BenchErr
         description: desc,
         udp_socket_buffer: Some(LAB_UDP_BUFFER),
     };
-    let raised_sysctls = raise_buffer_limits();
+    let raised_sysctls = raise_buffer_limits(Path::new("/proc/sys"));
     let st = LabState { options: o.clone(), targets, applier: applier_used, apply_output, raised_sysctls };
     std::fs::create_dir_all(STATE_DIR).map_err(|e| BenchError::io(STATE_DIR, e))?;
     let p = state_path(&o.name);
@@ -353,7 +353,7 @@ pub fn down(name: &str) -> Result<Vec<String>, BenchError> {
                 Err(e) => msgs.push(e.to_string()),
             }
         }
-        restore_buffer_limits(&st.raised_sysctls);
+        restore_buffer_limits(Path::new("/proc/sys"), &st.raised_sysctls);
     }
     msgs.extend(teardown(name));
     Ok(msgs)
@@ -513,5 +513,38 @@ mod tests {
         if let Err(e) = result {
             std::panic::resume_unwind(e);
         }
+    }
+
+    /// The limits are raised when below 2 x LAB_UDP_BUFFER and put back on
+    /// `down` unless changed meanwhile, on a /proc/sys-shaped tree: the real
+    /// ones are global to this machine (the initial namespace), shared with
+    /// every other lab and CI clone on it, so a test must not lower them.
+    #[test]
+    fn buffer_limits_are_raised_when_low_and_put_back_when_unchanged() {
+        let sys = tempfile::tempdir().unwrap();
+        let core = sys.path().join("net/core");
+        std::fs::create_dir_all(&core).unwrap();
+        let (rmem, wmem) = (core.join("rmem_max"), core.join("wmem_max"));
+        let read = |p: &Path| std::fs::read_to_string(p).unwrap().trim().to_string();
+        let want = (2 * LAB_UDP_BUFFER).to_string();
+        // The stock 212992, and one just over LAB_UDP_BUFFER: both below the target.
+        std::fs::write(&rmem, "212992\n").unwrap();
+        std::fs::write(&wmem, format!("{}\n", LAB_UDP_BUFFER + 100)).unwrap();
+        let raised = raise_buffer_limits(sys.path());
+        let row = |k: &str, orig: String| (k.to_string(), orig, want.clone());
+        assert_eq!(
+            raised,
+            [row("net.core.rmem_max", "212992".into()), row("net.core.wmem_max", (LAB_UDP_BUFFER + 100).to_string())]
+        );
+        assert_eq!((read(&rmem), read(&wmem)), (want.clone(), want.clone()));
+        // At the target (or above) nothing is raised.
+        assert_eq!(raise_buffer_limits(sys.path()), []);
+        // Put back, except what someone changed meanwhile.
+        std::fs::write(&wmem, "9999999\n").unwrap();
+        restore_buffer_limits(sys.path(), &raised);
+        assert_eq!((read(&rmem), read(&wmem)), ("212992".to_string(), "9999999".to_string()));
+        // A missing file is skipped.
+        std::fs::remove_file(&wmem).unwrap();
+        assert_eq!(raise_buffer_limits(sys.path()), [row("net.core.rmem_max", "212992".into())]);
     }
 }
