@@ -428,7 +428,17 @@ mod tests {
     #[test]
     fn a_lab_comes_up_paces_the_tester_and_goes_down() {
         let name = format!("zm{}", std::process::id() % 100_000);
-        let o = LabOptions { name: name.clone(), subnet: 40, shape: Some(50e6), ..LabOptions::default() };
+        // With a tuning plan applied on the router by the real applier.
+        let dir = tempfile::tempdir().unwrap();
+        let plan = dir.path().join("lab.plan");
+        std::fs::write(&plan, lab_plan()).unwrap();
+        let o = LabOptions {
+            name: name.clone(),
+            subnet: 40,
+            shape: Some(50e6),
+            plan: Some(plan.clone()),
+            ..LabOptions::default()
+        };
         let st = up(&o).unwrap();
         let [c, r, s] = namespaces(&name);
         let result = std::panic::catch_unwind(|| {
@@ -439,6 +449,10 @@ mod tests {
             assert_eq!(t.dut.as_ref().unwrap().ifaces, ["eth0", "eth1"]);
             assert_eq!((t.client.pace_iface.as_deref(), t.udp_socket_buffer), (Some("eth0"), Some(LAB_UDP_BUFFER)));
             assert!(t.description.contains("tbf 50 Mbit/s"), "{}", t.description);
+            assert!(t.description.contains(&format!("tuning plan {}", plan.display())), "{}", t.description);
+            let lowat = Host::Netns { name: r.clone() }.run(&argv(&["sysctl", "-n", "net.ipv4.tcp_notsent_lowat"]));
+            assert_eq!(lowat.unwrap().trim(), "16385");
+            assert!(st.applier.is_some() && st.apply_output.is_some(), "{st:?}");
             // The router's shaper: 50 Mbit/s = 6,250,000 bytes/s on both legs.
             for dev in ["eth0", "eth1"] {
                 assert_eq!(tbf_of(&r, dev).map(|q| q.0), Some(6_250_000), "{dev}");
@@ -494,6 +508,8 @@ mod tests {
             assert_eq!(paced.len(), f.steps.len());
             for (size, tbf, notes, cmd) in &paced {
                 assert_eq!(*size, 1518);
+                // The lab's testers go first (nice -10) on a shared machine.
+                assert!(cmd.starts_with("nice -n -10 "), "{cmd}");
                 assert!(notes.iter().any(|n| n == "offered load paced by tbf on the client's eth0"), "{notes:?}");
                 // -b of the trial back to frames/s, then the tbf it should have set.
                 let b: f64 = cmd.split(" -b ").nth(1).unwrap().split(' ').next().unwrap().parse().unwrap();
@@ -546,5 +562,39 @@ mod tests {
         // A missing file is skipped.
         std::fs::remove_file(&wmem).unwrap();
         assert_eq!(raise_buffer_limits(sys.path()), [row("net.core.rmem_max", "212992".into())]);
+    }
+
+    /// `down` reports an applier whose revert fails, and still tears the
+    /// lab down.
+    #[test]
+    fn down_reports_a_failed_revert() {
+        let name = format!("zv{}", std::process::id() % 100_000);
+        let dir = tempfile::tempdir().unwrap();
+        let applier = dir.path().join("zynq-net-apply");
+        std::fs::copy(find_applier(None).unwrap(), &applier).unwrap();
+        let plan = dir.path().join("lab.plan");
+        std::fs::write(&plan, lab_plan()).unwrap();
+        let o = LabOptions {
+            name: name.clone(),
+            subnet: 44,
+            plan: Some(plan),
+            applier: Some(applier.clone()),
+            ..LabOptions::default()
+        };
+        let st = up(&o);
+        // The applier breaks while the lab is up: its revert exits 1.
+        std::fs::write(&applier, "echo 'revert refused' >&2; exit 1\n").unwrap();
+        let msgs = down(&name).unwrap();
+        assert!(st.unwrap().apply_output.is_some());
+        assert_eq!(msgs, ["applier revert: exit status: 1: revert refused"]);
+        assert!(namespaces(&name).iter().all(|ns| !netns_exists(ns)));
+    }
+
+    /// A whole plan (with its end line) that sets one sysctl of the router's
+    /// namespace.
+    fn lab_plan() -> String {
+        let text = "zynq-net-plan 2\nboard lab\nsysctl net.ipv4.tcp_notsent_lowat 16385\n";
+        let p = crate::ablate::groups::PlanText::parse("lab.plan", text).unwrap();
+        crate::ablate::groups::write_plan("lab test", p.board.as_deref(), &p.steps.iter().collect::<Vec<_>>())
     }
 }

@@ -304,4 +304,18 @@ mod tests {
         assert_eq!(irq_cpus_from_interrupts(t, "dma"), vec![2]);
         assert!(irq_cpus_from_interrupts(t, "eth9").is_empty());
     }
+
+    /// Pinning and the IRQ CPUs kept free are listed when either end has some.
+    #[test]
+    fn the_table_lists_pinning_and_irq_cpus_of_either_end() {
+        let one = |client: Vec<usize>, server: Vec<usize>| crate::spec::PerEnd { client, server };
+        let spec = BenchSpec { cpus: one(vec![], vec![2]), irq_cpus: one(vec![1], vec![]), ..BenchSpec::default() };
+        let text = Plan::from_spec(None, &spec).to_text();
+        assert!(text.contains("\npinning (taskset -c): client [], server [2]\n"), "{text}");
+        assert!(text.contains("\niperf3 kept off NIC IRQ CPUs: client [1], server []\n"), "{text}");
+        let spec = BenchSpec { cpus: one(vec![3], vec![]), irq_cpus: one(vec![], vec![0]), ..spec };
+        let text = Plan::from_spec(None, &spec).to_text();
+        assert!(text.contains("\npinning (taskset -c): client [3], server []\n"), "{text}");
+        assert!(text.contains("\niperf3 kept off NIC IRQ CPUs: client [], server [0]\n"), "{text}");
+    }
 }
