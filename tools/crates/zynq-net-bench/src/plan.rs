@@ -303,6 +303,7 @@ mod tests {
         assert_eq!(irq_cpus_from_interrupts(t, "eth0"), vec![0]);
         assert_eq!(irq_cpus_from_interrupts(t, "dma"), vec![2]);
         assert!(irq_cpus_from_interrupts(t, "eth9").is_empty());
+        assert!(irq_cpus_from_interrupts(t, "arch_timer").is_empty(), "no interrupt counted: no CPU");
     }
 
     /// Pinning and the IRQ CPUs kept free are listed when either end has some.

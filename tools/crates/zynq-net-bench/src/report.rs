@@ -736,7 +736,7 @@ mod tests {
         assert!(html.contains("<figure id=\"plot-cells\"><svg"));
         // a CPU plot for the cell with CPU samples only
         assert_eq!(html.matches("<figure class=\"plot-cpu\">").count(), 1);
-        assert!(html.contains("<figcaption>tcp</figcaption>"));
+        assert!(html.contains("<figcaption>tcp</figcaption><svg role=\"img\" aria-label=\"per-core CPU load\""));
         assert!(!html.contains("src=\"http") && !html.contains("href=\"http"), "self-contained");
         let out = tempfile::tempdir().unwrap();
         let written = write_all(&r, out.path()).unwrap();
@@ -753,5 +753,27 @@ mod tests {
         let written = write_all(&r, out.path()).unwrap();
         assert_eq!(written.len(), 4);
         assert!(!to_html(&r).contains("plot-rfc2544"));
+    }
+
+    /// With the plan, each CSV row has its own cell's protocol, direction,
+    /// MTU and streams.
+    #[test]
+    fn csv_rows_take_their_cells_settings_from_the_plan() {
+        let mut r = load(run_dir(false).path()).unwrap();
+        let spec = crate::spec::BenchSpec {
+            protocols: vec![crate::iperf::Protocol::Tcp, crate::iperf::Protocol::Udp],
+            directions: vec![crate::iperf::Direction::Rx],
+            mtus: vec![9000],
+            streams: vec![2],
+            ..crate::spec::BenchSpec::default()
+        };
+        let mut plan = crate::plan::Plan::from_spec(None, &spec);
+        plan.cells[0].id = "tcp".into();
+        plan.cells[1].id = "udp".into();
+        r.plan = Some(plan);
+        let csv = to_csv(&r);
+        let cols = |i: usize| csv.lines().nth(i).unwrap().split(',').take(6).collect::<Vec<_>>().join(",");
+        assert_eq!(cols(1), "tcp,0,tcp,rx,9000,2", "{csv}");
+        assert_eq!(cols(4), "udp,0,udp,rx,9000,2", "{csv}");
     }
 }
