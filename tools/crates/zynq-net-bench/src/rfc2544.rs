@@ -889,4 +889,43 @@ mod tests {
         assert!((rate - 735_542.4).abs() < 1e-6, "{rate}");
         assert_eq!((burst, limit), (18_036, 18_036 + 9194 + 8_388_608));
     }
+
+    /// One frame lost in a 2 s trial (under 1 frame/s) is a failure, and
+    /// the next probe is just under that trial's receive rate (the search
+    /// resolution's half below it), not a bisection.
+    #[test]
+    fn one_lost_frame_puts_the_next_probe_just_under_the_receive_rate() {
+        let top = max_fps(1e9, 256);
+        let spec = Rfc2544Spec { trial_seconds: 2.0, ..Rfc2544Spec::default() };
+        let r = search(&ctx(), &spec, 1e9, 256, |o, _| {
+            let mut t = sim(o, 1e9, 1e9);
+            if offered(o) > 0.98 * top {
+                t.record.summary.as_mut().unwrap().forward.lost_packets = Some(1);
+            }
+            t
+        });
+        let search: Vec<&Step> = r.steps.iter().filter(|s| !s.confirm).collect();
+        let e = search[0].received_fps;
+        assert!(!search[0].pass && search[0].offered_fps - e < 1.0, "{search:?}");
+        assert!((search[1].offered_fps / (e * 0.995) - 1.0).abs() < 1e-6, "{search:?}");
+        assert_probes_inside_the_bracket(&r.steps);
+        assert!(r.fps <= 0.98 * top && r.fps > 0.97 * top, "{}", r.fps);
+    }
+
+    /// A sender 1 % over the asked rate and a DUT at half the line rate:
+    /// the second trial fails receiving more than it was asked to offer, so
+    /// both sides of the estimate are used up with nothing passed yet; the
+    /// next probe is the middle of the bracket (no gallop up from 0).
+    #[test]
+    fn with_nothing_passed_and_the_estimate_used_up_the_probe_is_the_middle() {
+        let top = max_fps(1e9, 512);
+        let r = search(&ctx(), &Rfc2544Spec::default(), 1e9, 512, |o, _| {
+            let over = ClientOpts { bitrate: o.bitrate.map(|b| (b as f64 * 1.01) as u64), ..o.clone() };
+            sim(&over, top / 2.0, 1e9)
+        });
+        let search: Vec<&Step> = r.steps.iter().filter(|s| !s.confirm).collect();
+        assert!(!search[0].pass && !search[1].pass && search[1].received_fps > search[1].offered_fps, "{search:?}");
+        assert!((search[2].offered_fps / (search[1].offered_fps / 2.0) - 1.0).abs() < 1e-9, "{search:?}");
+        assert_probes_inside_the_bracket(&r.steps);
+    }
 }
