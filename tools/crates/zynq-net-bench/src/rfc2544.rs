@@ -928,4 +928,19 @@ mod tests {
         assert!((search[2].offered_fps / (search[1].offered_fps / 2.0) - 1.0).abs() < 1e-9, "{search:?}");
         assert_probes_inside_the_bracket(&r.steps);
     }
+
+    /// A lossy trial whose sender fell exactly 2 % short counts at the rate
+    /// asked ("more than 2 % short" counts what was sent): at 1230 B on
+    /// 1 Gbit/s the line rate is 100,000 frames/s and a sender capped at
+    /// 98,000 is exactly 2 % short, so the bracket's top stays 100,000 and
+    /// the probe over the estimate (97,600 x 1.005 = 98,088) fits under it.
+    #[test]
+    fn a_send_exactly_two_percent_short_counts_at_the_rate_asked() {
+        assert_eq!(max_fps(1e9, 1230), 100_000.0);
+        let r = search(&ctx(), &Rfc2544Spec::default(), 1e9, 1230, |o, _| sim(o, 97_600.0, 98_000.0));
+        let search: Vec<&Step> = r.steps.iter().filter(|s| !s.confirm).collect();
+        assert_eq!((search[0].sent_fps, search[0].pass), (98_000.0, false), "{search:?}");
+        assert!((search[1].offered_fps - 97_600.0 * 0.995).abs() < 0.01 && search[1].pass, "{search:?}");
+        assert!((search[2].offered_fps - 97_600.0 * 1.005).abs() < 0.01, "{search:?}");
+    }
 }
