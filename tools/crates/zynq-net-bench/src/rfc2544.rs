@@ -943,4 +943,20 @@ mod tests {
         assert!((search[1].offered_fps - 97_600.0 * 0.995).abs() < 0.01 && search[1].pass, "{search:?}");
         assert!((search[2].offered_fps - 97_600.0 * 1.005).abs() < 0.01, "{search:?}");
     }
+
+    /// Trials are numbered 1, 2, ... in the order they run, the
+    /// confirmation trials after the search's, as run_trial is told and as
+    /// the steps record.
+    #[test]
+    fn trials_are_numbered_in_order_through_the_confirmation() {
+        let mut labels = Vec::new();
+        let r = search(&ctx(), &Rfc2544Spec::default(), 1e9, 1518, |o, n| {
+            labels.push(n);
+            sim_buffered(o, 40_000.0, 39_400.0, 1.0)
+        });
+        let n = r.steps.len() as u32;
+        assert!(r.steps.iter().filter(|s| s.confirm).count() >= 2, "{:?}", r.steps);
+        assert_eq!(labels, (1..=n).collect::<Vec<_>>());
+        assert_eq!(r.steps.iter().map(|s| s.n).collect::<Vec<_>>(), labels);
+    }
 }

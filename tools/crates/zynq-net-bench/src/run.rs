@@ -274,7 +274,7 @@ pub fn trial(ctx: &Context, opts: &ClientOpts, cell: &str, repeat: u32) -> Trial
     }
     // The server is bounded in time so that nothing is left behind on a
     // remote end if this process dies.
-    let limit = (opts.seconds + opts.omit as f64 + 30.0).ceil() as u64;
+    let limit = server_limit(opts);
     let mut server_cmd = argv(&["timeout", &limit.to_string(), "iperf3", "-s", "-1", "-p"]);
     server_cmd.push(opts.port.to_string());
     let server_cmd = niced(ctx.targets.server.nice, pinned(&ctx.server_cpus, server_cmd));
@@ -580,6 +580,13 @@ pub fn run_plan(plan: &Plan, targets: &Targets, out: &Path, opts: &RunOptions) -
     Ok(done)
 }
 
+/// Seconds the one-off server may live (`timeout` around `iperf3 -s -1`):
+/// the trial with its omitted start, and 30 s for the client to connect
+/// and the results to be exchanged.
+fn server_limit(opts: &ClientOpts) -> u64 {
+    (opts.seconds + opts.omit as f64 + 30.0).ceil() as u64
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
@@ -747,9 +754,32 @@ mod tests {
         // --bidir on an iperf3 without it: an error, nothing run.
         let old = Version { major: 3, minor: 6, patch: 0 };
         let ctx = Context { client_version: old, ..ctx };
-        let t = trial(&ctx, &ClientOpts { direction: iperf::Direction::Bidir, ..opts }, "bidir", 0);
+        let t = trial(&ctx, &ClientOpts { direction: iperf::Direction::Bidir, ..opts.clone() }, "bidir", 0);
         assert_eq!(t.record.error.as_deref(), Some("iperf3 3.6.0 has no --bidir (needs 3.7 or later)"));
         assert!(t.record.summary.is_none() && t.raw.is_none() && t.record.cpu.is_empty());
+        // The same old iperf3 without --bidir runs; one stream has no
+        // single-threaded note.
+        let t = trial(&ctx, &ClientOpts { streams: 1, ..opts.clone() }, "old", 0);
+        assert_eq!(
+            (t.record.error.as_deref(), t.record.notes.as_slice()),
+            (None, &["from the context".to_string()][..])
+        );
+        // The one-off server's lifetime: the trial, its omitted start and 30 s.
+        assert_eq!(server_limit(&ClientOpts { seconds: 1.5, omit: 0, ..opts.clone() }), 32);
+        assert_eq!(server_limit(&ClientOpts { seconds: 10.0, omit: 20, ..opts }), 60);
+    }
+
+    /// The online CPUs as /sys lists them (`0-1,4`), to hold the runner's
+    /// reading of /proc/stat against.
+    #[test]
+    fn online_cpus_are_the_kernels() {
+        let text = std::fs::read_to_string("/sys/devices/system/cpu/online").unwrap();
+        let mut want = Vec::new();
+        for part in text.trim().split(',') {
+            let (a, b) = part.split_once('-').unwrap_or((part, part));
+            want.extend(a.parse::<usize>().unwrap()..=b.parse::<usize>().unwrap());
+        }
+        assert_eq!(online_cpus(&Host::Local).unwrap(), want);
     }
 
     /// A client that never reaches the one-off server (here: it cannot
