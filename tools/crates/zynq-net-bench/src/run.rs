@@ -894,4 +894,31 @@ mod tests {
         assert!(again[1].cell == recs[1].cell && again[1].error.is_none() && again[1].started > recs[1].started);
         assert_eq!(read_jsonl::<TrialRecord>(&out.path().join(files::RESULTS)).unwrap().len(), 3);
     }
+
+    /// The lab's UDP socket buffer (-w) goes to UDP cells only.
+    #[test]
+    fn the_udp_socket_buffer_is_for_udp_cells() {
+        let mut targets = local_targets(5201);
+        targets.udp_socket_buffer = Some(4 << 20);
+        let v = Version { major: 3, minor: 12, patch: 0 };
+        let ctx = Context {
+            targets,
+            client_version: v,
+            server_version: v,
+            client_cpus: vec![],
+            server_cpus: vec![],
+            machines: vec![],
+            cpu_bound_percent: 95.0,
+            notes: vec![],
+        };
+        let spec = crate::spec::BenchSpec {
+            protocols: vec![iperf::Protocol::Tcp, iperf::Protocol::Udp],
+            ..crate::spec::BenchSpec::default()
+        };
+        let plan = crate::plan::Plan::from_spec(None, &spec);
+        for c in &plan.cells {
+            let want = if c.protocol == iperf::Protocol::Udp { Some(4 << 20) } else { None };
+            assert_eq!(cell_opts(&ctx, c, false, false).window, want, "{}", c.id);
+        }
+    }
 }
