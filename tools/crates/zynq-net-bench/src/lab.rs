@@ -519,6 +519,21 @@ mod tests {
                 assert!((got_burst as f64 / burst as f64 - 1.0).abs() < 0.02, "{got_burst} vs {burst}");
             }
             assert_eq!(tbf_of(&c, "eth0"), None, "the pacing qdisc is removed after the run");
+            // The matrix runner sets the links to a cell's MTU before its
+            // first trial (no -M emulation then).
+            let spec = crate::spec::BenchSpec {
+                duration: 1.0,
+                repeats: 1,
+                protocols: vec![crate::iperf::Protocol::Tcp],
+                directions: vec![crate::iperf::Direction::Tx],
+                mtus: vec![9000],
+                ..crate::spec::BenchSpec::default()
+            };
+            let out = tempfile::tempdir().unwrap();
+            let quiet = crate::run::RunOptions { resume: false, quiet: true };
+            let recs = crate::run::run_plan(&crate::plan::Plan::from_spec(None, &spec), t, out.path(), &quiet).unwrap();
+            assert!(recs.len() == 1 && recs[0].error.is_none() && !recs[0].command.contains(" -M "), "{recs:?}");
+            assert_eq!([mtu(&c, "eth0"), mtu(&r, "eth0"), mtu(&r, "eth1"), mtu(&s, "eth0")], [9000; 4]);
             assert!(x.deviations[0].contains(&ctx.server_version.to_string()));
         });
         let msgs = down(&name).unwrap();

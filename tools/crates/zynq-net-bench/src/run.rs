@@ -921,4 +921,20 @@ mod tests {
             assert_eq!(cell_opts(&ctx, c, false, false).window, want, "{}", c.id);
         }
     }
+
+    /// A server that ignores SIGTERM is killed 2 s after it (5 s in all),
+    /// not left holding its port.
+    #[test]
+    fn a_server_deaf_to_sigterm_is_killed() {
+        let mut child = std::process::Command::new("sh").args(["-c", "trap '' TERM; exec sleep 30"]).spawn().unwrap();
+        let t0 = Instant::now();
+        end_server(&mut child);
+        let (took, gone) = (t0.elapsed(), child.try_wait().unwrap().is_some());
+        if !gone {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+        assert!(gone, "still running after end_server");
+        assert!(took >= Duration::from_secs(5) && took < Duration::from_secs(15), "{took:?}");
+    }
 }

@@ -326,4 +326,44 @@ mod tests {
         let back: BenchSpec = serde_json::from_value(v).unwrap();
         assert_eq!(back, s);
     }
+
+    /// Each override at its bounds: just inside passes; the bound or just
+    /// outside is refused, naming the option; every problem at once.
+    #[test]
+    fn overrides_at_their_bounds() {
+        let rfc = |r: Rfc2544Spec| BenchSpec { rfc2544: r, ..BenchSpec::default() };
+        let d = Rfc2544Spec::default();
+        let inside = [
+            BenchSpec { duration: 0.001, repeats: 1, line_rate: Rate(1.0), ..BenchSpec::default() },
+            BenchSpec { frame_sizes: vec![64, 9018], ..BenchSpec::default() },
+            rfc(Rfc2544Spec { trial_seconds: 0.001, confirm_seconds: 0.001, max_trials: 1, ..d.clone() }),
+            rfc(Rfc2544Spec { loss_tolerance_percent: 0.0, resolution_percent: 0.001, ..d.clone() }),
+            rfc(Rfc2544Spec { loss_tolerance_percent: 99.99, resolution_percent: 49.99, ..d.clone() }),
+        ];
+        for s in inside {
+            s.validate().unwrap_or_else(|e| panic!("{e}: {s:?}"));
+        }
+        let outside = [
+            (BenchSpec { line_rate: Rate(0.0), ..BenchSpec::default() }, "--line-rate 0:"),
+            (BenchSpec { frame_sizes: vec![63], ..BenchSpec::default() }, "--frame-sizes: 63 is outside"),
+            (BenchSpec { frame_sizes: vec![9019], ..BenchSpec::default() }, "--frame-sizes: 9019 is outside"),
+            (rfc(Rfc2544Spec { trial_seconds: 0.0, ..d.clone() }), "--trial-seconds 0:"),
+            (rfc(Rfc2544Spec { confirm_seconds: 0.0, ..d.clone() }), "--confirm-seconds 0:"),
+            (rfc(Rfc2544Spec { max_trials: 0, ..d.clone() }), "--max-trials 0:"),
+            (rfc(Rfc2544Spec { loss_tolerance_percent: 100.0, ..d.clone() }), "--loss-tolerance 100:"),
+            (rfc(Rfc2544Spec { loss_tolerance_percent: -0.1, ..d.clone() }), "--loss-tolerance -0.1:"),
+            (rfc(Rfc2544Spec { resolution_percent: 0.0, ..d.clone() }), "--resolution 0:"),
+        ];
+        for (s, want) in &outside {
+            let e = s.validate().unwrap_err().to_string();
+            assert!(e.starts_with(want) && !e.contains('\n'), "{want}: {e}");
+        }
+        let all = BenchSpec {
+            repeats: 0,
+            frame_sizes: vec![10, 20],
+            rfc2544: Rfc2544Spec { max_trials: 0, resolution_percent: 60.0, ..d },
+            ..BenchSpec::default()
+        };
+        assert_eq!(all.validate().unwrap_err().to_string().lines().count(), 5);
+    }
 }
