@@ -937,4 +937,33 @@ mod tests {
         assert!(gone, "still running after end_server");
         assert!(took >= Duration::from_secs(5) && took < Duration::from_secs(15), "{took:?}");
     }
+
+    /// An end's IRQ CPUs: the configured ones, then the CPU serving each
+    /// interrupt its pattern names in its /proc/interrupts, once each. On
+    /// this machine's own table: an interrupt one CPU alone has served.
+    #[test]
+    fn irq_cpus_add_the_cpu_serving_the_named_interrupt() {
+        let text = std::fs::read_to_string("/proc/interrupts").unwrap();
+        let one_cpu = |l: &str| {
+            let w: Vec<&str> = l.split_whitespace().collect();
+            let counts: Vec<&str> = w.iter().skip(1).take_while(|x| x.parse::<u64>().is_ok()).copied().collect();
+            let numbered = w.first().is_some_and(|n| n.trim_end_matches(':').parse::<u32>().is_ok());
+            (numbered && counts.iter().filter(|c| **c != "0").count() == 1 && w.len() > counts.len() + 2)
+                .then(|| w[w.len() - 1].to_string())
+        };
+        // ... and whose name no other line has (the pattern matches by substring)
+        let unique = |n: &String| text.lines().filter(|l| l.contains(n.as_str())).count() == 1;
+        let Some(name) = text.lines().skip(1).filter_map(one_cpu).find(unique) else {
+            eprintln!("SKIPPED: no interrupt here that one CPU alone has served");
+            return;
+        };
+        let want = crate::plan::irq_cpus_from_interrupts(&text, &name);
+        assert_eq!(want.len(), 1, "{name}: {want:?}");
+        let mut e = local_targets(5201).client;
+        e.irq_pattern = Some(name.clone());
+        assert_eq!(irq_cpus(&e, &[]).unwrap(), want, "{name}");
+        assert_eq!(irq_cpus(&e, &[want[0]]).unwrap(), want, "configured and found: listed once");
+        e.irq_pattern = None;
+        assert_eq!(irq_cpus(&e, &[7]).unwrap(), [7]);
+    }
 }

@@ -509,4 +509,11 @@ mod tests {
         // No spread: two rounds would show a 1% effect.
         assert_eq!(e.repeats_needed, Some(2));
     }
+
+    /// p is clamped under 1: the quantile of p = 1 is finite.
+    #[test]
+    fn t_quantile_of_one_is_finite() {
+        let q = t_quantile(1.0, 5.0);
+        assert!(q.is_finite() && q > t_quantile(0.999_999, 5.0), "{q}");
+    }
 }
