@@ -516,4 +516,18 @@ mod tests {
         let q = t_quantile(1.0, 5.0);
         assert!(q.is_finite() && q > t_quantile(0.999_999, 5.0), "{q}");
     }
+
+    /// Identical rounds with and without (no spread, no effect) are no
+    /// effect even with a 0 % minimum: an interval [0, 0] touches zero.
+    #[test]
+    fn identical_rounds_are_no_effect_at_a_zero_minimum() {
+        let x: Vec<Option<f64>> = [100.0, 90.0, 110.0].iter().map(|v| Some(*v)).collect();
+        let a = Analysis { min_effect_percent: 0.0, ..analysis(1) };
+        let e = paired_effect(&x, &x, &a);
+        assert_eq!(
+            (e.verdict, e.percent, e.low, e.high, e.repeats_needed),
+            (Verdict::NoEffect, 0.0, 0.0, 0.0, Some(2))
+        );
+        assert_eq!(e.note, "");
+    }
 }
