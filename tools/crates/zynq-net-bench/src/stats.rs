@@ -530,4 +530,16 @@ mod tests {
         );
         assert_eq!(e.note, "");
     }
+
+    /// repeats_for is the smallest n whose half-width is *below* the
+    /// effect: an effect exactly the half-width at n rounds needs n + 1.
+    #[test]
+    fn repeats_for_wants_the_half_width_below_the_effect() {
+        let (sd, p) = (0.05, 0.975);
+        let half = |n: u32| t_quantile(p, f64::from(n - 1)) * sd / f64::from(n).sqrt();
+        for n in [3, 10, 57] {
+            assert_eq!(repeats_for(half(n), sd, p), n + 1, "n = {n}");
+            assert_eq!(repeats_for(half(n) * 1.000_001, sd, p), n, "n = {n}");
+        }
+    }
 }
