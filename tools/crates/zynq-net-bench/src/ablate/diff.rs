@@ -343,4 +343,14 @@ mod tests {
         assert_eq!(p("wait eth0 10"), None);
         assert_eq!(p("offload"), None);
     }
+
+    /// A block whose lines run into lines an earlier pointer deleted (y,
+    /// sorted before z, goes first with its comment): the scan goes on over
+    /// them to the end of z's block.
+    #[test]
+    fn a_block_reaches_over_lines_already_deleted() {
+        let t = "a:\n  z:\n    - 1\n  # about y\n  y: 2\n    # deeper\nnext: 3\n";
+        assert_eq!(del(t, &["/a/y", "/a/z"]), "a:\nnext: 3\n");
+        assert_eq!(del(t, &["/a/y"]), "a:\n  z:\n    - 1\nnext: 3\n");
+    }
 }
