@@ -353,4 +353,18 @@ mod tests {
         assert_eq!(del(t, &["/a/y", "/a/z"]), "a:\nnext: 3\n");
         assert_eq!(del(t, &["/a/y"]), "a:\n  z:\n    - 1\nnext: 3\n");
     }
+
+    /// A step whose setting the board does not have (eth0 sets no lro)
+    /// has no board diff: it is named, nothing is deleted.
+    #[test]
+    fn a_step_the_board_does_not_set_is_refused() {
+        let plan = plan_of(&zcu102());
+        let text: String = plan.steps.iter().map(|s| format!("{}\n", s.line)).collect();
+        let plan = PlanText::parse("zcu102.plan", &format!("zynq-net-plan 2\n{text}offload eth0 lro off\n")).unwrap();
+        let lro: Vec<usize> =
+            plan.steps.iter().filter(|s| s.line == "offload eth0 lro off").map(|s| s.line_no).collect();
+        assert_eq!(lro.len(), 1);
+        let e = board_diff(&zcu102(), &plan, &lro).unwrap_err().to_string();
+        assert!(e.contains("`offload eth0 lro off` has no single setting in the board: edit it by hand"), "{e}");
+    }
 }
