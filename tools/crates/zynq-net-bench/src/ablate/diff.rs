@@ -367,4 +367,20 @@ mod tests {
         let e = board_diff(&zcu102(), &plan, &lro).unwrap_err().to_string();
         assert!(e.contains("`offload eth0 lro off` has no single setting in the board: edit it by hand"), "{e}");
     }
+
+    /// A mapping left empty goes whole, and the other removals stay: eth1's
+    /// only offload (its `offloads` key goes) with eth0's tso.
+    #[test]
+    fn an_emptied_mapping_goes_with_the_other_removals() {
+        let plan = plan_of(&zcu102());
+        let removed: Vec<usize> = plan
+            .steps
+            .iter()
+            .filter(|s| s.line.starts_with("offload eth1 ") || s.line.starts_with("offload eth0 tso"))
+            .map(|s| s.line_no)
+            .collect();
+        let d = board_diff(&zcu102(), &plan, &removed).unwrap();
+        assert!(d.contains("-    offloads: { gro: on }\n"), "{d}");
+        assert!(d.contains("+    offloads: { gro: on, gso: on }\n"), "{d}");
+    }
 }
