@@ -738,7 +738,7 @@ mod tests {
                     assert!(!t.apply.steps.is_empty(), "the applier's JSON steps: {:?}", t.apply);
                 }
                 let raw = out.path().join(files::RAW_DIR).join(format!("{}-{}-r0.json", t.variant, t.cell));
-                let raw: Value = serde_json::from_str(&std::fs::read_to_string(raw).unwrap()).unwrap();
+                let raw: Value = serde_json::from_slice(&std::fs::read(raw).unwrap()).unwrap();
                 // 9000 - 20 (IPv4) - 20 (TCP) - 12 (timestamps).
                 assert_eq!(raw["start"]["tcp_mss_default"], 8948, "{}: {}", t.variant, raw["start"]);
             }
