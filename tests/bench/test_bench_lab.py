@@ -217,7 +217,9 @@ def test_html_report_renders_in_headless_chromium(matrix_run, tmp_path):
             colours.add(px)
             if px in (b"\x0d\x94\x88", b"\xdc\x26\x26"):  # throughput bars: teal / red (CPU-bound)
                 bars += 1
-            elif px == b"\x25\x63\xeb":  # usr share of the per-core CPU bars
+            # the per-core CPU bars: usr, sys, irq, softirq shares (how the
+            # load splits between them varies from run to run)
+            elif px in (b"\x25\x63\xeb", b"\x16\xa3\x4a", b"\xf5\x9e\x0b", b"\x93\x33\xea"):
                 cpu += 1
     assert len(colours) > 20, f"blank page? {len(colours)} colours"
     assert bars > 100, f"throughput bars not drawn ({bars} px)"
