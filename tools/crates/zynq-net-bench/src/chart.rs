@@ -440,13 +440,7 @@ mod tests {
             .skip(1)
             .map(|r| &r[..r.find("/>").unwrap_or(r.len())])
             .filter(|r| r.to_uppercase().contains(&fill.to_uppercase()))
-            .map(|r| {
-                let a = |k: &str| -> f64 {
-                    let i = r.find(&format!(" {k}=\"")).unwrap() + k.len() + 3;
-                    r[i..i + r[i..].find('"').unwrap()].parse().unwrap()
-                };
-                (a("x"), a("y"), a("width"), a("height"))
-            })
+            .map(|r| (attr(r, "x"), attr(r, "y"), attr(r, "width"), attr(r, "height")))
             .filter(|r| r.2 > 12.0)
             .collect()
     }
@@ -457,13 +451,7 @@ mod tests {
             .skip(1)
             .map(|r| &r[..r.find("/>").unwrap_or(r.len())])
             .filter(|r| r.to_uppercase().contains(&fill))
-            .map(|r| {
-                let a = |k: &str| -> f64 {
-                    let i = r.find(&format!(" {k}=\"")).unwrap() + k.len() + 3;
-                    r[i..i + r[i..].find('"').unwrap()].parse().unwrap()
-                };
-                (a("cx"), a("cy"))
-            })
+            .map(|r| (attr(r, "cx"), attr(r, "cy")))
             .collect()
     }
 
@@ -552,17 +540,7 @@ mod tests {
         assert!(s.contains("line rate 1000.0 Mbit/s"));
         // The dashed line-rate curve runs across the whole frame-size axis
         // (64 to 1518 B: most of the 640 px wide chart).
-        let xs: Vec<f64> = s
-            .split('<')
-            .filter(|e| e.to_uppercase().contains("STROKE=\"#CC3333\"") && e.contains("points=\""))
-            .flat_map(|e| {
-                let i = e.find("points=\"").unwrap() + 8;
-                e[i..i + e[i..].find('"').unwrap()]
-                    .split_whitespace()
-                    .map(|p| p.split(',').next().unwrap().parse::<f64>().unwrap())
-                    .collect::<Vec<_>>()
-            })
-            .collect();
+        let xs: Vec<f64> = polylines(&s, "#CC3333").into_iter().flatten().map(|p| p.0).collect();
         let span = xs.iter().cloned().fold(f64::MIN, f64::max) - xs.iter().cloned().fold(f64::MAX, f64::min);
         assert!(span > 450.0, "line-rate curve spans {span} px: {s}");
         // The log axis starts at the decade below half the slowest measured
