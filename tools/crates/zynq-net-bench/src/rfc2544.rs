@@ -250,21 +250,8 @@ where
         // Next probe: just under the receive rate of the latest lossy trial
         // (where the DUT saturated), else just over it, else the middle of
         // the bracket; never a rate already tried.
-        let mid = (lo + hi) / 2.0;
         let tried = |x: f64| steps.iter().any(|st: &Step| (st.offered_fps - x).abs() <= x * 1e-3);
-        let half = s.resolution_percent / 200.0;
-        probe = match estimate {
-            Some(e) if e * (1.0 - half) > lo && e * (1.0 - half) < hi && !tried(e * (1.0 - half)) => e * (1.0 - half),
-            Some(e) if e * (1.0 + half) > lo && e * (1.0 + half) < hi && !tried(e * (1.0 + half)) => e * (1.0 + half),
-            // Both sides of the estimate tried: gallop up from the last
-            // pass in doubling steps (a lossy trial's receive rate is a
-            // good guess, so the limit is near), never past the middle.
-            Some(_) if lo > 0.0 => {
-                gallop += 1;
-                (lo * (1.0 + s.resolution_percent / 100.0 * f64::from(1u32 << gallop.min(16)))).min(mid)
-            }
-            _ => mid,
-        };
+        probe = next_probe(estimate, lo, hi, s.resolution_percent, &mut gallop, tried);
         if tried(probe) {
             break; // no new rate left to learn from (the sender cannot offer more)
         }
@@ -379,6 +366,41 @@ where
         settings: s.clone(),
         frames: out,
         deviations: deviations(s, &ctx.server_version.to_string()),
+    }
+}
+
+/// The next rate to probe in the RFC 2544 search, in frames/s.
+///
+/// `lo` is the highest rate that passed (0.0 before any), `hi` the lowest
+/// that lost frames (or the line rate), `estimate` the receive rate of the
+/// latest lossy trial (where the DUT saturated), `resolution_percent` the
+/// search's resolution and `tried` whether a rate was already offered.
+/// Returns, in this order: half a resolution step under the estimate, else
+/// half a step over it, if inside the bracket and untried; else, when both
+/// sides of the estimate are spent and something passed, a gallop up from
+/// `lo` in doubling steps of the resolution (counted in `gallop`), never
+/// past the middle of the bracket; else the middle.
+fn next_probe(
+    estimate: Option<f64>,
+    lo: f64,
+    hi: f64,
+    resolution_percent: f64,
+    gallop: &mut u32,
+    tried: impl Fn(f64) -> bool,
+) -> f64 {
+    let mid = (lo + hi) / 2.0;
+    let half = resolution_percent / 200.0;
+    match estimate {
+        Some(e) if e * (1.0 - half) > lo && e * (1.0 - half) < hi && !tried(e * (1.0 - half)) => e * (1.0 - half),
+        Some(e) if e * (1.0 + half) > lo && e * (1.0 + half) < hi && !tried(e * (1.0 + half)) => e * (1.0 + half),
+        // Both sides of the estimate tried: gallop up from the last pass in
+        // doubling steps (a lossy trial's receive rate is a good guess, so
+        // the limit is near), never past the middle.
+        Some(_) if lo > 0.0 => {
+            *gallop += 1;
+            (lo * (1.0 + resolution_percent / 100.0 * f64::from(1u32 << (*gallop).min(16)))).min(mid)
+        }
+        _ => mid,
     }
 }
 
@@ -958,5 +980,37 @@ mod tests {
         assert!(r.steps.iter().filter(|s| s.confirm).count() >= 2, "{:?}", r.steps);
         assert_eq!(labels, (1..=n).collect::<Vec<_>>());
         assert_eq!(r.steps.iter().map(|s| s.n).collect::<Vec<_>>(), labels);
+    }
+
+    /// next_probe's guards at the edges of the bracket, with the receive
+    /// rate of the last lossy trial at 100 frames/s and a 1 % resolution:
+    /// the probes under and over it are 99.5 and 100.5. These corners (an
+    /// estimate a frame/s from the bracket's ends) need rates under 201
+    /// frames/s, which no simulated search above reaches.
+    #[test]
+    fn next_probe_takes_the_rate_over_the_estimate_only_inside_the_bracket_and_untried() {
+        let probe = |lo: f64, hi: f64, tried: &[f64]| {
+            let mut gallop = 0;
+            let p =
+                next_probe(Some(100.0), lo, hi, 1.0, &mut gallop, |x| tried.iter().any(|t| (t - x).abs() <= x * 1e-3));
+            (p, gallop)
+        };
+        let near = |(p, g): (f64, u32), want: f64, gallop: u32| (p - want).abs() < 1e-9 && g == gallop;
+        // lo between 99.5 and 100.5: the rate under the estimate is out of
+        // the bracket, the one over it is the probe.
+        assert!(near(probe(99.7, 1000.0, &[]), 100.5, 0), "{:?}", probe(99.7, 1000.0, &[]));
+        // lo over 100.5 (but under 100 + 1.005): neither fits, so gallop
+        // from lo: 100.7 x (1 + 1 % x 2).
+        assert!(near(probe(100.7, 1000.0, &[]), 100.7 * 1.02, 1), "{:?}", probe(100.7, 1000.0, &[]));
+        // hi just over 100.5 with 99.5 tried and nothing passed: the probe
+        // over the estimate fits under hi.
+        assert!(near(probe(0.0, 100.8, &[99.5]), 100.5, 0), "{:?}", probe(0.0, 100.8, &[99.5]));
+        // hi under 100.5: it does not, and with nothing passed the probe is
+        // the middle.
+        assert!(near(probe(0.0, 100.3, &[99.5]), 50.15, 0), "{:?}", probe(0.0, 100.3, &[99.5]));
+        // Both sides tried: gallop from lo, 50 x 1.02.
+        assert!(near(probe(50.0, 1000.0, &[99.5, 100.5]), 51.0, 1), "{:?}", probe(50.0, 1000.0, &[99.5, 100.5]));
+        // Only the one over tried: the one under is the probe.
+        assert!(near(probe(50.0, 1000.0, &[100.5]), 99.5, 0), "{:?}", probe(50.0, 1000.0, &[100.5]));
     }
 }

@@ -335,7 +335,7 @@ pub fn trial(ctx: &Context, opts: &ClientOpts, cell: &str, repeat: u32) -> Trial
                 let refused = text.contains("Connection refused");
                 if refused && Instant::now() < deadline {
                     std::thread::sleep(delay);
-                    delay = (delay * 2).min(Duration::from_millis(100));
+                    delay = retry_delay(delay);
                     before = None;
                     continue;
                 }
@@ -585,6 +585,13 @@ pub fn run_plan(plan: &Plan, targets: &Targets, out: &Path, opts: &RunOptions) -
 /// and the results to be exchanged.
 fn server_limit(opts: &ClientOpts) -> u64 {
     (opts.seconds + opts.omit as f64 + 30.0).ceil() as u64
+}
+
+/// The wait before the next connection attempt while the one-off iperf3
+/// server is not listening yet: twice the last one, at most 100 ms (so a
+/// slow server start costs little, a fast one almost nothing).
+fn retry_delay(last: Duration) -> Duration {
+    (last * 2).min(Duration::from_millis(100))
 }
 
 #[cfg(test)]
@@ -965,5 +972,19 @@ mod tests {
         assert_eq!(irq_cpus(&e, &[want[0]]).unwrap(), want, "configured and found: listed once");
         e.irq_pattern = None;
         assert_eq!(irq_cpus(&e, &[7]).unwrap(), [7]);
+    }
+
+    /// The back-off between connection attempts doubles from 5 ms up to
+    /// 100 ms and stays there.
+    #[test]
+    fn the_retry_back_off_doubles_up_to_100_ms() {
+        let ms = Duration::from_millis;
+        let mut d = ms(5);
+        let mut seen = Vec::new();
+        for _ in 0..6 {
+            d = retry_delay(d);
+            seen.push(d.as_millis());
+        }
+        assert_eq!(seen, [10, 20, 40, 80, 100, 100]);
     }
 }
