@@ -1010,6 +1010,11 @@ mod tests {
         assert!(near(probe(0.0, 100.3, &[99.5]), 50.15, 0), "{:?}", probe(0.0, 100.3, &[99.5]));
         // Both sides tried: gallop from lo, 50 x 1.02.
         assert!(near(probe(50.0, 1000.0, &[99.5, 100.5]), 51.0, 1), "{:?}", probe(50.0, 1000.0, &[99.5, 100.5]));
+        // A probe exactly at hi (a rate that lost frames) is not inside the
+        // bracket: with nothing passed the probe is the middle instead.
+        let (under, over) = (100.0 * (1.0 - 1.0 / 200.0), 100.0 * (1.0 + 1.0 / 200.0));
+        assert!(near(probe(0.0, under, &[]), under / 2.0, 0), "{:?}", probe(0.0, under, &[]));
+        assert!(near(probe(0.0, over, &[under]), over / 2.0, 0), "{:?}", probe(0.0, over, &[under]));
         // Only the one over tried: the one under is the probe.
         assert!(near(probe(50.0, 1000.0, &[100.5]), 99.5, 0), "{:?}", probe(50.0, 1000.0, &[100.5]));
     }
