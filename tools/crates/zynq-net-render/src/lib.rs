@@ -133,6 +133,8 @@ struct FeatureView {
 /// # Errors
 /// [`RenderError`] if a template fails (a bug: boards are validated first).
 pub fn render_all(loaded: &LoadedBoard, input: &str) -> Result<Vec<Artifact>, RenderError> {
+    let input = header_safe(input);
+    let input = input.as_str();
     let board = &loaded.board;
     let env = env();
     let name = board.board.name.as_str();
@@ -212,6 +214,23 @@ pub fn render_all(loaded: &LoadedBoard, input: &str) -> Result<Vec<Artifact>, Re
     Ok(out)
 }
 
+/// `input` (a file name) made safe for the one-line header comment of
+/// every artifact: control characters (a newline would end the `#`
+/// comment of the init script, and the next line would run at boot) are
+/// written as Rust escapes (`\n`, `\u{1b}`), and `*/`, which would close
+/// the C comment of the device-tree sources, as `*\/`.
+fn header_safe(input: &str) -> String {
+    let mut s = String::with_capacity(input.len());
+    for c in input.chars() {
+        if c.is_control() {
+            s.extend(c.escape_default());
+        } else {
+            s.push(c);
+        }
+    }
+    s.replace("*/", "*\\/")
+}
+
 #[cfg(test)]
 mod testutil;
 
@@ -238,5 +257,29 @@ mod tests {
         let arms: Vec<&str> =
             script.lines().map(str::trim).filter(|l| l.ends_with(") echo ban=true; exit 0 ;;")).collect();
         assert_eq!(arms, ["eth0_g*) echo ban=true; exit 0 ;;", "eth1_g*) echo ban=true; exit 0 ;;"], "{script}");
+    }
+
+    /// A board file name holding a newline cannot add lines to the
+    /// artifacts (the init script would run them at boot: `sh
+    /// zynq-net.init` executes every line that is not a comment), nor
+    /// close the device-tree sources' comment with `*/`: the header shows
+    /// it escaped, and every artifact's lines are those of a plain name's,
+    /// but for the name itself.
+    #[test]
+    fn a_file_name_cannot_add_lines_to_the_artifacts() {
+        let board = crate::testutil::loaded(&repo_text("meta-zynq-net/boards/zcu102.yml"));
+        let evil = "evil\nCONFIG_EVIL=y\necho PWNED */ \u{1b}[31m #.yml";
+        let plain = crate::render_all(&board, "plain.yml").expect("render");
+        let bad = crate::render_all(&board, evil).expect("render");
+        assert_eq!(plain.len(), bad.len());
+        let shown = "evil\\nCONFIG_EVIL=y\\necho PWNED *\\/ \\u{1b}[31m #.yml";
+        for (p, b) in plain.iter().zip(&bad) {
+            let (pt, bt) = (String::from_utf8_lossy(&p.contents), String::from_utf8_lossy(&b.contents));
+            // the plan's last line holds its length and checksum (plan.rs)
+            let lines = |t: &str| t.lines().filter(|l| !l.starts_with("end ")).map(String::from).collect::<Vec<_>>();
+            assert_eq!(lines(&pt.replace("plain.yml", shown)), lines(&bt), "{}", p.path);
+            assert!(!bt.contains('\u{1b}'), "{bt}");
+        }
+        assert!(bad.iter().any(|a| String::from_utf8_lossy(&a.contents).contains(shown)));
     }
 }
