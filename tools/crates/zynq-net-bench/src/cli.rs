@@ -353,6 +353,7 @@ pub fn run_bench(cmd: BenchCommand) -> anyhow::Result<i32> {
                 r.resolution_percent = resolution.unwrap_or(r.resolution_percent);
                 s.validate()?;
             }
+            let ctx = Context::new(&targets, &plan)?; // first: unreachable targets leave OUTPUT as it was
             std::fs::create_dir_all(&output).with_context(|| format!("creating {}", output.display()))?;
             let trials_path = output.join(files::RFC2544_TRIALS);
             if trials_path.exists() {
@@ -361,7 +362,6 @@ pub fn run_bench(cmd: BenchCommand) -> anyhow::Result<i32> {
             if !output.join(files::PLAN).exists() {
                 plan.save(&output.join(files::PLAN))?;
             }
-            let ctx = Context::new(&targets, &plan)?;
             let s = plan.rfc2544().clone();
             let est =
                 plan.spec.frame_sizes.len() as f64 * (s.trial_seconds * s.max_trials as f64 / 2.0 + s.confirm_seconds);

@@ -455,3 +455,30 @@ fn ablate_in_a_namespace_lab_measures_resumes_and_reports() {
     }
     assert!(run_lab(lab(&["status", "--name", &name])).is_err(), "status of a lab that is down");
 }
+
+/// A run that cannot reach its targets (here a network namespace that does
+/// not exist: `ip netns exec` fails at once) leaves the results of the run
+/// before it alone: `run` its results.jsonl and `rfc2544` its trials, and
+/// neither writes a plan (the new-user trial lost a whole run's results to
+/// a mistyped ssh host: they were deleted before the targets were asked).
+#[test]
+fn unreachable_targets_leave_the_earlier_results_alone() {
+    let tmp = tempfile::tempdir().unwrap();
+    let b = udp_bench_file(tmp.path());
+    let mut t = Targets::local("127.0.0.1", 5201);
+    t.client.host = zynq_net_bench::exec::Host::Netns { name: "zn-no-such-netns".into() };
+    let tf = tmp.path().join("targets.json");
+    t.save(&tf).unwrap();
+    let out = tmp.path().join("out");
+    std::fs::create_dir_all(&out).unwrap();
+    let (results, trials) = (out.join(files::RESULTS), out.join(files::RFC2544_TRIALS));
+    std::fs::write(&results, "earlier results\n").unwrap();
+    std::fs::write(&trials, "earlier trials\n").unwrap();
+    let e = format!("{:#}", run_bench(bench(&["run", "-q", "-p", s(&b), "-t", s(&tf), "-o", s(&out)])).unwrap_err());
+    assert!(e.contains("zn-no-such-netns"), "{e}");
+    let e = format!("{:#}", run_bench(bench(&rfc2544_args(s(&b), s(&tf), s(&out), "10M"))).unwrap_err());
+    assert!(e.contains("zn-no-such-netns"), "{e}");
+    assert_eq!(std::fs::read_to_string(&results).unwrap(), "earlier results\n");
+    assert_eq!(std::fs::read_to_string(&trials).unwrap(), "earlier trials\n");
+    assert!(!out.join(files::PLAN).exists());
+}
