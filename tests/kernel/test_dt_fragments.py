@@ -349,3 +349,19 @@ def test_dtb_verify_refuses_a_damaged_blob(built, zynq_net, tmp_path):
         p.write_bytes(bytes(bad))
         res = run([zynq_net, "dtb", "verify", built["zcu102"]["board"], p], check=False)
         assert res.returncode == 2 and "not a valid DTB" in res.stderr and "panicked" not in res.stderr, res.stderr
+
+
+@pytest.mark.parametrize("board", sorted(p.stem for p in BOARDS.glob("*.yml")))
+def test_every_boards_overlay_compiles(board, zynq_net, tmp_path):
+    """Every reference board's dt/zynq-net.dtso builds with the command its
+    header gives (`dtc -@ -I dts -O dtb`), also a board with no device-tree
+    changes (mlx5-lab, qemuarm64: a PCIe NIC or a virtio one): an overlay
+    with no fragment is still an overlay, while `/plugin/;` with nothing
+    after it is a dtc syntax error."""
+    out = tmp_path / "out"
+    run([zynq_net, "gen", BOARDS / f"{board}.yml", "-o", out])
+    dtso = out / "dt" / "zynq-net.dtso"
+    assert "dtc -@ -I dts -O dtb" in dtso.read_text()
+    res = run(["dtc", "-@", "-I", "dts", "-O", "dtb", "-o", tmp_path / "o.dtbo", dtso], check=False)
+    assert res.returncode == 0, f"{board}: dtc exit {res.returncode}\n{res.stderr}"
+    assert (tmp_path / "o.dtbo").read_bytes()[:4] == bytes.fromhex("d00dfeed")
