@@ -159,13 +159,13 @@ pub fn glob(pattern: &str, s: &str) -> bool {
     let (p, t): (Vec<char>, Vec<char>) = (pattern.chars().collect(), s.chars().collect());
     let (mut pi, mut ti, mut star, mut mark) = (0, 0, None, 0);
     while ti < t.len() {
-        if pi < p.len() && (p[pi] == '?' || p[pi] == t[ti]) {
-            pi += 1;
-            ti += 1;
-        } else if pi < p.len() && p[pi] == '*' {
+        if pi < p.len() && p[pi] == '*' {
             star = Some(pi);
             mark = ti;
             pi += 1;
+        } else if pi < p.len() && (p[pi] == '?' || p[pi] == t[ti]) {
+            pi += 1;
+            ti += 1;
         } else if let Some(sp) = star {
             pi = sp + 1;
             mark += 1;
@@ -411,6 +411,12 @@ sysctl net.ipv4.tcp_notsent_lowat 16384\n";
             ("abc**", "abc", true),
             ("a*", "a", true),
             ("*x*", "abc", false),
+            // A '*' in the pattern is a wildcard even where the text has
+            // one (a plan's IRQ step names a pattern: `irq eth0_g*`).
+            ("eth*", "eth*-rx", true),
+            ("e*x", "e*yx", true),
+            ("*", "*", true),
+            ("a*", "*", false),
         ] {
             assert_eq!(glob(p, s), want, "glob({p:?}, {s:?})");
         }
