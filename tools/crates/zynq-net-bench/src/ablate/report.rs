@@ -651,5 +651,35 @@ mod tests {
             assert!(md.contains(line), "missing `{line}` in\n{md}");
         }
         assert!(md.contains(" | 4 | 1 | 1 |\n"), "n 4, 1 failed, 1 CPU-bound: {md}");
+        // A group whose effect has no note shows the DUT note alone, no
+        // empty note joined before it.
+        let alone = "| no step of the group changed anything on the DUT: its variant equals full |";
+        assert!(md.lines().any(|l| l.starts_with("| offloads |") && l.ends_with(alone)), "{md}");
+        assert!(!md.contains("| ; "), "{md}");
+    }
+
+    /// Effects pair each round's trials: a group whose effect swings from
+    /// +10 % in rounds 0 and 1 to -10 % in rounds 2 and 3 (the rounds
+    /// themselves drifting 2x) has an effect near zero, not the +10 % of
+    /// the first rounds.
+    #[test]
+    fn effects_pair_the_trials_of_each_round() {
+        let d = design();
+        let (drift, k) = ([1.0, 2.0, 1.0, 2.0], [1.1, 1.1, 0.9, 0.9]);
+        let mut trials = Vec::new();
+        for r in 0..4u32 {
+            let full = 1000e6 * drift[r as usize];
+            for c in &d.cells {
+                for v in ["full", "untuned", "without-offloads", "without-xps"] {
+                    trials.push(t(r, v, &c.id, full));
+                }
+                trials.push(t(r, "without-sysctl", &c.id, full / k[r as usize]));
+            }
+        }
+        let r = analyse(&d, &trials, "lab");
+        let e = &r.cells[0].groups.iter().find(|g| g.group == "sysctl").unwrap().effect;
+        let want = 100.0 * (k.iter().map(|x: &f64| x.ln()).sum::<f64>() / 4.0).exp_m1();
+        assert_eq!(e.n, 4, "{e:?}");
+        assert!((e.percent - want).abs() < 0.1, "want {want:.2} %: {e:?}");
     }
 }
