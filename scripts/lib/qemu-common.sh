@@ -256,6 +256,75 @@ copy_libs() {
     cp -L "$ld" "$1/lib/$2"
 }
 
+# ---------------------------------------------- Debian source packages ----
+# A private apt configuration with deb-src lines only (Debian bookworm):
+# the host's sources and package lists stay untouched, nothing needs root.
+# The caller sets: cache (its cache directory: apt/ and src/ go there),
+# mirror, security, and die/log functions.
+srcapt_run() { # srcapt_run apt-get|apt-cache ARGS...
+    aptdir=$cache/apt
+    cmd=$1
+    shift
+    "$cmd" -o "Dir::State=$aptdir/state" -o "Dir::State::Lists=$aptdir/lists" \
+        -o "Dir::State::status=$aptdir/status" -o "Dir::Cache=$aptdir/cache" \
+        -o "Dir::Etc::SourceList=$aptdir/sources.list" \
+        -o "Dir::Etc::SourceParts=$aptdir/sources.list.d" \
+        -o "Dir::Etc::Preferences=$aptdir/preferences" \
+        -o "Dir::Etc::PreferencesParts=$aptdir/preferences.d" \
+        -o "Dir::Etc::TrustedParts=/etc/apt/trusted.gpg.d" \
+        -o Debug::NoLocking=1 -o APT::Sandbox::User=root "$@"
+}
+
+srcapt_setup() {
+    aptdir=$cache/apt
+    mkdir -p "$aptdir/state" "$aptdir/lists/partial" "$aptdir/cache" \
+        "$aptdir/sources.list.d" "$aptdir/preferences.d"
+    : >"$aptdir/status"
+    : >"$aptdir/preferences"
+    key=/usr/share/keyrings/debian-archive-keyring.gpg
+    [ -r "$key" ] || die "needs $key (debian-archive-keyring)"
+    {
+        echo "deb-src [signed-by=$key] $mirror bookworm main"
+        echo "deb-src [signed-by=$key] $mirror bookworm-updates main"
+        echo "deb-src [signed-by=$key] $security bookworm-security main"
+    } >"$aptdir/sources.list"
+    if [ -z "$(find "$aptdir/lists" -maxdepth 1 -name '*_Sources*' -mtime -7 2>/dev/null | head -n 1)" ]; then
+        log "apt-get update (deb-src, private lists in $aptdir)"
+        if ! srcapt_run apt-get -qq update >&2; then
+            [ -n "$(find "$aptdir/lists" -maxdepth 1 -name '*_Sources*' | head -n 1)" ] ||
+                die "apt-get update failed"
+            log "apt-get update failed: using the cached source lists"
+        fi
+    fi
+}
+
+# src_version PKG -> the candidate source version
+src_version() {
+    srcapt_run apt-cache showsrc --only-source "$1" 2>/dev/null |
+        sed -n 's/^Version: //p' | sort -V | tail -n 1
+}
+
+# fetch_src PKG -> prints the unpacked source directory. `apt-get source`
+# checks every file against the signed Sources index, then unpacks.
+fetch_src() {
+    name=$1
+    ver=$(src_version "$name")
+    [ -n "$ver" ] || die "no source package $name in bookworm"
+    upver=${ver#*:}
+    upver=${upver%-*}
+    dir=$cache/src/$name-$upver
+    if [ ! -f "$dir/.version" ] || [ "$(cat "$dir/.version")" != "$ver" ]; then
+        log "apt-get source $name=$ver"
+        mkdir -p "$cache/src"
+        rm -rf "$dir"
+        (cd "$cache/src" && srcapt_run apt-get -qq source "$name=$ver" >&2) ||
+            die "apt-get source $name=$ver failed"
+        [ -d "$dir" ] || die "apt-get source $name did not unpack $dir"
+        echo "$ver" >"$dir/.version"
+    fi
+    echo "$dir"
+}
+
 # ------------------------------------------------- cross-built kernel ----
 # The caller sets: ktree_arch (ARCH=), cross (CROSS_COMPILE), kernel_base
 # (a defconfig name, or "allnoconfig" for `merge_config.sh -n`), kernel_tag

@@ -9,9 +9,12 @@
 #   (apply, status --json, apply again, status), send traffic through the
 #   multiq/skbedit filter, dump what the driver reports, power off;
 # - mode=lab: address the ports (eth0_addr, eth1_addr), apply the plan
-#   (which turns forwarding on), report ZNQ:READY and forward until the
-#   host pings the router itself (scripts/qemu-p1020 does after its
-#   command), then dump the counters.
+#   (which turns forwarding on), load the board's flowtable on the
+#   interfaces in `fastpath` (when set: the fast path arm), report
+#   ZNQ:READY and forward until the host pings the router itself
+#   (scripts/qemu-p1020 does after its command), then dump the counters,
+#   the conntrack table (offloaded flows are marked [OFFLOAD]) and the CPU
+#   time the forwarding took (/proc/stat at ZNQ:READY and at the end).
 # Results go to the console as sections (tests/qemu/init-lib.sh).
 
 # shellcheck disable=SC2016 # the sh -c scripts below are single-quoted on purpose
@@ -27,11 +30,13 @@ EXTRA=/etc/zynq-net/extra.plan
 mode=status
 eth0_addr=""
 eth1_addr=""
+fastpath=""
 while IFS='=' read -r k v; do
     case $k in
     mode) mode=$v ;;
     eth0_addr) eth0_addr=$v ;;
     eth1_addr) eth1_addr=$v ;;
+    fastpath) fastpath=$v ;;
     esac
 done </etc/zynq-net/qemu.env
 
@@ -71,6 +76,21 @@ dump() {
 
 if [ "$mode" = lab ]; then
     section routes sh -c 'ip addr; ip route; cat /proc/sys/net/ipv4/ip_forward'
+    # Per-flow packet and byte counters in the conntrack table, offloaded
+    # flows included (the flowtable updates them: nf_flow_table_core.c).
+    echo 1 >/proc/sys/net/netfilter/nf_conntrack_acct
+    if [ -n "$fastpath" ]; then
+        # What the image's zynq-net-flowtable service loads with nft
+        # (meta-zynq-net/recipes-connectivity/zynq-net-flowtable): table
+        # inet zynq_net_fastpath, flowtable ft on the board's interfaces.
+        # shellcheck disable=SC2086 # $fastpath: interface names, checked by the host
+        section flowtable-load flowtable-load add zynq_net_fastpath ft $fastpath
+    fi
+    section flowtables flowtable-load list
+    section stat-ready cat /proc/stat
+    # The host reads the router's CPU counters around a load of its own
+    # (TCP port 7070 on the router's addresses: /proc/stat per connection).
+    (while :; do nc -l -p 7070 -e cat /proc/stat; done) >/dev/null 2>&1 &
     # Icmp InEchos (10th field of the values line in /proc/net/snmp):
     # echo requests to the router itself; the traffic the lab forwards
     # never counts there, so the host's first ping ends the lab.
@@ -79,8 +99,12 @@ if [ "$mode" = lab ]; then
     while [ "$(echos)" = 0 ]; do
         sleep 1
     done
-    # Ip ForwDatagrams: what the router forwarded while the host's command ran.
+    section stat-end cat /proc/stat
+    # Ip ForwDatagrams: what the router forwarded while the host's command
+    # ran on the slow path (offloaded packets skip ip_forward()).
     section snmp cat /proc/net/snmp
+    section conntrack cat /proc/net/nf_conntrack
+    section flowtables-end flowtable-load list
     dump
 else
     # Traffic through eth0: the plan's multiq filter maps 198.51.100.1 (the

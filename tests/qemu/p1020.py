@@ -43,6 +43,11 @@ def skip_without_tools() -> None:
     if not shutil.which("powerpc-linux-gnu-gcc"):
         pytest.skip("powerpc-linux-gnu-gcc missing (Debian gcc-powerpc-linux-gnu, scripts/deps/apt.txt)")
     skip_without_tcg("qemu-system-ppc", "qemu-system-ppc")
+    if not CACHED_ONLY:
+        # scripts/qemu-build: the patched qemu-system-ppc the labs boot.
+        for tool in ("ninja", "meson", "pkg-config"):
+            if not shutil.which(tool):
+                pytest.skip(f"{tool} missing (scripts/deps/apt.txt: scripts/qemu-build needs it)")
 
 
 def script_args(gens: tuple[pathlib.Path, pathlib.Path], out: pathlib.Path,

@@ -1,72 +1,78 @@
-"""`zynq-net bench` through the emulated P1020-class router (issue 14's
-forwarding lab): every real part but the silicon.
+"""The field notes' P1020 forwarding case through the emulated router:
+`zynq-net bench rfc2544` at the seed's frame sizes through QEMU's ppce500
+with two eTSEC ports on the real gianfar driver, on the slow path and with
+the board's nftables flowtable (the fast path), compared.
 
-One boot of scripts/qemu-p1020 --lab (the kernel built with p1020rdb.yml's
-generated fragments, the test board's plan applied by the generated applier
-on the real gianfar driver, IP forwarding from the plan's sysctl) puts the
-router's two eTSEC ports on taps into the host namespaces LAB-client
-(10.214.1.2, router 10.214.1.1) and LAB-server (10.214.2.2, router
-10.214.2.1). While the guest routes, the host runs, with the targets file
-the script writes:
-- `zynq-net bench rfc2544` client -> router -> server at 64, 512 and 1518 B
-  with short trials;
-- `zynq-net bench run`, a TCP + UDP matrix (tx and rx) through the router;
-- `zynq-net bench report` on that run directory (RFC 2544 table + matrix).
-Then the guest dumps its counters (/proc/net/snmp, ip -s link) and powers
-off. The figures are whatever TCG on this host gives: a functional test of
-the search and the forwarding path, not a performance claim (docs/qemu.md
-has the figures measured here).
+Each arm is one boot of scripts/qemu-p1020 --lab (the kernel built with
+p1020rdb.yml's generated fragments, the test board's plan applied by the
+generated applier: forwarding, conntrack size, rings, coalescing
+`rx-frames 12 rx-usecs 32`, IRQs by gianfar's names, RPS/RFS). Its two
+ports are taps in the host namespaces LAB-client (10.214.1.2, router .1)
+and LAB-server (10.214.2.2). The fast path arm also loads the board's
+flowtable (fastpath.flowtable.interfaces) with tests/qemu/flowtable-load.c,
+what the image's zynq-net-flowtable service loads with nft. While the
+guest routes, the host runs:
+- `zynq-net bench rfc2544` client -> router -> server at 64, 128, 256, 512,
+  1024, 1280 and 1518 B. Every search starts at line rate, far beyond what
+  TCG forwards: each size's first trial overloads the router's RX ring,
+  and the rest of the search must still forward (the archive's QEMU stops
+  receiving there for good; scripts/qemu-build builds the one with
+  scripts/qemu-patches/);
+- a fixed-rate UDP load (the same for both arms) with the router's
+  /proc/stat read before and after over TCP: the guest's CPU per arm;
+- `zynq-net bench run`, a TCP + UDP matrix, and `bench report`;
+then `zynq-net bench compare` of the two arms' runs.
+The guest then dumps its counters, the conntrack table (offloaded flows
+are [OFFLOAD]) and the flowtables it holds, and powers off.
 
-The flowtable arm is missing: the guest has no `nft` (Debian's nftables,
-libnftnl and libmnl source tarballs are not served to this workplace,
-docs/qemu.md), so the only arm is the slow path, labelled so in the
-report's Setup line; ARMS is where a second arm goes.
+The figures are whatever TCG on this host gives: a functional test of the
+search, the forwarding path and the fast path, not a performance claim
+(docs/qemu.md has the figures measured here). Loss is counted at the far
+port (iperf3's server) per trial. The emulated router's rate wanders with
+the host's load, so the search accepts a stated loss (PDR below), which
+every result and report names.
 
-BLOCKED, so opt-in (ZYNQ_NET_P1020_FORWARDING=1): QEMU's eTSEC model
-(Debian's QEMU 7.2) stops receiving for good once its RX ring overflows,
-which the first line-rate trial of the search does on purpose: the model
-halts the queue holding the frame it could not place, stops reading the
-tap, and resumes only on a write of RSTAT[QHLT] while the queue is NOT
-halted (hw/net/fsl_etsec/etsec.c write_rstat()), while gianfar writes it
-once per NAPI round, which clears the halt and needs a new frame to come
-again. iperf3's control connection then never gets through and the trial
-never ends (seen: tap "TX dropped" 294,909 with 52 frames read). A guest
-loop writing QHLT every 0.2 s made qemu-system-ppc segfault (libc memcpy)
-as the first trial started. docs/qemu.md has the details.
-
-Skips (saying why) unless ZYNQ_NET_P1020_FORWARDING=1, when not root,
-without iperf3, the powerpc cross compiler or qemu-system-ppc, and with
-ZYNQ_NET_P1020_CACHED_ONLY=1 when the P1020 build is not cached
-(tests/qemu/p1020.py).
+Skips (saying why) when not root, without iperf3, the powerpc cross
+compiler or the tools to build QEMU, and with ZYNQ_NET_P1020_CACHED_ONLY=1
+when the P1020 build or the patched QEMU is not cached (tests/qemu/p1020.py).
 """
 from __future__ import annotations
 
 import csv
 import json
 import os
+import re
 import signal
 import subprocess
 import time
 
 import pytest
+import yaml
 
 import qemu_results
 from bench.benchlab import need_root_and_iperf3
-from p1020 import SCRIPT_TIMEOUT, generate, script_args, skip_if_not_cached, skip_without_tools
+from p1020 import BOARD, SCRIPT_TIMEOUT, generate, script_args, skip_if_not_cached, skip_without_tools
 from qemu_results import results
 
 # Namespaces LAB-client / LAB-server (at most 8 characters): one per test
 # process, so two test runs on one machine never tear down each other's.
 LAB = f"znf{os.getpid() % 100000}"
 SUBNET = 4
-SERVER = f"10.21{SUBNET}.2.2"
-FRAMES = (64, 512, 1518)
-MAX_TRIALS = 10
+CLIENT, SERVER = f"10.21{SUBNET}.1.2", f"10.21{SUBNET}.2.2"
+ROUTER = f"10.21{SUBNET}.1.1"
+# The seed's frame sizes (RFC 2544 section 9.1 without 9018).
+FRAMES = (64, 128, 256, 512, 1024, 1280, 1518)
+MAX_TRIALS = 8
+# A stated partial drop rate: TCG's forwarding rate wanders with the host's
+# load, so a 2 s confirmation at a rate a 1 s trial passed loses a few
+# frames now and then (seen: 0.1-6.6 % at 64 B with zero tolerance).
+# TRex's ndr_bench defaults to a 0.1 % PDR; 2 % keeps the search stable
+# here, and every result names it (docs/qemu.md).
+PDR_PCT = 2
 # The matrix and the RFC 2544 settings in one bench file: a board's
 # `bench` section on its own (docs/bench.md, docs/board-format.md). Trials
-# are short: under TCG the router forwards tens of thousands of frames/s,
-# and the whole module must stay a few minutes. 1 % resolution is the
-# default; the loss tolerance stays RFC 2544's zero.
+# are short: under TCG the router forwards thousands of frames/s, and the
+# whole module must stay a few minutes per arm.
 SPEC = f"""\
 matrix:
   duration_s: 2
@@ -79,15 +85,20 @@ matrix:
 rfc2544:
   frame_sizes: [{", ".join(str(f) for f in FRAMES)}]
   line_rate_mbps: 1000
+  loss_tolerance_pct: {PDR_PCT}
   trial_s: 1
   confirm_s: 2
   max_trials: {MAX_TRIALS}
+  resolution_pct: 5
 """
 CELLS = {f"{p}-{d}-mtu1500-p1" for p in ("tcp", "udp") for d in ("tx", "rx")}
-# Forwarding arms: name -> what the targets' description (the report's
-# Setup line) says. A flowtable arm needs nft in the guest userland and a
-# scripts/qemu-p1020 option to load it (see the module docstring).
-ARMS = {"slowpath": "no flowtable (nft unavailable for the guest)"}
+# The fixed load both arms carry while the router's CPU is read: UDP at
+# 2,000 datagrams/s of 512 B frames (470 B payload) for LOAD_S seconds.
+LOAD_FPS, LOAD_PAYLOAD, LOAD_S = 2000, 470, 6
+# The fast path's interfaces: the test board's fastpath.flowtable.
+FLOWTABLE_IFACES = yaml.safe_load(BOARD.read_text())["fastpath"]["flowtable"]["interfaces"]
+# Arm -> the interfaces the flowtable is loaded on (None: slow path).
+ARMS = {"slowpath": None, "fastpath": " ".join(FLOWTABLE_IFACES)}
 # Each bench command's limit (s): a trial that never ends (an iperf3 whose
 # control connection is lost) fails the test instead of hanging CI.
 BENCH_TIMEOUT = 900
@@ -123,27 +134,66 @@ class Bench:
                               f" ({self.seconds:.0f} s)\n{self.stdout[-3000:]}\n{self.stderr[-3000:]}")
 
 
+def guest_stat() -> list[int]:
+    """The router's /proc/stat `cpu` line (all CPUs, in USER_HZ ticks),
+    read over TCP from the client namespace (p1020-init.sh serves it)."""
+    out = subprocess.run(["ip", "netns", "exec", f"{LAB}-client", "python3", "-c",
+                          "import socket,sys; s=socket.create_connection((sys.argv[1], 7070), 10); "
+                          "b=b''\nwhile True:\n d=s.recv(4096)\n if not d: break\n b+=d\n"
+                          "sys.stdout.write(b.decode())", ROUTER],
+                         capture_output=True, text=True, timeout=30)
+    line = next((ln for ln in out.stdout.splitlines() if ln.startswith("cpu ")), None)
+    assert line is not None, f"no /proc/stat from the router: {out.stdout!r} {out.stderr!r}"
+    return [int(v) for v in line.split()[1:]]
+
+
+def busy_percent(before: list[int], after: list[int]) -> float:
+    """CPU busy share between two /proc/stat `cpu` lines: everything but
+    idle and iowait (fields 4 and 5, Documentation/filesystems/proc.rst)."""
+    d = [a - b for a, b in zip(after, before)]
+    total = sum(d[:8])
+    idle = d[3] + d[4]
+    assert total > 0, (before, after)
+    return 100.0 * (total - idle) / total
+
+
+class FixedLoad:
+    """The same UDP load for every arm, the router's CPU read around it."""
+
+    def __init__(self):
+        before = guest_stat()
+        bitrate = LOAD_FPS * (LOAD_PAYLOAD + 28 + 14) * 8
+        server = subprocess.Popen(["ip", "netns", "exec", f"{LAB}-server", "iperf3", "-s", "-1",
+                                   "-p", "5299"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(1)
+        r = subprocess.run(["ip", "netns", "exec", f"{LAB}-client", "iperf3", "-c", SERVER, "-p", "5299",
+                            "-u", "-b", str(bitrate), "-l", str(LOAD_PAYLOAD), "-t", str(LOAD_S), "--json"],
+                           capture_output=True, text=True, timeout=LOAD_S + 60)
+        after = guest_stat()
+        try:
+            server.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            server.kill()
+        self.rc = r.returncode
+        self.doc = json.loads(r.stdout) if r.stdout.strip().startswith("{") else {}
+        self.busy = busy_percent(before, after)
+        recv = self.doc.get("end", {}).get("sum_received", {}) if self.doc else {}
+        self.received_bps = recv.get("bits_per_second", 0.0)
+        self.error = r.stderr[-2000:]
+
+
 class Lab(qemu_results.Run):
-    """The boot (sections, result.env) and what the host ran through it."""
+    """One arm's boot (sections, result.env) and what the host ran through it."""
 
     bench: dict[str, Bench]
+    load: FixedLoad | None
     run_dir: object
     ready_seconds: float | None
     wall_seconds: float
     arm: str
 
 
-@pytest.fixture(scope="module", params=sorted(ARMS))
-def lab(request, zynq_net, tmp_path_factory) -> Lab:
-    if os.environ.get("ZYNQ_NET_P1020_FORWARDING") != "1":
-        pytest.skip("QEMU's eTSEC model stops receiving after an RX ring overflow, so the search's "
-                    "first trial never ends (module docstring, docs/qemu.md); "
-                    "ZYNQ_NET_P1020_FORWARDING=1 runs it")
-    need_root_and_iperf3()
-    skip_without_tools()
-    r = subprocess.run([str(zynq_net), "bench", "--help"], capture_output=True, text=True, timeout=30)
-    assert r.returncode == 0, f"{zynq_net} has no `bench` command:\n{r.stderr}"
-    work = tmp_path_factory.mktemp(f"p1020-fwd-{request.param}")
+def boot_arm(zynq_net, work, arm: str) -> Lab:
     gens = generate(zynq_net, work / "gen")
     out, ready, release = work / "out", work / "ready", work / "release"
     spec = work / "spec.yml"
@@ -151,12 +201,14 @@ def lab(request, zynq_net, tmp_path_factory) -> Lab:
     run_dir = work / "run"
     log_out, log_err = (work / "qemu-p1020.out").open("w+"), (work / "qemu-p1020.err").open("w+")
     t0 = time.monotonic()
+    fastpath = ["--fastpath", ARMS[arm]] if ARMS[arm] else []
     proc = subprocess.Popen(
         script_args(gens, out, zynq_net)
-        + ["--lab", LAB, "--lab-subnet", str(SUBNET), "--", "sh", "-c", HOLD, "hold",
+        + ["--lab", LAB, "--lab-subnet", str(SUBNET), *fastpath, "--", "sh", "-c", HOLD, "hold",
            str(ready), str(release), str(4 * BENCH_TIMEOUT)],
         stdout=log_out, stderr=log_err, text=True)
     benches: dict[str, Bench] = {}
+    load = None
     ready_s = None
     try:
         deadline = t0 + SCRIPT_TIMEOUT
@@ -167,6 +219,7 @@ def lab(request, zynq_net, tmp_path_factory) -> Lab:
             targets = ready.read_text().strip()
             common = ["--plan", str(spec), "--targets", targets, "-o", str(run_dir), "--quiet"]
             benches["rfc2544"] = Bench(zynq_net, ["rfc2544", *common])
+            load = FixedLoad()
             benches["run"] = Bench(zynq_net, ["run", *common])
             benches["report"] = Bench(zynq_net, ["report", str(run_dir)])
     finally:
@@ -185,9 +238,19 @@ def lab(request, zynq_net, tmp_path_factory) -> Lab:
     if ready_s is None:
         skip_if_not_cached(done.returncode, done.stderr)
     run = Lab("qemu-p1020", out, done, gens[0], None)
-    run.bench, run.run_dir, run.ready_seconds, run.wall_seconds = benches, run_dir, ready_s, wall
-    run.arm = request.param
+    run.bench, run.load, run.run_dir, run.ready_seconds, run.wall_seconds = benches, load, run_dir, ready_s, wall
+    run.arm = arm
     return run
+
+
+@pytest.fixture(scope="module")
+def labs(zynq_net, tmp_path_factory) -> dict[str, Lab]:
+    """Both arms, one boot each, slow path first."""
+    need_root_and_iperf3()
+    skip_without_tools()
+    r = subprocess.run([str(zynq_net), "bench", "--help"], capture_output=True, text=True, timeout=30)
+    assert r.returncode == 0, f"{zynq_net} has no `bench` command:\n{r.stderr}"
+    return {arm: boot_arm(zynq_net, tmp_path_factory.mktemp(f"p1020-fwd-{arm}"), arm) for arm in ARMS}
 
 
 def rfc(lab: Lab) -> dict[int, dict]:
@@ -203,11 +266,31 @@ def snmp(text: str, proto: str) -> dict[str, int]:
     return dict(zip(rows[0], (int(v) for v in rows[1])))
 
 
+def server_received(lab: Lab) -> int:
+    """UDP datagrams the server received in the search and the matrix."""
+    received = sum(s["sent"] - s["lost"] for f in rfc(lab).values() for s in f["steps"])
+    for line in (lab.run_dir / "results.jsonl").read_text().splitlines():
+        fwd = json.loads(line)["summary"]["forward"]
+        if fwd.get("packets_sent") is not None:
+            received += fwd["packets_sent"] - (fwd.get("lost_packets") or 0)
+    return received
+
+
+def offloaded_flows(lab: Lab) -> list[str]:
+    """conntrack entries the flowtable holds ([OFFLOAD], nf_conntrack_standalone.c)."""
+    return [ln for ln in lab.text("conntrack").splitlines() if "[OFFLOAD]" in ln]
+
+
 # ----------------------------------------------------------------- tests
-def test_router_boots_and_forwards_by_the_plan(lab):
+@pytest.mark.parametrize("arm", sorted(ARMS))
+def test_router_boots_and_forwards_by_the_plan(labs, arm):
+    lab = labs[arm]
     assert lab.ready_seconds is not None, "the router never reported ZNQ:READY" + lab.context()
     assert lab.proc.returncode == 0, "qemu-p1020 --lab failed" + lab.context()
     assert lab.env.get("done") == "1" and lab.env.get("lab_rc") == "0", lab.context()
+    assert lab.env.get("flowtable") == ("1" if ARMS[arm] else "0"), lab.env
+    # The patched QEMU (scripts/qemu-build), not the archive's.
+    assert "/qemu-build/" in lab.env.get("qemu", ""), lab.env
     # Forwarding is the plan's: the init does not turn it on, the applier's
     # sysctl step does (applied: it was 0 before).
     assert ["sysctl", "net.ipv4.ip_forward", "1"] in lab.steps("sysctl"), lab.plan
@@ -216,13 +299,24 @@ def test_router_boots_and_forwards_by_the_plan(lab):
     assert lab.text("routes").split()[-1] == "1", lab.text("routes")
     guest = dict(line.split(" ", 1) for line in lab.text("sysctls").splitlines() if line)
     assert guest["net.ipv4.ip_forward"].strip() == "1", guest
-    print(f"\n{LAB} ({lab.arm}): boot to ZNQ:READY + taps {lab.ready_seconds:.0f} s; "
+    # The seed router's coalescing, applied on gianfar and read back.
+    for d in ("eth0", "eth1"):
+        cur = lab.text(f"ethtool-c-{d}")
+        assert re.search(r"rx-usecs:\s+32\b", cur) and re.search(r"rx-frames:\s+12\b", cur), cur
+    assert guest["net.netfilter.nf_conntrack_max"].strip() == "140000", guest
+    print(f"\n{LAB} ({arm}): boot to ZNQ:READY + taps {lab.ready_seconds:.0f} s; "
           f"whole lab {lab.wall_seconds:.0f} s (qemu-p1020 boot_seconds {lab.env.get('boot_seconds')}, "
           f"guest uptime {lab.env.get('guest_uptime')} s); bench: "
           + ", ".join(f"{k} {b.seconds:.0f} s" for k, b in lab.bench.items()))
 
 
-def test_rfc2544_search_converges_through_the_router(lab):
+@pytest.mark.parametrize("arm", sorted(ARMS))
+def test_rfc2544_search_converges_at_every_seed_frame_size(labs, arm):
+    """Every size: a bracket (a lossy rate above a passing one), the result
+    confirmed below the lossy rate. The first trial of every size offers
+    line rate, far beyond TCG: the rest of the search still forwarding
+    after it is the RX-halt fix at work (scripts/qemu-patches/)."""
+    lab = labs[arm]
     frames = rfc(lab)
     assert sorted(frames) == sorted(FRAMES), frames.keys()
     lines = []
@@ -233,8 +327,10 @@ def test_rfc2544_search_converges_through_the_router(lab):
         confirm = [s for s in f["steps"] if s["confirm"]]
         assert f["search_trials"] == len(search) <= MAX_TRIALS, trace
         assert all(s["error"] is None for s in f["steps"]), trace
-        # A bracket: a rate with loss (the emulated router, not the line,
-        # is the limit) and a zero-loss rate below it.
+        # The overloaded first trial: at line rate, lossy, and not the last
+        # one that carried frames.
+        assert search[0]["offered_fps"] >= 0.99 * 1e9 / (8 * (size + 20)) and not search[0]["pass"], trace
+        assert all(s["sent"] - s["lost"] > 0 for s in f["steps"][1:]), f"{size} B: a trial forwarded nothing\n{trace}"
         passed = [s["offered_fps"] for s in search if s["pass"]]
         lossy = [s["offered_fps"] for s in search if not s["pass"]]
         assert passed and lossy, f"{size} B: no pass/fail bracket\n{trace}"
@@ -247,28 +343,69 @@ def test_rfc2544_search_converges_through_the_router(lab):
         lines.append(f"{size:>5} B: {f['fps']:>9.0f} frames/s {f['frame_bps'] / 1e6:>7.2f} Mbit/s "
                      f"({f['line_percent']:.2f}% of 1 Gbit/s), {f['search_trials']} search trials, "
                      f"{len(confirm)} confirmation")
-    print("\nRFC 2544-style through the emulated P1020 (TCG):\n" + "\n".join(lines))
+    print(f"\nRFC 2544-style through the emulated P1020 (TCG), {arm}, PDR {PDR_PCT} %:\n" + "\n".join(lines))
 
 
-def test_the_router_forwarded_every_frame_the_server_received(lab):
-    """The namespaces are joined only through the guest: its Ip
-    ForwDatagrams count at least every UDP datagram that crossed in the
-    search and the matrix (either direction)."""
-    frames = rfc(lab)
+@pytest.mark.parametrize("arm", sorted(ARMS))
+def test_router_counters_match_the_arm(labs, arm):
+    """The namespaces are joined only through the guest. Slow path: its Ip
+    ForwDatagrams count at least every UDP datagram the server received.
+    Fast path: the flowtable is loaded on the board's interfaces, the
+    forwarded flows are [OFFLOAD]ed in the conntrack table, and most
+    datagrams skip ip_forward() (ForwDatagrams well below what crossed)."""
+    lab = labs[arm]
     lab.bench["run"].check()
-    received = sum(s["sent"] - s["lost"] for f in frames.values() for s in f["steps"])
-    for line in (lab.run_dir / "results.jsonl").read_text().splitlines():
-        fwd = json.loads(line)["summary"]["forward"]
-        if fwd.get("packets_sent") is not None:
-            received += fwd["packets_sent"] - (fwd.get("lost_packets") or 0)
+    received = server_received(lab)
     forwarded = snmp(lab.text("snmp"), "Ip")
     assert forwarded["Forwarding"] == 1, forwarded
-    assert forwarded["ForwDatagrams"] >= received > 0, (forwarded, received)
-    print(f"\nrouter: Ip ForwDatagrams {forwarded['ForwDatagrams']}, UDP datagrams received "
-          f"by the server {received}")
+    tables = lab.text("flowtables-end").splitlines()
+    if ARMS[arm] is None:
+        assert tables == [], tables
+        assert offloaded_flows(lab) == [], offloaded_flows(lab)
+        assert forwarded["ForwDatagrams"] >= received > 0, (forwarded, received)
+    else:
+        assert lab.rc("flowtable-load") == 0, lab.text("flowtable-load")
+        want = "flowtable inet zynq_net_fastpath ft hook ingress priority 0"
+        assert any(t.startswith(want) and t.split(" devices ")[1].split() == FLOWTABLE_IFACES
+                   for t in tables), tables
+        flows = offloaded_flows(lab)
+        assert any(" dport=5299 " in ln and "udp" in ln for ln in flows), lab.text("conntrack")
+        assert forwarded["ForwDatagrams"] < received / 2, (forwarded, received)
+    print(f"\nrouter ({arm}): Ip ForwDatagrams {forwarded['ForwDatagrams']}, UDP datagrams received "
+          f"by the server {received}, offloaded flows {len(offloaded_flows(lab))}")
 
 
-def test_bench_run_matrix_through_the_router(lab):
+def test_fast_path_costs_the_router_less_cpu(labs):
+    """The same fixed UDP load through both arms: the router's CPU share
+    with the flowtable below the slow path's (the field notes measured the
+    fast path at a few % CPU where the slow path needed much more)."""
+    loads = {arm: labs[arm].load for arm in ARMS}
+    for arm, load in loads.items():
+        assert load is not None and load.rc == 0, f"{arm}: {load and load.error}"
+        assert load.received_bps > 0.9 * LOAD_FPS * LOAD_PAYLOAD * 8, (arm, load.received_bps)
+    slow, fast = loads["slowpath"].busy, loads["fastpath"].busy
+    print(f"\nrouter CPU at {LOAD_FPS} datagrams/s of {LOAD_PAYLOAD + 42} B for {LOAD_S} s: "
+          f"slow path {slow:.1f} %, fast path {fast:.1f} %")
+    assert fast < slow, (slow, fast)
+
+
+def test_compare_shows_both_arms_side_by_side(labs, zynq_net, tmp_path):
+    for arm in ARMS:
+        rfc(labs[arm])
+    out = tmp_path / "cmp"
+    r = subprocess.run([str(zynq_net), "bench", "compare", str(labs["slowpath"].run_dir),
+                        str(labs["fastpath"].run_dir), "-o", str(out)],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    md = (out / "compare.md").read_text()
+    for size in FRAMES:
+        assert re.search(rf"^\|\s*{size}\b", md, re.M) or f"rfc2544-{size}" in md, md
+    print("\n" + md)
+
+
+@pytest.mark.parametrize("arm", sorted(ARMS))
+def test_bench_run_matrix_through_the_router(labs, arm):
+    lab = labs[arm]
     lab.bench["run"].check()
     recs = [json.loads(x) for x in (lab.run_dir / "results.jsonl").read_text().splitlines()]
     assert {r["cell"] for r in recs} == CELLS, [r["cell"] for r in recs]
@@ -278,10 +415,12 @@ def test_bench_run_matrix_through_the_router(lab):
         assert r["throughput_bps"] > 0, r
         assert "iperf3 -c " + SERVER in r["command"], r["command"]
         lines.append(f"{r['cell']}: {r['throughput_bps'] / 1e6:.2f} Mbit/s")
-    print("\nbench run through the emulated P1020 (TCG):\n" + "\n".join(lines))
+    print(f"\nbench run through the emulated P1020 (TCG), {arm}:\n" + "\n".join(lines))
 
 
-def test_html_report_has_the_rfc2544_table_and_the_arm(lab):
+@pytest.mark.parametrize("arm", sorted(ARMS))
+def test_html_report_has_the_rfc2544_table_and_the_arm(labs, arm):
+    lab = labs[arm]
     frames = rfc(lab)
     lab.bench["run"].check()
     lab.bench["report"].check()
@@ -297,7 +436,8 @@ def test_html_report_has_the_rfc2544_table_and_the_arm(lab):
     rows = list(csv.DictReader((lab.run_dir / "report-rfc2544.csv").open()))
     assert {int(r["frame_size"]) for r in rows} == set(FRAMES), rows
     # The Setup line names the router and the arm; the matrix is there too.
-    assert "emulated P1020-class router" in html and ARMS[lab.arm] in html, md
+    setup = "nftables flowtable on" if ARMS[arm] else "no flowtable (slow path)"
+    assert "emulated P1020-class router" in html and setup in html, md
     for cell in CELLS:
         assert f"<td>{cell}</td>" in html, cell
     print(f"\nreport: {lab.run_dir / 'report.html'}")
