@@ -187,6 +187,7 @@ class Lab(qemu_results.Run):
 
     bench: dict[str, Bench]
     load: FixedLoad | None
+    ref: object
     run_dir: object
     ready_seconds: float | None
     wall_seconds: float
@@ -240,6 +241,7 @@ def boot_arm(zynq_net, work, arm: str) -> Lab:
     run = Lab("qemu-p1020", out, done, gens[0], None)
     run.bench, run.load, run.run_dir, run.ready_seconds, run.wall_seconds = benches, load, run_dir, ready_s, wall
     run.arm = arm
+    run.ref = gens[1]
     return run
 
 
@@ -308,6 +310,15 @@ def test_router_boots_and_forwards_by_the_plan(labs, arm):
           f"whole lab {lab.wall_seconds:.0f} s (qemu-p1020 boot_seconds {lab.env.get('boot_seconds')}, "
           f"guest uptime {lab.env.get('guest_uptime')} s); bench: "
           + ", ".join(f"{k} {b.seconds:.0f} s" for k, b in lab.bench.items()))
+
+
+def test_kernel_verified_with_the_flowtable_fragment(labs):
+    """One kernel for both arms, built with p1020rdb.yml's fragments:
+    `zynq-net kconfig verify` passes on it and the flowtable is built in."""
+    have = labs["fastpath"].kernel_config(labs["fastpath"].ref / "kernel")
+    assert {"CONFIG_NF_FLOW_TABLE=y", "CONFIG_NFT_FLOW_OFFLOAD=y", "CONFIG_NF_FLOW_TABLE_INET=y"} <= have
+    assert labs["slowpath"].env.get("kernel") == labs["fastpath"].env.get("kernel"), (
+        labs["slowpath"].env, labs["fastpath"].env)
 
 
 @pytest.mark.parametrize("arm", sorted(ARMS))
