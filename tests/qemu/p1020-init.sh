@@ -13,8 +13,8 @@
 #   interfaces in `fastpath` (when set: the fast path arm), report
 #   ZNQ:READY and forward until the host pings the router itself
 #   (scripts/qemu-p1020 does after its command), then dump the counters,
-#   the conntrack table (offloaded flows are marked [OFFLOAD]) and the CPU
-#   time the forwarding took (/proc/stat at ZNQ:READY and at the end).
+#   the flowtables and the CPU time the forwarding took (/proc/stat at
+#   ZNQ:READY and at the end; the host reads it in between over TCP).
 # Results go to the console as sections (tests/qemu/init-lib.sh).
 
 # shellcheck disable=SC2016 # the sh -c scripts below are single-quoted on purpose
@@ -76,9 +76,6 @@ dump() {
 
 if [ "$mode" = lab ]; then
     section routes sh -c 'ip addr; ip route; cat /proc/sys/net/ipv4/ip_forward'
-    # Per-flow packet and byte counters in the conntrack table, offloaded
-    # flows included (the flowtable updates them: nf_flow_table_core.c).
-    echo 1 >/proc/sys/net/netfilter/nf_conntrack_acct
     if [ -n "$fastpath" ]; then
         # What the image's zynq-net-flowtable service loads with nft
         # (meta-zynq-net/recipes-connectivity/zynq-net-flowtable): table
@@ -103,7 +100,6 @@ if [ "$mode" = lab ]; then
     # Ip ForwDatagrams: what the router forwarded while the host's command
     # ran on the slow path (offloaded packets skip ip_forward()).
     section snmp cat /proc/net/snmp
-    section conntrack cat /proc/net/nf_conntrack
     section flowtables-end flowtable-load list
     dump
 else
