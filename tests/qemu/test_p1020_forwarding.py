@@ -256,9 +256,14 @@ def labs(zynq_net, tmp_path_factory) -> dict[str, Lab]:
 
 
 def rfc(lab: Lab) -> dict[int, dict]:
-    lab.bench["rfc2544"].check()
+    """rfc2544.json by frame size. `bench rfc2544` exits 1 exactly when a
+    size was not confirmed (docs/bench.md), 0 otherwise."""
+    b = lab.bench["rfc2544"]
+    assert b.rc in (0, 1), (b.args, b.rc, b.stderr[-3000:])
     doc = json.loads((lab.run_dir / "rfc2544.json").read_text())
-    return {f["frame_size"]: f for f in doc["frames"]}
+    frames = {f["frame_size"]: f for f in doc["frames"]}
+    assert (b.rc == 1) == any(not f["confirmed"] for f in frames.values()), (b.rc, b.stderr[-3000:])
+    return frames
 
 
 def snmp(text: str, proto: str) -> dict[str, int]:
@@ -332,8 +337,9 @@ def test_rfc2544_search_converges_at_every_seed_frame_size(labs, arm):
     the tester is the limit (the host's iperf3 cannot offer line rate and
     the router forwarded all it sent: the fast path at small frames on a
     busy host), the result must say so (sender_limited) and stay at what
-    the sender offered. The slow path arm must overload the router at
-    least once."""
+    the sender offered; only there may the confirmation fail (a tester
+    starved by a busy host sends in bursts). The slow path arm must
+    overload the router at least once and confirm every size."""
     lab = labs[arm]
     frames = rfc(lab)
     assert sorted(frames) == sorted(FRAMES), frames.keys()
@@ -348,8 +354,12 @@ def test_rfc2544_search_converges_at_every_seed_frame_size(labs, arm):
         assert all(s["error"] is None for s in f["steps"]), trace
         assert search[0]["offered_fps"] >= 0.99 * 1e9 / (8 * (size + 20)), trace
         assert all(s["sent"] - s["lost"] > 0 for s in f["steps"]), f"{size} B: a trial forwarded nothing\n{trace}"
-        assert f["confirmed"] and confirm and confirm[-1]["pass"], f"{size} B: not confirmed\n{trace}"
-        assert 0 < f["fps"] <= confirm[-1]["offered_fps"] * 1.0001, trace
+        assert confirm, f"{size} B: no confirmation trial\n{trace}"
+        if f["confirmed"]:
+            assert confirm[-1]["pass"] and 0 < f["fps"] <= confirm[-1]["offered_fps"] * 1.0001, trace
+        else:
+            assert ARMS[arm] is not None and f["sender_limited"], f"{size} B: not confirmed\n{trace}"
+            assert len(confirm) == 3 and not any(c["pass"] for c in confirm), trace
         if not search[0]["pass"]:
             overloaded += 1
             # A passing trial counts at the rate the sender reached when it
@@ -370,7 +380,8 @@ def test_rfc2544_search_converges_at_every_seed_frame_size(labs, arm):
         assert f["udp_payload"] == size - 46
         lines.append(f"{size:>5} B: {f['fps']:>9.0f} frames/s {f['frame_bps'] / 1e6:>7.2f} Mbit/s "
                      f"({f['line_percent']:.2f}% of 1 Gbit/s), {f['search_trials']} search trials, "
-                     f"{len(confirm)} confirmation, limit: {limit}")
+                     f"{len(confirm)} confirmation{'' if f['confirmed'] else ' (NOT confirmed)'}, "
+                     f"limit: {limit}")
     if ARMS[arm] is None:
         assert overloaded > 0, "the slow path never overloaded the router"
     print(f"\nRFC 2544-style through the emulated P1020 (TCG), {arm}, PDR {PDR_PCT} %:\n" + "\n".join(lines))
