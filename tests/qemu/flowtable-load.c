@@ -170,6 +170,17 @@ static void expr_end(struct buf *b, size_t e, size_t data)
 /* ct state established,related (include/uapi/.../nf_conntrack_common.h). */
 #define CT_STATE_MASK (NF_CT_STATE_BIT(IP_CT_ESTABLISHED) | NF_CT_STATE_BIT(IP_CT_RELATED))
 
+/* [ cmp OP reg 1 DATA ] */
+static void cmp(struct buf *b, uint32_t op, const void *data, size_t len)
+{
+	size_t d, e = expr_begin(b, "cmp", &d);
+
+	put_be32(b, NFTA_CMP_SREG, REG);
+	put_be32(b, NFTA_CMP_OP, op);
+	put_data(b, NFTA_CMP_DATA, data, len);
+	expr_end(b, e, d);
+}
+
 /*
  * One rule: ct state established,related meta l4proto PROTO flow add @FT.
  * Register values are in host byte order (ct state and l4proto are loaded
@@ -199,22 +210,14 @@ static void rule(struct buf *b, uint32_t seq, const char *table, const char *ft,
 	put_data(b, NFTA_BITWISE_XOR, &zero, sizeof(zero));
 	expr_end(b, e, d);
 
-	e = expr_begin(b, "cmp", &d);
-	put_be32(b, NFTA_CMP_SREG, REG);
-	put_be32(b, NFTA_CMP_OP, NFT_CMP_NEQ);
-	put_data(b, NFTA_CMP_DATA, &zero, sizeof(zero));
-	expr_end(b, e, d);
+	cmp(b, NFT_CMP_NEQ, &zero, sizeof(zero));
 
 	e = expr_begin(b, "meta", &d);
 	put_be32(b, NFTA_META_DREG, REG);
 	put_be32(b, NFTA_META_KEY, NFT_META_L4PROTO);
 	expr_end(b, e, d);
 
-	e = expr_begin(b, "cmp", &d);
-	put_be32(b, NFTA_CMP_SREG, REG);
-	put_be32(b, NFTA_CMP_OP, NFT_CMP_EQ);
-	put_data(b, NFTA_CMP_DATA, &proto, sizeof(proto));
-	expr_end(b, e, d);
+	cmp(b, NFT_CMP_EQ, &proto, sizeof(proto));
 
 	e = expr_begin(b, "flow_offload", &d);
 	put_str(b, NFTA_FLOW_TABLE_NAME, ft);
