@@ -11,7 +11,8 @@ the same states:
 - shell:  U-Boot's boot command run, logged in on the console (ShellDriver);
           unlike labgrid's UBootStrategy it does not wait for
           `systemctl is-system-running`: the images may use sysvinit;
-- tuned:  the boot-time tuning checked with the applier on the board,
+- tuned:  the boot-time tuning checked with the applier on the board
+          (`applier`, `plan` attributes; defaults below),
           `zynq-net-apply status --json /etc/zynq-net/zynq-net.plan`
           (docs/applier.md: exit 0 all steps ok, 3 some skipped or
           differing); any other exit is a StrategyError naming it. The
@@ -44,15 +45,19 @@ class Status(enum.Enum):
 class ZynqNetStrategy(Strategy):
     """Power, console, U-Boot and shell of a board with a zynq-net image."""
 
+    # power and U-Boot are optional (labgrid's {CLASS, None} binding): a
+    # place without them (a board on manual power, the test farm's netns
+    # DUT) still reaches shell (force) and tuned
     bindings = {
-        "power": "PowerProtocol",
+        "power": {"PowerProtocol", None},
         "console": "ConsoleProtocol",
-        "uboot": "UBootDriver",
+        "uboot": {"UBootDriver", None},
         "shell": "ShellDriver",
     }
 
     status = attr.ib(default=Status.unknown)
     plan = attr.ib(default=PLAN, validator=attr.validators.instance_of(str))
+    applier = attr.ib(default=APPLIER, validator=attr.validators.instance_of(str))
 
     def __attrs_post_init__(self):
         super().__attrs_post_init__()
@@ -66,6 +71,9 @@ class ZynqNetStrategy(Strategy):
             raise StrategyError(f"can not transition to {status}")
         if status == self.status:
             return
+        if status in (Status.off, Status.uboot) and (self.power is None or self.uboot is None):
+            raise StrategyError(f"can not transition to {status.name}: the place has no "
+                                f"{'power' if self.power is None else 'U-Boot'} driver")
         if status == Status.off:
             self.target.deactivate(self.console)
             self.target.activate(self.power)
@@ -76,6 +84,9 @@ class ZynqNetStrategy(Strategy):
             self.power.cycle()
             self.target.activate(self.uboot)
         elif status == Status.shell:
+            if self.power is None or self.uboot is None:
+                raise StrategyError("can not boot to a shell without power and U-Boot drivers: force('shell') "
+                                    "when the board is already up")
             self.transition(Status.uboot)
             self.uboot.boot("")
             self.uboot.await_boot()
@@ -83,13 +94,13 @@ class ZynqNetStrategy(Strategy):
         elif status == Status.tuned:
             if self.status != Status.shell:
                 self.transition(Status.shell)
-            out, _, rc = self.shell.run(f"{APPLIER} status --json {self.plan}")
+            out, _, rc = self.shell.run(f"{self.applier} status --json {self.plan}")
             if rc not in (0, 3):
-                raise StrategyError(f"{APPLIER} status {self.plan} exited {rc}: {' '.join(out)[-500:]}")
+                raise StrategyError(f"{self.applier} status {self.plan} exited {rc}: {' '.join(out)[-500:]}")
             try:
                 self.tuning = json.loads("\n".join(out))
             except ValueError as e:
-                raise StrategyError(f"{APPLIER} status --json printed no JSON ({e})") from None
+                raise StrategyError(f"{self.applier} status --json printed no JSON ({e})") from None
         else:
             raise StrategyError(f"no transition found from {self.status} to {status}")
         self.status = status
@@ -98,6 +109,8 @@ class ZynqNetStrategy(Strategy):
     def force(self, status):
         if not isinstance(status, Status):
             status = Status[status]
+        if status in (Status.off, Status.uboot) and (self.power is None or self.uboot is None):
+            raise StrategyError(f"can not force state {status.name}: the place has no power or U-Boot driver")
         if status == Status.off:
             self.target.activate(self.power)
         elif status == Status.uboot:
