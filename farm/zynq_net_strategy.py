@@ -9,8 +9,9 @@ the same states:
 - off:    power off (the place's NetworkPowerPort through NetworkPowerDriver);
 - uboot:  power cycled, U-Boot's autoboot interrupted (UBootDriver);
 - shell:  U-Boot's boot command run, logged in on the console (ShellDriver);
-          unlike labgrid's UBootStrategy it does not wait for
-          `systemctl is-system-running`: the images may use sysvinit;
+          without a U-Boot driver, powered on and logged in (QEMU's -kernel:
+          farm/env/qemu-zcu102.yaml); unlike labgrid's UBootStrategy it does
+          not wait for `systemctl is-system-running`: images may use sysvinit;
 - tuned:  the boot-time tuning checked with the applier on the board
           (`applier`, `plan` attributes; defaults below),
           `zynq-net-apply status --json /etc/zynq-net/zynq-net.plan`
@@ -71,7 +72,7 @@ class ZynqNetStrategy(Strategy):
             raise StrategyError(f"can not transition to {status}")
         if status == self.status:
             return
-        if status in (Status.off, Status.uboot) and (self.power is None or self.uboot is None):
+        if status == Status.off and self.power is None or status == Status.uboot and self.uboot is None:
             raise StrategyError(f"can not transition to {status.name}: the place has no "
                                 f"{'power' if self.power is None else 'U-Boot'} driver")
         if status == Status.off:
@@ -84,12 +85,19 @@ class ZynqNetStrategy(Strategy):
             self.power.cycle()
             self.target.activate(self.uboot)
         elif status == Status.shell:
-            if self.power is None or self.uboot is None:
-                raise StrategyError("can not boot to a shell without power and U-Boot drivers: force('shell') "
+            if self.power is None:
+                raise StrategyError("can not boot to a shell without a power driver: force('shell') "
                                     "when the board is already up")
-            self.transition(Status.uboot)
-            self.uboot.boot("")
-            self.uboot.await_boot()
+            if self.uboot is None:
+                # the kernel starts without a boot loader to talk to
+                # (QEMU's -kernel, a board booting unattended)
+                self.transition(Status.off)
+                self.target.activate(self.console)
+                self.power.on()
+            else:
+                self.transition(Status.uboot)
+                self.uboot.boot("")
+                self.uboot.await_boot()
             self.target.activate(self.shell)
         elif status == Status.tuned:
             if self.status != Status.shell:
@@ -97,8 +105,11 @@ class ZynqNetStrategy(Strategy):
             out, _, rc = self.shell.run(f"{self.applier} status --json {self.plan}")
             if rc not in (0, 3):
                 raise StrategyError(f"{self.applier} status {self.plan} exited {rc}: {' '.join(out)[-500:]}")
+            # the report is one JSON document; a console may carry a line of
+            # something else (a kernel message) before it
+            text = "\n".join(out)
             try:
-                self.tuning = json.loads("\n".join(out))
+                self.tuning, _ = json.JSONDecoder().raw_decode(text[text.index("{"):])
             except ValueError as e:
                 raise StrategyError(f"{self.applier} status --json printed no JSON ({e})") from None
         else:
@@ -109,8 +120,9 @@ class ZynqNetStrategy(Strategy):
     def force(self, status):
         if not isinstance(status, Status):
             status = Status[status]
-        if status in (Status.off, Status.uboot) and (self.power is None or self.uboot is None):
-            raise StrategyError(f"can not force state {status.name}: the place has no power or U-Boot driver")
+        if status == Status.off and self.power is None or status == Status.uboot and self.uboot is None:
+            raise StrategyError(f"can not force state {status.name}: the place has no "
+                                f"{'power' if self.power is None else 'U-Boot'} driver")
         if status == Status.off:
             self.target.activate(self.power)
         elif status == Status.uboot:

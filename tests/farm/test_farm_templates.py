@@ -276,7 +276,7 @@ def test_environment_binds_on_its_place(walked, place):
         # the byte path: SerialDriver -> ser2net (started by the exporter) -> pty
         got = b""
         os.set_blocking(uart.fileno(), False)
-        deadline = time.monotonic() + 10
+        deadline = time.monotonic() + 30
         while msg.encode() not in got and time.monotonic() < deadline:
             try:
                 got += uart.read(4096) or b""
