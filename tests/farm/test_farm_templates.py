@@ -136,7 +136,7 @@ class Walk:
         self.uart = {}
         # labgrid's exporter serves serial ports under /dev only
         # (exporter.py SerialPortExport._start): the pty links go there
-        self.links = []
+        self.links, self.fds = [], []
         for place, var in BOARDS.items():
             console = pathlib.Path(f"/dev/znfarm{os.getpid()}-{place}")
             uart = tmp / f"{place}-uart"
@@ -146,7 +146,13 @@ class Walk:
             self.procs.append(p)
             wait_for(lambda: console.exists() and uart.exists(), 10, f"socat ptys for {place}", p)
             self.env[f"ZYNQ_NET_FARM_CONSOLE_{var}"] = str(console)
-            self.uart[place] = uart
+            # hold both pty slaves open for the module: when the last
+            # holder of a slave closes it (ser2net at each release), reads
+            # on its master fail with EIO and socat exits, which left the
+            # next acquire with a dead console
+            self.fds += [os.open(console, os.O_RDWR | os.O_NOCTTY | os.O_NONBLOCK)]
+            self.uart[place] = os.open(uart, os.O_RDWR | os.O_NOCTTY | os.O_NONBLOCK)
+            self.fds.append(self.uart[place])
 
     def line(self, cmd):
         cmd = cmd.replace("20408", str(self.port))
@@ -196,6 +202,8 @@ class Walk:
                 except subprocess.TimeoutExpired:
                     os.killpg(p.pid, 9)
                     p.wait()
+        for fd in self.fds:
+            os.close(fd)
         for link in self.links:
             if link.is_symlink():
                 link.unlink()
@@ -263,7 +271,7 @@ def test_environment_binds_on_its_place(walked, place):
     assert r.returncode == 0, r.stdout + r.stderr
     try:
         msg = f"zynq-net-farm {place}\n"
-        uart = walked.uart[place].open("rb", buffering=0)
+        uart = walked.uart[place]
         env = dict(walked.env, LG_COORDINATOR=f"127.0.0.1:{walked.port}")
         r = subprocess.run([sys.executable, "-c", CHECK_ENV, str(ROOT / "farm" / "env" / f"{board}.yaml"), msg],
                            capture_output=True, text=True, env=env, timeout=120)
@@ -275,16 +283,14 @@ def test_environment_binds_on_its_place(walked, place):
         assert res["dut"] == addr and res["uboot_prompt"] == prompt, res
         # the byte path: SerialDriver -> ser2net (started by the exporter) -> pty
         got = b""
-        os.set_blocking(uart.fileno(), False)
         deadline = time.monotonic() + 30
         while msg.encode() not in got and time.monotonic() < deadline:
             try:
-                got += uart.read(4096) or b""
+                got += os.read(uart, 4096)
             except BlockingIOError:
                 pass
             time.sleep(0.05)
         assert msg.encode() in got, got
-        uart.close()
     finally:
         walked.client("-p", place, "release")
 
@@ -308,6 +314,7 @@ def netns_console(farm, tmp_path_factory):
                          env=dict(os.environ, ENV=str(d / "profile")))
     farm.procs.append(p)
     wait_for(console.exists, 10, "socat console", p)
+    held = os.open(console, os.O_RDWR | os.O_NOCTTY | os.O_NONBLOCK)  # see Walk: keeps socat alive
     cfg = d / "exporter.yaml"
     cfg.write_text(f"netns-console:\n  console:\n    cls: RawSerialPort\n    port: {console}\n    speed: 115200\n")
     name = f"{farm.exporter_name}c"
@@ -315,6 +322,7 @@ def netns_console(farm, tmp_path_factory):
     farm.client("-p", farm.place, "add-match", f"{name}/netns-console/*")
     yield console
     farm.client("-p", farm.place, "del-match", f"{name}/netns-console/*")
+    os.close(held)
     if console.is_symlink():
         console.unlink()
 
