@@ -118,8 +118,9 @@ def test_emulated_zcu102_booked_booted_tuned(farm, zcu102_images):
     # the boot-time apply
     # the one step that differs is `offload eth0 tso on`: QEMU's GEM has no
     # LSO, the feature is fixed off (docs/qemu.md; ethtool -k in the guest
-    # says so). The boot-time apply reports it skipped ("fixed by the
-    # driver"); status, which does not re-read the fixed flag, says differs.
+    # says so). docs/applier.md has apply skip a [fixed] feature
+    # ("unsupported (fixed by the driver)"; the boot-time apply here runs
+    # --quiet, so its per-step report is not read); status says differs.
     differs = [(x["verb"], x["iface"], x["target"], x["actual"]) for x in tuning["steps"] if x["result"] == "differs"]
     assert differs == [("offload", "eth0", "tso", "off")], differs
     assert [x.strip() for x in res["tso"]] == ["tx-tcp-segmentation: off [fixed]"], res["tso"]
