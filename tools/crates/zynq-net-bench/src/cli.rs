@@ -12,9 +12,10 @@ use clap::{Args, Subcommand};
 use crate::compare;
 use crate::lab::{self, LabOptions};
 use crate::plan::{Plan, PLAN_FORMAT};
+use crate::records::{self, files};
 use crate::report;
 use crate::rfc2544;
-use crate::run::{self, files, Context, RunOptions};
+use crate::run::{self, Context, RunOptions};
 
 use crate::spec::Rate;
 use crate::targets::Targets;
@@ -375,7 +376,7 @@ pub fn run_bench(cmd: BenchCommand) -> anyhow::Result<i32> {
                 |f, t| {
                     pb.set_message(format!("{f} B trial {}", t.record.repeat));
                     pb.inc((t.record.wall_seconds * 10.0) as u64);
-                    if let Err(e) = run::append_jsonl(&trials_path, &t.record) {
+                    if let Err(e) = records::append_jsonl(&trials_path, &t.record) {
                         save_err.get_or_insert(e);
                     }
                     t
@@ -443,7 +444,7 @@ fn run_ablate(a: &AblateArgs) -> anyhow::Result<i32> {
     let design_path = out.join(ablate::files::DESIGN);
     if a.report_only {
         let design = Design::load(&design_path)?;
-        let trials: Vec<ablate::AblateTrial> = run::read_jsonl(&out.join(ablate::files::TRIALS))?;
+        let trials: Vec<records::AblateTrial> = records::read_jsonl(&out.join(ablate::files::TRIALS))?;
         return ablate_reports(&design, &trials, &design.setup, out);
     }
     if !(0.5..1.0).contains(&a.confidence) {
@@ -574,7 +575,7 @@ fn run_ablate(a: &AblateArgs) -> anyhow::Result<i32> {
 
 fn ablate_reports(
     design: &crate::ablate::Design,
-    trials: &[crate::ablate::AblateTrial],
+    trials: &[crate::records::AblateTrial],
     setup: &str,
     out: &Path,
 ) -> anyhow::Result<i32> {
@@ -705,7 +706,7 @@ mod tests {
     use super::*;
     use clap::FromArgMatches as _;
 
-    use crate::run::{append_jsonl, TrialRecord};
+    use crate::records::{append_jsonl, TrialRecord};
 
     fn zcu102() -> PathBuf {
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../meta-zynq-net/boards/zcu102.yml")
@@ -848,7 +849,7 @@ mod tests {
         let good = tmp.path().join("good");
         std::fs::create_dir_all(&good).unwrap();
         assert_eq!(run(&loopback_targets(&good, "127.0.0.1"), &good.join("run")), 0);
-        assert_eq!(run::read_jsonl::<TrialRecord>(&good.join("run").join(files::RESULTS)).unwrap().len(), 1);
+        assert_eq!(records::read_jsonl::<TrialRecord>(&good.join("run").join(files::RESULTS)).unwrap().len(), 1);
         let bad = tmp.path().join("bad");
         std::fs::create_dir_all(&bad).unwrap();
         // RFC 6761: .invalid never resolves.

@@ -12,32 +12,8 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use crate::error::BenchError;
-use crate::rfc2544::Rfc2544Result;
-use crate::run::{files, read_trials, TrialRecord};
-
-/// Mean, sample standard deviation and count.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct Stats {
-    /// Mean.
-    pub mean: f64,
-    /// Sample standard deviation (0 for one value).
-    pub sd: f64,
-    /// Number of values.
-    pub n: usize,
-}
-
-impl Stats {
-    /// Of a list of values.
-    pub fn of(v: &[f64]) -> Stats {
-        let n = v.len();
-        if n == 0 {
-            return Stats { mean: 0.0, sd: 0.0, n: 0 };
-        }
-        let mean = v.iter().sum::<f64>() / n as f64;
-        let sd = if n > 1 { (v.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64).sqrt() } else { 0.0 };
-        Stats { mean, sd, n }
-    }
-}
+use crate::records::{files, read_trials, Rfc2544Result, TrialRecord};
+use crate::stats::Stats;
 
 /// One compared cell.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -322,7 +298,7 @@ mod tests {
             format: "zynq-net-bench-rfc2544 1".into(),
             line_rate_bps: 1e9,
             settings: crate::spec::Rfc2544Spec { resolution_percent: res, ..crate::spec::Rfc2544Spec::default() },
-            frames: frames.iter().map(|&(f, fps)| crate::rfc2544::FrameResult::bare(f, fps, true)).collect(),
+            frames: frames.iter().map(|&(f, fps)| crate::records::FrameResult::bare(f, fps, true)).collect(),
             deviations: vec![],
         }
     }
@@ -373,7 +349,7 @@ mod tests {
     fn load_run_reads_a_directory_or_a_file() {
         let d = tempfile::tempdir().unwrap();
         let results = d.path().join(files::RESULTS);
-        crate::run::append_jsonl(&results, &rec("x", 1.0)).unwrap();
+        crate::records::append_jsonl(&results, &rec("x", 1.0)).unwrap();
         let (recs, r) = load_run(d.path()).unwrap();
         assert_eq!((recs.len(), r), (1, None));
         std::fs::write(d.path().join(files::RFC2544), serde_json::to_string(&rfc(1.0, &[(64, 1.0)])).unwrap()).unwrap();

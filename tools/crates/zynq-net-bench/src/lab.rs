@@ -504,7 +504,7 @@ mod tests {
             assert_eq!(frames, 1);
             assert_eq!(x.frames.len(), 1);
             let f = &x.frames[0];
-            assert!(f.confirmed && f.fps > 0.0 && f.fps <= crate::rfc2544::max_fps(10e6, 1518) * 1.001, "{f:?}");
+            assert!(f.confirmed && f.fps > 0.0 && f.fps <= crate::records::max_fps(10e6, 1518) * 1.001, "{f:?}");
             assert_eq!(paced.len(), f.steps.len());
             for (size, tbf, notes, cmd) in &paced {
                 assert_eq!(*size, 1518);

@@ -6,6 +6,8 @@
 //!   ssh, per-core `/proc/stat` load on every machine, results appended as
 //!   JSON lines;
 //! - [`rfc2544`]: zero-loss throughput search per frame size;
+//! - [`records`]: the result records the runners write and the presenters
+//!   (report, chart, compare, the ablation report) read;
 //! - [`compare`]: A vs B with repeat-based noise estimates;
 //! - [`report`]: Markdown, CSV, JSON and a self-contained HTML page with SVG plots;
 //! - [`ablate`]: which groups of tuning steps help and which hurt
@@ -24,6 +26,7 @@ pub mod exec;
 pub mod iperf;
 pub mod lab;
 pub mod plan;
+pub mod records;
 pub mod report;
 pub mod rfc2544;
 pub mod run;

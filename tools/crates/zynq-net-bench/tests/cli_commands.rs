@@ -29,7 +29,7 @@ use std::process::Command;
 use clap::{FromArgMatches as _, Subcommand as _};
 use serde_json::Value;
 use zynq_net_bench::cli::{run_bench, run_lab, BenchCommand, LabCommand};
-use zynq_net_bench::run::files;
+use zynq_net_bench::records::files;
 use zynq_net_bench::targets::Targets;
 
 /// `zynq-net bench ARGS...` as clap parses it.
