@@ -13,12 +13,14 @@
 //! - [`ablate`]: which groups of tuning steps help and which hurt
 //!   (leave-one-out, randomised interleaved order, simultaneous intervals);
 //! - [`lab`]: client / router (DUT) / server in network namespaces;
-//! - [`cli`]: the clap commands the `zynq-net` binary mounts as `bench` and `lab`.
+//! - [`commands`]: the `bench` and `lab` commands as calls with plain
+//!   options, each returning an [`commands::Outcome`] (the `zynq-net`
+//!   binary owns the command line and the exit codes).
 
 pub mod ablate;
 pub mod board;
 pub mod chart;
-pub mod cli;
+pub mod commands;
 pub mod compare;
 pub mod cpu;
 pub mod error;
