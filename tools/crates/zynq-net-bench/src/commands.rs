@@ -425,10 +425,12 @@ pub fn ablate(a: &AblateOptions) -> Result<Outcome, BenchError> {
             (spec, targets)
         }
         (None, Some(b), Some(r)) => (crate::spec::BenchSpec::from_model(b, r), crate::board::targets(b)),
-        _ => return Err(invalid(format!(
+        _ => {
+            return Err(invalid(format!(
             "{}: the board has no `bench` section; add one (docs/board-format.md) or pass --bench FILE (docs/bench.md)",
             a.board.display()
-        ))),
+        )))
+        }
     };
     if let Some(d) = a.duration {
         spec.duration = d;

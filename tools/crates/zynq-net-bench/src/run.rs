@@ -66,7 +66,30 @@ pub struct Context {
 }
 
 fn detect_version(h: &Host) -> Result<Version, BenchError> {
-    let out = h.output(&argv(&["iperf3", "--version"]))?;
+    detect_version_with(h, "iperf3")
+}
+
+/// The version of `iperf3` (the command `iperf3`) on `h`.
+fn detect_version_with(h: &Host, iperf3: &str) -> Result<Version, BenchError> {
+    let out = h.output(&argv(&[iperf3, "--version"])).map_err(|e| {
+        BenchError::Iperf(format!("{}: `{iperf3}` could not be run: not installed or not on PATH? ({e})", h.label()))
+    })?;
+    let err = String::from_utf8_lossy(&out.stderr);
+    match (h, out.status.code()) {
+        // ssh's own failure (ssh(1): "exits with 255 if an error occurred")
+        (Host::Ssh { .. }, Some(255)) => {
+            return Err(BenchError::Ssh { host: h.label(), detail: err.trim().to_string() });
+        }
+        // the shell's "command not found" (POSIX: 127)
+        (_, Some(127)) => {
+            return Err(BenchError::Iperf(format!(
+                "{}: `{iperf3}` is not installed (or not on PATH): {}",
+                h.label(),
+                err.trim()
+            )))
+        }
+        _ => {}
+    }
     let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
     Version::parse(&text).ok_or_else(|| {
         BenchError::Iperf(format!("{}: cannot tell the iperf3 version from `{}`", h.label(), text.trim()))
@@ -370,7 +393,8 @@ pub fn progress(total_seconds: f64, quiet: bool) -> indicatif::ProgressBar {
 /// terminal to draw the bar on (CI logs still show each trial).
 pub fn say(pb: &indicatif::ProgressBar, line: String) {
     if pb.is_hidden() {
-        eprintln!("{line}");
+        // never panics on a closed stderr (`2>&1 | head -1`)
+        zynq_net_model::eoutln!("{line}");
     } else {
         pb.println(line);
     }
@@ -467,6 +491,20 @@ fn retry_delay(last: Duration) -> Duration {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
+
+    /// An ssh end that cannot be reached is an ssh failure (ssh exits
+    /// 255), not "cannot tell the iperf3 version".
+    #[test]
+    fn an_unreachable_ssh_end_is_an_ssh_error() {
+        // RFC 6761: .invalid never resolves.
+        let h = Host::Ssh { dest: "root@zn-bench.invalid".into(), opts: vec!["-oConnectTimeout=2".into()] };
+        let e = detect_version(&h).unwrap_err().to_string();
+        assert!(e.starts_with("ssh:root@zn-bench.invalid: ssh failed (exit 255): "), "{e}");
+        assert!(!e.contains("version"), "{e}");
+        // A command that is not there is said so.
+        let e = detect_version_with(&Host::Local, "zn-no-such-iperf3").unwrap_err().to_string();
+        assert!(e.contains("zn-no-such-iperf3") && e.contains("not installed"), "{e}");
+    }
 
     #[test]
     fn taskset_not_dash_a() {

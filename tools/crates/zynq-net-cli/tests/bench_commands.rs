@@ -451,3 +451,37 @@ fn unreachable_targets_leave_the_earlier_results_alone() {
     assert_eq!(std::fs::read_to_string(&trials).unwrap(), "earlier trials\n");
     assert!(!out.join(files::PLAN).exists());
 }
+
+/// `bench run` and `bench rfc2544` whose stderr is a closed pipe
+/// (`... 2>&1 | head -1`): no panic (exit 101), every trial in
+/// results.jsonl and a complete rfc2544.json.
+#[test]
+fn a_closed_stderr_pipe_loses_no_result() {
+    if skip_without("iperf3") {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let b = tmp.path().join("bench.yml");
+    std::fs::write(&b, "matrix: { protocols: [tcp], directions: [tx, rx], mtus: [1500], duration_s: 1, repeats: 1 }\n")
+        .unwrap();
+    let t = loopback_targets(tmp.path(), "127.0.0.1");
+    let closed = |args: &[&str]| {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_zynq-net"))
+            .arg("bench")
+            .args(args)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        drop(child.stderr.take());
+        child.wait().unwrap().code()
+    };
+    let run = tmp.path().join("run");
+    assert_eq!(closed(&["run", "-p", s(&b), "-t", s(&t), "-o", s(&run)]), Some(0));
+    assert_eq!(jsonl(&run.join(files::RESULTS)).len(), 2);
+    let x = tmp.path().join("x");
+    let mut args = rfc2544_args(s(&b), s(&t), s(&x), "10M");
+    args.retain(|a| *a != "-q");
+    assert_eq!(closed(&args), Some(0));
+    assert_eq!(json(&x.join(files::RFC2544))["frames"].as_array().map(Vec::len), Some(1));
+}
