@@ -75,7 +75,7 @@ pub fn load(path: &Path) -> Result<(Option<String>, BenchSpec, Option<Targets>),
         l.warnings.retain(|d| d.pointer.starts_with("/bench"));
     }
     if !l.warnings.is_empty() {
-        eprint!("{}", l.warning_diagnostics());
+        zynq_net_model::eout!("{}", l.warning_diagnostics());
     }
     let (spec, targets) = convert(&l);
     Ok((l.board.clone(), spec, targets))
@@ -107,6 +107,17 @@ mod tests {
         let tmp = tempfile::tempdir().unwrap();
         let f = tmp.path().join("bench.yml");
         std::fs::write(&f, "matrix:\n  protocols: [tcp]\n  directions: [tx]\n  mtus: [1500]\n  streams: [0, 2]\nrfc2544: { frame_sizes: [32], line_rate_mbps: 1000, resolution_pct: 60 }\n").unwrap();
+        // iperf3's -t stops at 86400 s (src/iperf.h MAX_TIME): so do a
+        // search trial and its confirmation
+        let g = tmp.path().join("long.yml");
+        std::fs::write(&g, "rfc2544: { frame_sizes: [64], line_rate_mbps: 1000, trial_s: 86401, confirm_s: 90000 }\n")
+            .unwrap();
+        let e = load(&g).unwrap_err().to_string();
+        assert!(
+            e.contains(&format!("{}:1:62: ", g.display())) && e.contains(&format!("{}:1:80: ", g.display())),
+            "{e}"
+        );
+        assert!(e.contains("86401 is greater than the maximum of 86400") && e.contains("90000 is greater"), "{e}");
         let e = load(&f).unwrap_err().to_string();
         let file = f.display();
         for want in [

@@ -13,8 +13,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 
 use crate::cpu::CoreLoad;
-use crate::report::CellSummary;
-use crate::rfc2544::{max_fps, Rfc2544Result};
+use crate::records::{max_fps, CellSummary, Rfc2544Result};
 use crate::stats::Verdict;
 
 /// Throughput bars (not CPU-bound).
@@ -462,7 +461,7 @@ mod tests {
 
     #[test]
     fn cell_bars_are_as_long_as_their_throughput() {
-        use crate::compare::Stats;
+        use crate::stats::Stats;
         let cell = |name: &str, mean: f64, sd: f64, n: usize, bound: bool| CellSummary {
             cell: name.into(),
             throughput: Stats { mean, sd, n },
@@ -522,7 +521,7 @@ mod tests {
 
     #[test]
     fn rfc2544_points_and_their_colours() {
-        use crate::rfc2544::{FrameResult, Rfc2544Result};
+        use crate::records::{FrameResult, Rfc2544Result};
         let frame = FrameResult::bare;
         let x = Rfc2544Result {
             format: String::new(),
@@ -597,7 +596,7 @@ mod tests {
 
     #[test]
     fn cell_rows_tile_the_plot_and_whiskers_span_mean_plus_minus_sd() {
-        use crate::compare::Stats;
+        use crate::stats::Stats;
         let cell = |name: &str, mean: f64, sd: f64, n: usize| CellSummary {
             cell: name.into(),
             throughput: Stats { mean, sd, n },
@@ -630,7 +629,7 @@ mod tests {
 
     #[test]
     fn rfc2544_axes_span_the_line_rate_curve_and_the_slowest_rate() {
-        use crate::rfc2544::FrameResult;
+        use crate::records::FrameResult;
         let frame = FrameResult::bare;
         let x = Rfc2544Result {
             format: String::new(),

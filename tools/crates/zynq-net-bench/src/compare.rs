@@ -12,32 +12,8 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use crate::error::BenchError;
-use crate::rfc2544::Rfc2544Result;
-use crate::run::{files, read_trials, TrialRecord};
-
-/// Mean, sample standard deviation and count.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct Stats {
-    /// Mean.
-    pub mean: f64,
-    /// Sample standard deviation (0 for one value).
-    pub sd: f64,
-    /// Number of values.
-    pub n: usize,
-}
-
-impl Stats {
-    /// Of a list of values.
-    pub fn of(v: &[f64]) -> Stats {
-        let n = v.len();
-        if n == 0 {
-            return Stats { mean: 0.0, sd: 0.0, n: 0 };
-        }
-        let mean = v.iter().sum::<f64>() / n as f64;
-        let sd = if n > 1 { (v.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64).sqrt() } else { 0.0 };
-        Stats { mean, sd, n }
-    }
-}
+use crate::records::{files, read_trials, Rfc2544Result, TrialRecord};
+use crate::stats::Stats;
 
 /// One compared cell.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -49,7 +25,7 @@ pub struct CellDelta {
     /// B's throughput (bit/s).
     pub b: Stats,
     /// (B - A) / A in percent.
-    pub delta_percent: f64,
+    pub delta_percent: Option<f64>,
     /// Noise bound in percent of A, when both sides have repeats.
     pub noise_percent: Option<f64>,
     /// `better`, `worse`, `within noise`, or `no noise estimate`.
@@ -112,17 +88,23 @@ pub fn compare_records(a_label: &str, a: &[TrialRecord], b_label: &str, b: &[Tri
             continue;
         }
         let (sa, sb) = (Stats::of(&va), Stats::of(&vb));
-        let delta = if sa.mean > 0.0 { (sb.mean - sa.mean) / sa.mean * 100.0 } else { 0.0 };
+        // A baseline of 0 has no percentage change (not "+0.0%").
+        let delta = (sa.mean > 0.0).then(|| (sb.mean - sa.mean) / sa.mean * 100.0);
         let noise = if sa.n >= 2 && sb.n >= 2 && sa.mean > 0.0 {
             Some(2.0 * (sa.sd.powi(2) / sa.n as f64 + sb.sd.powi(2) / sb.n as f64).sqrt() / sa.mean * 100.0)
         } else {
             None
         };
-        let verdict = match noise {
-            None => "no noise estimate (1 repeat)".to_string(),
-            Some(nz) if delta.abs() <= nz => "within noise".to_string(),
-            Some(_) if delta > 0.0 => "better".to_string(),
-            Some(_) => "worse".to_string(),
+        let verdict = match (delta, noise) {
+            (None, _) if sb.mean > 0.0 => "better (A is 0)".to_string(),
+            (None, _) => "no change (A and B are 0)".to_string(),
+            // B collapsed to nothing: no noise explains that, whatever
+            // the repeats (one repeat has no noise estimate at all).
+            (Some(_), _) if sb.mean == 0.0 => "worse".to_string(),
+            (Some(_), None) => "no noise estimate (1 repeat)".to_string(),
+            (Some(d), Some(nz)) if d.abs() <= nz => "within noise".to_string(),
+            (Some(d), Some(_)) if d > 0.0 => "better".to_string(),
+            (Some(_), Some(_)) => "worse".to_string(),
         };
         cells.push(CellDelta {
             cell: id,
@@ -170,6 +152,14 @@ pub fn compare_rfc2544(c: &mut Comparison, a: &Rfc2544Result, b: &Rfc2544Result)
 
 /// Loads a run directory (or a `results.jsonl` file) and its RFC 2544 result if any.
 pub fn load_run(path: &Path) -> Result<(Vec<TrialRecord>, Option<Rfc2544Result>), BenchError> {
+    // What is wrong with the input, said for each kind of wrong.
+    let meta = std::fs::metadata(path).map_err(|e| BenchError::io(path, e))?;
+    if meta.is_file() && meta.len() == 0 {
+        return Err(BenchError::Invalid(format!(
+            "{}: empty: no trial records (one JSON object per line)",
+            path.display()
+        )));
+    }
     let (results, rfc) = if path.is_dir() {
         (path.join(files::RESULTS), Some(path.join(files::RFC2544)))
     } else {
@@ -184,7 +174,10 @@ pub fn load_run(path: &Path) -> Result<(Vec<TrialRecord>, Option<Rfc2544Result>)
         _ => None,
     };
     if recs.is_empty() && rfc.is_none() {
-        return Err(BenchError::Invalid(format!("{}: no results", path.display())));
+        return Err(BenchError::Invalid(format!(
+            "{}: no results.jsonl or rfc2544.json in this directory: not a run directory of `zynq-net bench run` or `bench rfc2544`",
+            path.display()
+        )));
     }
     Ok((recs, rfc))
 }
@@ -198,7 +191,7 @@ pub fn to_markdown(c: &Comparison) -> String {
         );
         for d in &c.cells {
             s.push_str(&format!(
-                "| {} | {:.1} ± {:.1} ({}) | {:.1} ± {:.1} ({}) | {:+.1}% | {} | {}{} |\n",
+                "| {} | {:.1} ± {:.1} ({}) | {:.1} ± {:.1} ({}) | {} | {} | {}{} |\n",
                 d.cell,
                 d.a.mean / 1e6,
                 d.a.sd / 1e6,
@@ -206,7 +199,7 @@ pub fn to_markdown(c: &Comparison) -> String {
                 d.b.mean / 1e6,
                 d.b.sd / 1e6,
                 d.b.n,
-                d.delta_percent,
+                d.delta_percent.map_or("n/a".to_string(), |x| format!("{x:+.1}%")),
                 d.noise_percent.map_or("n/a".to_string(), |n| format!("{n:.1}%")),
                 d.verdict,
                 match d.cpu_bound {
@@ -251,7 +244,7 @@ mod tests {
         assert_eq!(x.verdict, "within noise");
         let y = c.cells.iter().find(|d| d.cell == "y").unwrap();
         assert_eq!(y.verdict, "better");
-        assert!((y.delta_percent - 49.75).abs() < 0.1);
+        assert!((y.delta_percent.unwrap() - 49.75).abs() < 0.1);
         assert_eq!(c.unmatched, vec!["z".to_string()]);
         let one = compare_records("a", &[rec("x", 1.0)], "b", &[rec("x", 2.0)]);
         assert!(one.cells[0].noise_percent.is_none());
@@ -274,13 +267,13 @@ mod tests {
         let b = vec![rec("x", 101.0), rec("x", 99.0), rec("x", 103.0)];
         let c = compare_records("A", &a, "B", &b);
         let x = &c.cells[0];
-        assert!((x.delta_percent - 1.0).abs() < 1e-9, "{x:?}");
+        assert!((x.delta_percent.unwrap() - 1.0).abs() < 1e-9, "{x:?}");
         assert!((x.noise_percent.unwrap() - 2.0 * (8.0f64 / 3.0).sqrt()).abs() < 1e-9, "{x:?}");
         assert_eq!(x.verdict, "within noise");
         // A 100, 101; B 90, 91: -9.95%, noise 2 · sqrt(0.25 + 0.25) / 100.5 = 1.41%.
         let c = compare_records("A", &[rec("y", 100.0), rec("y", 101.0)], "B", &[rec("y", 90.0), rec("y", 91.0)]);
         let y = &c.cells[0];
-        assert!((y.delta_percent - (-10.0 / 100.5 * 100.0)).abs() < 1e-9, "{y:?}");
+        assert!((y.delta_percent.unwrap() - (-10.0 / 100.5 * 100.0)).abs() < 1e-9, "{y:?}");
         assert!((y.noise_percent.unwrap() - 2.0 * 0.5f64.sqrt() / 100.5 * 100.0).abs() < 1e-9, "{y:?}");
         assert_eq!(y.verdict, "worse");
         assert_eq!((c.a.as_str(), c.b.as_str(), c.format.as_str()), ("A", "B", "zynq-net-bench-compare 1"));
@@ -288,9 +281,22 @@ mod tests {
         let c = compare_records("A", &[rec("z", 100.0), rec("z", 100.0)], "B", &[rec("z", 150.0)]);
         assert_eq!(c.cells[0].noise_percent, None);
         assert_eq!(c.cells[0].verdict, "no noise estimate (1 repeat)");
-        // A side at zero: no percentage to take.
+        // A side at zero: no percentage to take ("n/a", not "+0.0%"), and
+        // the verdict does not blame a repeat count both sides have.
         let c = compare_records("A", &[rec("w", 0.0), rec("w", 0.0)], "B", &[rec("w", 5.0), rec("w", 6.0)]);
-        assert_eq!((c.cells[0].delta_percent, c.cells[0].noise_percent), (0.0, None));
+        assert_eq!((c.cells[0].delta_percent, c.cells[0].noise_percent), (None, None));
+        assert_eq!(c.cells[0].verdict, "better (A is 0)");
+        let md = to_markdown(&c);
+        assert!(md.contains("| w | 0.0 ± 0.0 (2) | 0.0 ± 0.0 (2) | n/a | n/a | better (A is 0) |"), "{md}");
+        let c = compare_records("A", &[rec("w", 0.0), rec("w", 0.0)], "B", &[rec("w", 0.0), rec("w", 0.0)]);
+        assert_eq!(c.cells[0].verdict, "no change (A and B are 0)");
+        // B collapsed to 0: worse, with one repeat (no noise estimate) or
+        // with a noise estimate wider than 100 %.
+        let c = compare_records("A", &[rec("v", 100.0)], "B", &[rec("v", 0.0)]);
+        assert_eq!((c.cells[0].delta_percent, c.cells[0].verdict.as_str()), (Some(-100.0), "worse"));
+        let c = compare_records("A", &[rec("v", 1.0), rec("v", 300.0)], "B", &[rec("v", 0.0), rec("v", 0.0)]);
+        assert!(c.cells[0].noise_percent.unwrap() > 100.0, "{:?}", c.cells[0]);
+        assert_eq!(c.cells[0].verdict, "worse");
     }
 
     #[test]
@@ -322,7 +328,7 @@ mod tests {
             format: "zynq-net-bench-rfc2544 1".into(),
             line_rate_bps: 1e9,
             settings: crate::spec::Rfc2544Spec { resolution_percent: res, ..crate::spec::Rfc2544Spec::default() },
-            frames: frames.iter().map(|&(f, fps)| crate::rfc2544::FrameResult::bare(f, fps, true)).collect(),
+            frames: frames.iter().map(|&(f, fps)| crate::records::FrameResult::bare(f, fps, true)).collect(),
             deviations: vec![],
         }
     }
@@ -373,7 +379,7 @@ mod tests {
     fn load_run_reads_a_directory_or_a_file() {
         let d = tempfile::tempdir().unwrap();
         let results = d.path().join(files::RESULTS);
-        crate::run::append_jsonl(&results, &rec("x", 1.0)).unwrap();
+        crate::records::append_jsonl(&results, &rec("x", 1.0)).unwrap();
         let (recs, r) = load_run(d.path()).unwrap();
         assert_eq!((recs.len(), r), (1, None));
         std::fs::write(d.path().join(files::RFC2544), serde_json::to_string(&rfc(1.0, &[(64, 1.0)])).unwrap()).unwrap();
@@ -389,6 +395,20 @@ mod tests {
         assert!(load_run(d.path()).unwrap_err().to_string().contains("rfc2544.json"));
         let empty = tempfile::tempdir().unwrap();
         let e = load_run(empty.path()).unwrap_err().to_string();
-        assert_eq!(e, format!("{}: no results", empty.path().display()));
+        assert_eq!(
+            e,
+            format!(
+                "{}: no results.jsonl or rfc2544.json in this directory: not a run directory of `zynq-net bench run` or `bench rfc2544`",
+                empty.path().display()
+            )
+        );
+        // Each bad input says what is wrong with it.
+        let missing = empty.path().join("nope");
+        let e = load_run(&missing).unwrap_err().to_string();
+        assert!(e.starts_with(&format!("{}: ", missing.display())) && e.contains("No such file"), "{e}");
+        let blank = empty.path().join("blank.jsonl");
+        std::fs::write(&blank, "").unwrap();
+        let e = load_run(&blank).unwrap_err().to_string();
+        assert_eq!(e, format!("{}: empty: no trial records (one JSON object per line)", blank.display()));
     }
 }

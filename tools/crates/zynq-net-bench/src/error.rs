@@ -16,6 +16,15 @@ pub enum BenchError {
         /// Exit status and stderr.
         detail: String,
     },
+    /// ssh itself failed (exit 255: unreachable, refused, no key): not a
+    /// problem of the command it was to run.
+    #[error("{host}: ssh failed (exit 255): {detail}")]
+    Ssh {
+        /// The end (`ssh:DEST`).
+        host: String,
+        /// ssh's stderr.
+        detail: String,
+    },
     /// A file could not be read or written.
     #[error("{path}: {source}")]
     Io {

@@ -192,10 +192,20 @@ pub fn applier_env_vars(name: &str) -> Vec<String> {
     ]
 }
 
+/// Most TX or RX queues a link may be created with
+/// (net/core/rtnetlink.c, rtnl_create_link: "Invalid number of transmit queues").
+pub const MAX_QUEUES: u32 = 4096;
+
 /// Brings a lab up; fails (after tearing down what it made) on any error.
 pub fn up(o: &LabOptions) -> Result<LabState, BenchError> {
     if !valid_name(&o.name) {
         return Err(BenchError::Invalid(format!("lab name `{}`: 1-12 characters of [a-z0-9-]", o.name)));
+    }
+    if !(1..=MAX_QUEUES).contains(&o.queues) {
+        return Err(BenchError::Invalid(format!(
+            "--queues {}: a veth has 1 to {MAX_QUEUES} queues (net/core/rtnetlink.c: rtnl_create_link)",
+            o.queues
+        )));
     }
     if o.subnet == 255 {
         return Err(BenchError::Invalid("--subnet must be below 255 (the server uses the next /24)".into()));
@@ -218,7 +228,7 @@ pub fn up(o: &LabOptions) -> Result<LabState, BenchError> {
 
 fn build(o: &LabOptions, c: &str, r: &str, s: &str) -> Result<LabState, BenchError> {
     let (n1, n2) = (o.subnet, o.subnet + 1);
-    let q = o.queues.max(1).to_string();
+    let q = o.queues.to_string();
     let mtu = o.mtu.to_string();
     for ns in [c, r, s] {
         ip(&["netns", "add", ns])?;
@@ -364,6 +374,17 @@ pub fn down(name: &str) -> Result<Vec<String>, BenchError> {
 mod tests {
     use super::*;
 
+    /// `--queues 0` is refused before anything is made (it was made as 1
+    /// queue without a word); so is more than the kernel creates.
+    #[test]
+    fn queue_counts_the_kernel_refuses_are_refused_first() {
+        for q in [0, MAX_QUEUES + 1] {
+            let o = LabOptions { name: "zn-q-never".into(), queues: q, ..LabOptions::default() };
+            let e = up(&o).unwrap_err().to_string();
+            assert!(e.starts_with(&format!("--queues {q}: a veth has 1 to 4096 queues")), "{e}");
+        }
+    }
+
     #[test]
     fn tbf_resolves_one_percent_in_one_second() {
         let rate = 200e6;
@@ -504,7 +525,7 @@ mod tests {
             assert_eq!(frames, 1);
             assert_eq!(x.frames.len(), 1);
             let f = &x.frames[0];
-            assert!(f.confirmed && f.fps > 0.0 && f.fps <= crate::rfc2544::max_fps(10e6, 1518) * 1.001, "{f:?}");
+            assert!(f.confirmed && f.fps > 0.0 && f.fps <= crate::records::max_fps(10e6, 1518) * 1.001, "{f:?}");
             assert_eq!(paced.len(), f.steps.len());
             for (size, tbf, notes, cmd) in &paced {
                 assert_eq!(*size, 1518);

@@ -6,17 +6,21 @@
 //!   ssh, per-core `/proc/stat` load on every machine, results appended as
 //!   JSON lines;
 //! - [`rfc2544`]: zero-loss throughput search per frame size;
+//! - [`records`]: the result records the runners write and the presenters
+//!   (report, chart, compare, the ablation report) read;
 //! - [`compare`]: A vs B with repeat-based noise estimates;
 //! - [`report`]: Markdown, CSV, JSON and a self-contained HTML page with SVG plots;
 //! - [`ablate`]: which groups of tuning steps help and which hurt
 //!   (leave-one-out, randomised interleaved order, simultaneous intervals);
 //! - [`lab`]: client / router (DUT) / server in network namespaces;
-//! - [`cli`]: the clap commands the `zynq-net` binary mounts as `bench` and `lab`.
+//! - [`commands`]: the `bench` and `lab` commands as calls with plain
+//!   options, each returning an [`commands::Outcome`] (the `zynq-net`
+//!   binary owns the command line and the exit codes).
 
 pub mod ablate;
 pub mod board;
 pub mod chart;
-pub mod cli;
+pub mod commands;
 pub mod compare;
 pub mod cpu;
 pub mod error;
@@ -24,6 +28,7 @@ pub mod exec;
 pub mod iperf;
 pub mod lab;
 pub mod plan;
+pub mod records;
 pub mod report;
 pub mod rfc2544;
 pub mod run;

@@ -7,29 +7,11 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::compare::Stats;
 use crate::cpu::CoreLoad;
 use crate::error::BenchError;
 use crate::plan::Plan;
-use crate::rfc2544::Rfc2544Result;
-use crate::run::{files, read_trials, TrialRecord};
-
-/// Aggregated cell.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct CellSummary {
-    /// Cell id.
-    pub cell: String,
-    /// Throughput over the successful repeats (bit/s).
-    pub throughput: Stats,
-    /// Any repeat CPU-bound?
-    pub cpu_bound: Vec<String>,
-    /// Failed repeats.
-    pub failed: usize,
-    /// Mean per-core load per machine over the repeats.
-    pub cpu: Vec<(String, Vec<CoreLoad>)>,
-    /// Notes of the first repeat.
-    pub notes: Vec<String>,
-}
+use crate::records::{files, read_trials, CellSummary, Rfc2544Result, TrialRecord};
+use crate::stats::Stats;
 
 /// Everything a report shows.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -489,8 +471,7 @@ mod tests {
     use super::*;
 
     use crate::iperf::{Flow, Protocol, Summary};
-    use crate::rfc2544::{FrameResult, Step};
-    use crate::run::{append_jsonl, MachineLoad};
+    use crate::records::{append_jsonl, FrameResult, MachineLoad, Step};
     use crate::spec::Rfc2544Spec;
 
     fn core(cpu: usize, usr: f64, sys: f64, irq: f64, softirq: f64) -> CoreLoad {

@@ -8,131 +8,10 @@
 //! maximum is `fps = rate / (8 · (F + 20))`. The UDP payload that makes an
 //! `F`-byte frame is `F - 46` (14 + 4 + IPv4 20 + UDP 8).
 
-use serde::{Deserialize, Serialize};
-
 use crate::iperf::{ClientOpts, Direction, Protocol};
+use crate::records::{frame_bps, line_percent, max_fps, udp_payload, FrameResult, Rfc2544Result, Step};
 use crate::run::{Context, Trial};
 use crate::spec::Rfc2544Spec;
-
-/// Wire overhead per frame: preamble + SFD (8) and inter-frame gap (12).
-pub const WIRE_OVERHEAD: u32 = 20;
-/// Ethernet header (14) + FCS (4) + IPv4 (20) + UDP (8).
-pub const UDP_FRAME_OVERHEAD: u32 = 46;
-
-/// Line-rate maximum frames per second for frame size `f` at `line_bps`.
-pub fn max_fps(line_bps: f64, f: u32) -> f64 {
-    line_bps / (8.0 * (f + WIRE_OVERHEAD) as f64)
-}
-
-/// Frame bits per second (what RFC 2544 tables call Mb/s: frames × size).
-pub fn frame_bps(fps: f64, f: u32) -> f64 {
-    fps * 8.0 * f as f64
-}
-
-/// Percent of line rate including the 20 bytes of wire overhead per frame.
-pub fn line_percent(fps: f64, f: u32, line_bps: f64) -> f64 {
-    100.0 * fps / max_fps(line_bps, f)
-}
-
-/// UDP payload (`-l`) for an `f`-byte frame.
-pub fn udp_payload(f: u32) -> u32 {
-    f.saturating_sub(UDP_FRAME_OVERHEAD).max(1)
-}
-
-/// One trial of the search.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Step {
-    /// 1-based trial number (search trials; confirmation trials are marked).
-    pub n: u32,
-    /// Confirmation trial?
-    pub confirm: bool,
-    /// Offered frame rate asked from iperf3.
-    pub offered_fps: f64,
-    /// Frame rate iperf3 actually sent.
-    pub sent_fps: f64,
-    /// Frame rate the receiver got.
-    pub received_fps: f64,
-    /// Frames sent.
-    pub sent: u64,
-    /// Frames lost (receiver's count).
-    pub lost: u64,
-    /// Loss percent.
-    pub loss_percent: f64,
-    /// Passed the loss criterion?
-    pub pass: bool,
-    /// Error of the trial, if any.
-    pub error: Option<String>,
-}
-
-/// Result for one frame size.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct FrameResult {
-    /// Frame size in bytes.
-    pub frame_size: u32,
-    /// UDP payload used.
-    pub udp_payload: u32,
-    /// Throughput in frames per second (0 if nothing passed).
-    pub fps: f64,
-    /// Throughput in frame bits per second.
-    pub frame_bps: f64,
-    /// UDP payload bits per second at that rate.
-    pub payload_bps: f64,
-    /// Percent of line rate (with 20 B/frame wire overhead).
-    pub line_percent: f64,
-    /// Line-rate maximum frames per second.
-    pub max_fps: f64,
-    /// Search trials used.
-    pub search_trials: u32,
-    /// Did the longer confirmation trial pass at `fps`?
-    pub confirmed: bool,
-    /// The sender could not offer the rate asked (the tester, not the DUT, limited the result).
-    pub sender_limited: bool,
-    /// Highest CPU load seen (any core of any machine) during the confirmation.
-    pub max_core_busy: f64,
-    /// CPU-bound cores during the confirmation (C8).
-    pub cpu_bound: Vec<String>,
-    /// Every trial.
-    pub steps: Vec<Step>,
-}
-
-/// Test results for the chart and compare tests: `frame_size` bytes at
-/// `fps` frames/s, one search trial, `max_fps` at 1 Gbit/s line rate, no
-/// steps, CPU load or sender limit.
-#[cfg(test)]
-impl FrameResult {
-    pub(crate) fn bare(frame_size: u32, fps: f64, confirmed: bool) -> FrameResult {
-        FrameResult {
-            frame_size,
-            udp_payload: frame_size - 46,
-            fps,
-            frame_bps: 0.0,
-            payload_bps: 0.0,
-            line_percent: 0.0,
-            max_fps: max_fps(1e9, frame_size),
-            search_trials: 1,
-            confirmed,
-            sender_limited: false,
-            max_core_busy: 0.0,
-            cpu_bound: vec![],
-            steps: vec![],
-        }
-    }
-}
-
-/// The whole RFC 2544 result.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Rfc2544Result {
-    /// Format tag.
-    pub format: String,
-    /// Line rate used (bit/s).
-    pub line_rate_bps: f64,
-    /// Search settings.
-    pub settings: Rfc2544Spec,
-    /// Per frame size.
-    pub frames: Vec<FrameResult>,
-    /// Deviations from RFC 2544, stated for the report.
-    pub deviations: Vec<String>,
-}
 
 /// The deviations from RFC 2544 this method has.
 pub fn deviations(s: &Rfc2544Spec, server_version: &str) -> Vec<String> {
@@ -411,7 +290,8 @@ mod tests {
 
     use crate::exec::Host;
     use crate::iperf::{Flow, Summary, Version};
-    use crate::run::{Context, TrialRecord};
+    use crate::records::TrialRecord;
+    use crate::run::Context;
     use crate::targets::{Endpoint, Targets, TARGETS_FORMAT};
 
     fn ctx() -> Context {
@@ -887,8 +767,10 @@ mod tests {
         let r = search(&ctx(), &Rfc2544Spec::default(), 1e9, 1518, |o, _| {
             let mut t = sim(o, 1e9, 1e9);
             let busy_core = if o.seconds > 1.0 { 3.0 } else { 50.0 };
-            t.record.cpu =
-                vec![crate::run::MachineLoad { role: "dut".into(), cores: vec![core(0, 90.0), core(1, busy_core)] }];
+            t.record.cpu = vec![crate::records::MachineLoad {
+                role: "dut".into(),
+                cores: vec![core(0, 90.0), core(1, busy_core)],
+            }];
             t.record.cpu_bound = if o.seconds > 1.0 { vec!["dut cpu1 97%".into()] } else { vec![] };
             t
         });

@@ -2,8 +2,6 @@
 //! machine involved, the CPU-bound flag (C8), and the matrix runner that
 //! appends one JSON line per trial so an interrupted run keeps its results.
 
-use std::fs::OpenOptions;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
@@ -13,84 +11,10 @@ use serde_json::Value;
 use crate::cpu::{self, CoreLoad};
 use crate::error::BenchError;
 use crate::exec::{argv, Host};
-use crate::iperf::{self, ClientOpts, Summary, Version};
+use crate::iperf::{self, ClientOpts, Version};
 use crate::plan::{choose_cpus, irq_cpus_from_interrupts, Cell, Plan};
+use crate::records::{append_jsonl, files, read_jsonl, MachineLoad, TrialRecord};
 use crate::targets::{Endpoint, Targets};
-
-/// File names inside a run directory.
-pub mod files {
-    /// The plan the run executed.
-    pub const PLAN: &str = "plan.json";
-    /// Run metadata (versions, pinning, targets).
-    pub const RUN: &str = "run.json";
-    /// One JSON line per matrix trial.
-    pub const RESULTS: &str = "results.jsonl";
-    /// RFC 2544 summary.
-    pub const RFC2544: &str = "rfc2544.json";
-    /// One JSON line per RFC 2544 trial.
-    pub const RFC2544_TRIALS: &str = "rfc2544-trials.jsonl";
-    /// Raw iperf3 JSON per trial.
-    pub const RAW_DIR: &str = "raw";
-}
-
-/// CPU load of one machine over a trial.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct MachineLoad {
-    /// Which end(s) this machine is (`client`, `server`, `dut`, or
-    /// `client+server+dut` when they share one machine as in the lab).
-    pub role: String,
-    /// Per-core load.
-    pub cores: Vec<CoreLoad>,
-}
-
-/// One trial's record (a line of `results.jsonl`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct TrialRecord {
-    /// Cell id (or `rfc2544-F` for search trials).
-    pub cell: String,
-    /// Repeat index (trial index for RFC 2544).
-    pub repeat: u32,
-    /// Unix time the trial started.
-    pub started: f64,
-    /// Wall time of the whole trial including process start-up.
-    pub wall_seconds: f64,
-    /// The client command line as run.
-    pub command: String,
-    /// Received throughput (bit/s), both directions for `--bidir`.
-    pub throughput_bps: f64,
-    /// Parsed iperf3 result.
-    pub summary: Option<Summary>,
-    /// Per-core load on every machine.
-    pub cpu: Vec<MachineLoad>,
-    /// Cores at or above the CPU-bound threshold (`client cpu1 97%`).
-    pub cpu_bound: Vec<String>,
-    /// Notes (pinning decisions, single-threaded iperf3, ...).
-    pub notes: Vec<String>,
-    /// Error, when the trial failed.
-    pub error: Option<String>,
-}
-
-#[cfg(test)]
-impl TrialRecord {
-    /// A successful trial of `cell` at `bps` bit/s (1 s, no summary, no
-    /// CPU figures): the record the report, compare and ablation tests
-    /// build their runs from.
-    pub(crate) fn for_test(cell: &str, repeat: u32, bps: f64) -> TrialRecord {
-        TrialRecord {
-            cell: cell.into(),
-            repeat,
-            started: 0.0,
-            wall_seconds: 1.0,
-            command: String::new(),
-            throughput_bps: bps,
-            summary: None,
-            cpu: vec![],
-            cpu_bound: vec![],
-            notes: vec![],
-            error: None,
-        }
-    }
-}
 
 /// Ends the one-off iperf3 server of a trial. It exits by itself after its
 /// test; one that is still there after 3 s (no client reached it) gets
@@ -142,7 +66,30 @@ pub struct Context {
 }
 
 fn detect_version(h: &Host) -> Result<Version, BenchError> {
-    let out = h.output(&argv(&["iperf3", "--version"]))?;
+    detect_version_with(h, "iperf3")
+}
+
+/// The version of `iperf3` (the command `iperf3`) on `h`.
+fn detect_version_with(h: &Host, iperf3: &str) -> Result<Version, BenchError> {
+    let out = h.output(&argv(&[iperf3, "--version"])).map_err(|e| {
+        BenchError::Iperf(format!("{}: `{iperf3}` could not be run: not installed or not on PATH? ({e})", h.label()))
+    })?;
+    let err = String::from_utf8_lossy(&out.stderr);
+    match (h, out.status.code()) {
+        // ssh's own failure (ssh(1): "exits with 255 if an error occurred")
+        (Host::Ssh { .. }, Some(255)) => {
+            return Err(BenchError::Ssh { host: h.label(), detail: err.trim().to_string() });
+        }
+        // the shell's "command not found" (POSIX: 127)
+        (_, Some(127)) => {
+            return Err(BenchError::Iperf(format!(
+                "{}: `{iperf3}` is not installed (or not on PATH): {}",
+                h.label(),
+                err.trim()
+            )))
+        }
+        _ => {}
+    }
     let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
     Version::parse(&text).ok_or_else(|| {
         BenchError::Iperf(format!("{}: cannot tell the iperf3 version from `{}`", h.label(), text.trim()))
@@ -418,61 +365,6 @@ pub fn set_mtu(targets: &Targets, mtu: u32) -> Result<bool, BenchError> {
     Ok(any)
 }
 
-/// Appends one JSON line and flushes it to disk.
-pub fn append_jsonl<T: Serialize>(path: &Path, value: &T) -> Result<(), BenchError> {
-    let mut f = OpenOptions::new().create(true).append(true).open(path).map_err(|e| BenchError::io(path, e))?;
-    let mut line = serde_json::to_string(value).map_err(|e| BenchError::Invalid(e.to_string()))?;
-    line.push('\n');
-    f.write_all(line.as_bytes()).map_err(|e| BenchError::io(path, e))?;
-    f.sync_data().map_err(|e| BenchError::io(path, e))
-}
-
-/// Reads a JSON-lines file; a torn last line (interrupted write) is ignored.
-pub fn read_jsonl<T: for<'de> Deserialize<'de>>(path: &Path) -> Result<Vec<T>, BenchError> {
-    let text = match std::fs::read_to_string(path) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(e) => return Err(BenchError::io(path, e)),
-    };
-    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
-    let mut out = Vec::new();
-    for (i, l) in lines.iter().enumerate() {
-        match serde_json::from_str(l) {
-            Ok(v) => out.push(v),
-            Err(_) if i + 1 == lines.len() => {}
-            Err(e) => return Err(BenchError::Invalid(format!("{}:{}: {e}", path.display(), i + 1))),
-        }
-    }
-    Ok(out)
-}
-
-/// Highest throughput a trial record may hold, in bit/s (10 Tbit/s: above
-/// any Ethernet port); a larger one is a damaged results file, which the
-/// charts could not scale (an axis of 1e200 never finished).
-pub const MAX_PLAUSIBLE_BPS: f64 = 1e13;
-
-/// The trial records of a `results.jsonl` ([`read_jsonl`]), each with a
-/// throughput that is a finite rate from 0 to [`MAX_PLAUSIBLE_BPS`].
-///
-/// # Errors
-/// [`BenchError::Invalid`] naming the file, line and value of the first
-/// record that is not; the errors of [`read_jsonl`].
-pub fn read_trials(path: &Path) -> Result<Vec<TrialRecord>, BenchError> {
-    let recs: Vec<TrialRecord> = read_jsonl(path)?;
-    if let Some((i, r)) = recs.iter().enumerate().find(|(_, r)| !(0.0..=MAX_PLAUSIBLE_BPS).contains(&r.throughput_bps))
-    {
-        return Err(BenchError::Invalid(format!(
-            "{}: record {} ({} repeat {}): throughput_bps {} is not a rate from 0 to 10 Tbit/s: a damaged results file?",
-            path.display(),
-            i + 1,
-            r.cell,
-            r.repeat,
-            r.throughput_bps
-        )));
-    }
-    Ok(recs)
-}
-
 /// Options of [`run_plan`].
 #[derive(Debug, Clone, Default)]
 pub struct RunOptions {
@@ -501,7 +393,8 @@ pub fn progress(total_seconds: f64, quiet: bool) -> indicatif::ProgressBar {
 /// terminal to draw the bar on (CI logs still show each trial).
 pub fn say(pb: &indicatif::ProgressBar, line: String) {
     if pb.is_hidden() {
-        eprintln!("{line}");
+        // never panics on a closed stderr (`2>&1 | head -1`)
+        zynq_net_model::eoutln!("{line}");
     } else {
         pb.println(line);
     }
@@ -599,27 +492,18 @@ fn retry_delay(last: Duration) -> Duration {
 mod tests {
     use super::*;
 
-    /// A results file with a rate no port has (1e200 bit/s hung the
-    /// report's chart) or a negative one is refused, naming the record;
-    /// 0 and 800 Gbit/s are rates.
+    /// An ssh end that cannot be reached is an ssh failure (ssh exits
+    /// 255), not "cannot tell the iperf3 version".
     #[test]
-    fn trial_rates_are_plausible() {
-        let dir = tempfile::tempdir().unwrap();
-        let f = dir.path().join(files::RESULTS);
-        for bps in [0.0, 8e11] {
-            append_jsonl(&f, &TrialRecord::for_test("tcp-tx-mtu1500-p1", 0, bps)).unwrap();
-        }
-        assert_eq!(read_trials(&f).unwrap().len(), 2);
-        for bad in [1e200, -1.0, MAX_PLAUSIBLE_BPS * 1.01] {
-            let g = dir.path().join("bad.jsonl");
-            std::fs::copy(&f, &g).unwrap();
-            append_jsonl(&g, &TrialRecord::for_test("udp-rx-mtu1500-p1", 4, bad)).unwrap();
-            // a last line that does not parse is an interrupted write: keep one that does after it
-            append_jsonl(&g, &TrialRecord::for_test("udp-rx-mtu1500-p1", 5, 1e9)).unwrap();
-            let e = read_trials(&g).unwrap_err().to_string();
-            assert!(e.contains("record 3 (udp-rx-mtu1500-p1 repeat 4): throughput_bps"), "{e}");
-        }
-        assert!(crate::report::load(dir.path()).is_ok());
+    fn an_unreachable_ssh_end_is_an_ssh_error() {
+        // RFC 6761: .invalid never resolves.
+        let h = Host::Ssh { dest: "root@zn-bench.invalid".into(), opts: vec!["-oConnectTimeout=2".into()] };
+        let e = detect_version(&h).unwrap_err().to_string();
+        assert!(e.starts_with("ssh:root@zn-bench.invalid: ssh failed (exit 255): "), "{e}");
+        assert!(!e.contains("version"), "{e}");
+        // A command that is not there is said so.
+        let e = detect_version_with(&Host::Local, "zn-no-such-iperf3").unwrap_err().to_string();
+        assert!(e.contains("zn-no-such-iperf3") && e.contains("not installed"), "{e}");
     }
 
     #[test]
@@ -642,17 +526,6 @@ mod tests {
     }
 
     #[test]
-    fn jsonl_survives_a_torn_last_line() {
-        let d = std::env::temp_dir().join(format!("znb-jsonl-{}", std::process::id()));
-        std::fs::create_dir_all(&d).unwrap();
-        let p = d.join("r.jsonl");
-        std::fs::write(&p, "{\"a\":1}\n{\"a\":2}\n{\"a\":").unwrap();
-        let v: Vec<Value> = read_jsonl(&p).unwrap();
-        assert_eq!(v.len(), 2);
-        std::fs::remove_dir_all(&d).unwrap();
-    }
-
-    #[test]
     fn niced_and_progress() {
         let cmd = argv(&["iperf3", "-s"]);
         assert_eq!(niced(Some(-5), cmd.clone()), argv(&["nice", "-n", "-5", "iperf3", "-s"]));
@@ -660,24 +533,6 @@ mod tests {
         // The bar counts tenths of nominal seconds.
         assert_eq!(progress(2.55, false).length(), Some(26));
         assert!(progress(1.0, true).is_hidden() && progress(1.0, true).length().is_none());
-    }
-
-    #[test]
-    fn jsonl_round_trip_and_errors() {
-        let d = tempfile::tempdir().unwrap();
-        let p = d.path().join("r.jsonl");
-        assert!(read_jsonl::<Value>(&p).unwrap().is_empty(), "a missing file is no results yet");
-        append_jsonl(&p, &serde_json::json!({"a": 1})).unwrap();
-        append_jsonl(&p, &serde_json::json!({"a": 2})).unwrap();
-        assert_eq!(std::fs::read_to_string(&p).unwrap(), "{\"a\":1}\n{\"a\":2}\n");
-        assert_eq!(read_jsonl::<Value>(&p).unwrap(), vec![serde_json::json!({"a": 1}), serde_json::json!({"a": 2})]);
-        // A broken line that is not the last is an error naming file and line.
-        std::fs::write(&p, "{\"a\":1}\n\n{\"a\"\n{\"a\":3}\n").unwrap();
-        let e = read_jsonl::<Value>(&p).unwrap_err().to_string();
-        assert!(e.starts_with(&format!("{}:2: ", p.display())), "{e}");
-        // A directory is not a results file.
-        assert!(read_jsonl::<Value>(d.path()).is_err());
-        assert!(append_jsonl(d.path(), &1).is_err());
     }
 
     /// A TCP/UDP port nobody listens on now (the kernel's choice).

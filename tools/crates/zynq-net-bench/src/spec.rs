@@ -151,6 +151,15 @@ fn positive(x: f64) -> bool {
     x > 0.0
 }
 
+/// Longest trial iperf3 runs, in seconds (`-t`: src/iperf.h MAX_TIME;
+/// iperf3 refuses more, and the trial would fail as "0 frames/s").
+pub const MAX_SECONDS: f64 = 86400.0;
+
+/// A trial length iperf3 accepts: `0 < x <= MAX_SECONDS`.
+fn seconds_ok(x: f64) -> bool {
+    positive(x) && x <= MAX_SECONDS
+}
+
 fn cpus(s: &CpuSet) -> Vec<usize> {
     s.iter().map(|c| c as usize).collect()
 }
@@ -196,8 +205,8 @@ impl BenchSpec {
     /// the option.
     pub fn validate(&self) -> Result<(), BenchError> {
         let mut errs = Vec::new();
-        if !positive(self.duration) {
-            errs.push(format!("--duration {}: expected seconds > 0, e.g. 10", self.duration));
+        if !seconds_ok(self.duration) {
+            errs.push(format!("--duration {}: expected seconds > 0 and at most {MAX_SECONDS}, e.g. 10", self.duration));
         }
         if self.repeats == 0 {
             errs.push("--repeats 0: expected at least 1".to_string());
@@ -205,17 +214,24 @@ impl BenchSpec {
         if !positive(self.line_rate.0) {
             errs.push(format!("--line-rate {}: expected a rate > 0, e.g. 1G", self.line_rate.0));
         }
-        for f in &self.frame_sizes {
+        for (i, f) in self.frame_sizes.iter().enumerate() {
             if !(64..=9018).contains(f) {
                 errs.push(format!("--frame-sizes: {f} is outside 64..9018 bytes (RFC 2544 section 9.1, + 9018 jumbo)"));
             }
+            // once per size, at its second listing (as rule bench-repeated)
+            if self.frame_sizes[..i].iter().filter(|x| *x == f).count() == 1 {
+                errs.push(format!("--frame-sizes: {f} is listed twice (each size is searched once)"));
+            }
         }
         let r = &self.rfc2544;
-        if !positive(r.trial_seconds) {
-            errs.push(format!("--trial-seconds {}: expected seconds > 0", r.trial_seconds));
+        if !seconds_ok(r.trial_seconds) {
+            errs.push(format!("--trial-seconds {}: expected seconds > 0 and at most {MAX_SECONDS}", r.trial_seconds));
         }
-        if !positive(r.confirm_seconds) {
-            errs.push(format!("--confirm-seconds {}: expected seconds > 0", r.confirm_seconds));
+        if !seconds_ok(r.confirm_seconds) {
+            errs.push(format!(
+                "--confirm-seconds {}: expected seconds > 0 and at most {MAX_SECONDS}",
+                r.confirm_seconds
+            ));
         }
         if r.max_trials == 0 {
             errs.push("--max-trials 0: expected at least 1".to_string());
@@ -335,7 +351,8 @@ mod tests {
         let d = Rfc2544Spec::default();
         let inside = [
             BenchSpec { duration: 0.001, repeats: 1, line_rate: Rate(1.0), ..BenchSpec::default() },
-            BenchSpec { frame_sizes: vec![64, 9018], ..BenchSpec::default() },
+            BenchSpec { frame_sizes: vec![64, 9018], duration: 86400.0, ..BenchSpec::default() },
+            rfc(Rfc2544Spec { trial_seconds: 86400.0, confirm_seconds: 86400.0, ..d.clone() }),
             rfc(Rfc2544Spec { trial_seconds: 0.001, confirm_seconds: 0.001, max_trials: 1, ..d.clone() }),
             rfc(Rfc2544Spec { loss_tolerance_percent: 0.0, resolution_percent: 0.001, ..d.clone() }),
             rfc(Rfc2544Spec { loss_tolerance_percent: 99.99, resolution_percent: 49.99, ..d.clone() }),
@@ -353,6 +370,12 @@ mod tests {
             (rfc(Rfc2544Spec { loss_tolerance_percent: 100.0, ..d.clone() }), "--loss-tolerance 100:"),
             (rfc(Rfc2544Spec { loss_tolerance_percent: -0.1, ..d.clone() }), "--loss-tolerance -0.1:"),
             (rfc(Rfc2544Spec { resolution_percent: 0.0, ..d.clone() }), "--resolution 0:"),
+            // iperf3 refuses -t above 86400 (src/iperf.h MAX_TIME): refused
+            // here, not a trial that fails with "0 frames/s, NOT confirmed"
+            (rfc(Rfc2544Spec { trial_seconds: 86400.5, ..d.clone() }), "--trial-seconds 86400.5:"),
+            (rfc(Rfc2544Spec { confirm_seconds: 86401.0, ..d.clone() }), "--confirm-seconds 86401:"),
+            (BenchSpec { duration: 86401.0, ..BenchSpec::default() }, "--duration 86401:"),
+            (BenchSpec { frame_sizes: vec![64, 128, 64], ..BenchSpec::default() }, "--frame-sizes: 64 is listed twice"),
         ];
         for (s, want) in &outside {
             let e = s.validate().unwrap_err().to_string();

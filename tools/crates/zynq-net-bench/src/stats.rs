@@ -21,6 +21,30 @@
 use serde::{Deserialize, Serialize};
 use statrs::distribution::{ContinuousCDF, StudentsT};
 
+/// Mean, sample standard deviation and count.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Stats {
+    /// Mean.
+    pub mean: f64,
+    /// Sample standard deviation (0 for one value).
+    pub sd: f64,
+    /// Number of values.
+    pub n: usize,
+}
+
+impl Stats {
+    /// Of a list of values.
+    pub fn of(v: &[f64]) -> Stats {
+        let n = v.len();
+        if n == 0 {
+            return Stats { mean: 0.0, sd: 0.0, n: 0 };
+        }
+        let mean = v.iter().sum::<f64>() / n as f64;
+        let sd = if n > 1 { (v.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64).sqrt() } else { 0.0 };
+        Stats { mean, sd, n }
+    }
+}
+
 fn student(df: f64) -> StudentsT {
     // df > 0 always holds here (at least one degree of freedom); a bad df
     // would be a bug in the caller, so fall back to the normal limit.

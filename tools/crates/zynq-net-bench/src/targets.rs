@@ -117,7 +117,20 @@ impl Targets {
         if t.server.address.is_empty() {
             return Err(BenchError::Invalid(format!("{}: server.address is empty", path.display())));
         }
-        for e in [&t.client, &t.server].into_iter().chain(t.dut.as_ref()) {
+        let ends = [("client", &t.client), ("server", &t.server)].into_iter().chain(t.dut.as_ref().map(|d| ("dut", d)));
+        for (role, e) in ends.clone() {
+            if let Host::Ssh { opts, .. } = &e.host {
+                if let Err(bad) = check_ssh_opts(opts) {
+                    return Err(BenchError::Invalid(format!(
+                        "{}: {role}.host.opts: `{bad}` is not an ssh option a targets file may pass \
+                         (allowed: -p PORT, -l USER, -i FILE, -J HOST, -F FILE, -4, -6, -q, -C, and -o with {})",
+                        path.display(),
+                        SSH_OPTIONS.join(", ")
+                    )));
+                }
+            }
+        }
+        for (_, e) in ends {
             for i in e.ifaces.iter().chain(e.pace_iface.as_ref()) {
                 if !valid_ifname(i) {
                     return Err(BenchError::Invalid(format!(
@@ -135,6 +148,72 @@ impl Targets {
         let text = serde_json::to_string_pretty(self).map_err(|e| BenchError::Invalid(e.to_string()))?;
         std::fs::write(path, text + "\n").map_err(|e| BenchError::io(path, e))
     }
+}
+
+/// The `-o` options (ssh_config(5) keywords) a targets file may pass to
+/// ssh: where and as whom to connect, which key, how long to wait, how to
+/// treat host keys. Nothing that runs a command (`ProxyCommand`,
+/// `LocalCommand`, `KnownHostsCommand`, `Match exec`) or forwards: a
+/// targets file from elsewhere must not carry code to run on this machine.
+/// A configuration file of this machine (`-F FILE`, as the ssh lab of
+/// tests/bench uses) is allowed: what it says is this machine's own.
+pub const SSH_OPTIONS: &[&str] = &[
+    "Port",
+    "User",
+    "IdentityFile",
+    "IdentitiesOnly",
+    "ConnectTimeout",
+    "ConnectionAttempts",
+    "ServerAliveInterval",
+    "ServerAliveCountMax",
+    "StrictHostKeyChecking",
+    "UserKnownHostsFile",
+    "HostKeyAlias",
+    "Compression",
+    "LogLevel",
+    "AddressFamily",
+    "BatchMode",
+    "ControlMaster",
+    "ControlPath",
+    "ControlPersist",
+];
+
+/// A value of an ssh option: no leading `-` (which ssh would read as an
+/// option), no whitespace or control character (ssh_config splits on
+/// them), not empty.
+fn ssh_value_ok(v: &str) -> bool {
+    !v.is_empty() && !v.starts_with('-') && !v.chars().any(|c| c.is_whitespace() || c.is_control())
+}
+
+/// Checks a targets file's ssh `opts` against the allow-list
+/// ([`SSH_OPTIONS`] for `-o`; `-p`, `-l`, `-i`, `-J`, `-F` with a value; the
+/// flags `-4`, `-6`, `-q`, `-C`); the first word refused is returned.
+pub fn check_ssh_opts(opts: &[String]) -> Result<(), String> {
+    let mut it = opts.iter();
+    while let Some(o) = it.next() {
+        let kv = |s: &str| -> bool {
+            let (k, v) = s.split_once('=').unwrap_or((s, ""));
+            SSH_OPTIONS.iter().any(|a| a.eq_ignore_ascii_case(k)) && ssh_value_ok(v)
+        };
+        let ok = match o.as_str() {
+            "-4" | "-6" | "-q" | "-C" => true,
+            "-o" => match it.next() {
+                Some(v) if kv(v) => true,
+                Some(v) => return Err(v.clone()),
+                None => false,
+            },
+            "-p" | "-l" | "-i" | "-J" | "-F" => match it.next() {
+                Some(v) if ssh_value_ok(v) => true,
+                Some(v) => return Err(v.clone()),
+                None => false,
+            },
+            s => s.strip_prefix("-o").is_some_and(kv),
+        };
+        if !ok {
+            return Err(o.clone());
+        }
+    }
+    Ok(())
 }
 
 /// Interface names as the kernel and the plan format accept them.
@@ -186,6 +265,33 @@ mod tests {
         let e = err(&T.replace("\"ifaces\"", "\"interfaces\""));
         assert!(e.contains("unknown field `interfaces`"), "{e}");
         assert!(Targets::load(&d.path().join("missing.json")).is_err());
+        // ssh options: what a lab needs passes; an option that runs a
+        // command or reads another configuration is refused, naming it.
+        let with_opts =
+            |opts: &str| T.replace(r#""dest": "root@zcu102""#, &format!(r#""dest": "root@zcu102", "opts": {opts}"#));
+        for ok in [
+            r#"["-p", "2222"]"#,
+            r#"["-i", "/root/.ssh/lab_ed25519", "-l", "root"]"#,
+            r#"["-oConnectTimeout=5", "-o", "StrictHostKeyChecking=accept-new", "-oUserKnownHostsFile=/dev/null"]"#,
+            r#"["-J", "jump@bastion.example", "-4", "-oServerAliveInterval=10", "-oPort=22"]"#,
+            r#"["-F", "/dev/null", "-o", "ControlMaster=auto", "-o", "ControlPath=/tmp/lab/cm-%C", "-oControlPersist=30"]"#,
+        ] {
+            std::fs::write(&p, with_opts(ok)).unwrap();
+            Targets::load(&p).unwrap_or_else(|e| panic!("{ok}: {e}"));
+        }
+        for (bad, named) in [
+            (r#"["-oProxyCommand=touch /tmp/x"]"#, "-oProxyCommand=touch /tmp/x"),
+            (r#"["-o", "ProxyCommand touch /tmp/x"]"#, "ProxyCommand touch /tmp/x"),
+            (r#"["-oLocalCommand=id", "-oPermitLocalCommand=yes"]"#, "-oLocalCommand=id"),
+            (r#"["-F", "-oProxyCommand=x"]"#, "-oProxyCommand=x"),
+            (r#"["-Fconfig"]"#, "-Fconfig"),
+            (r#"["-p"]"#, "-p"),
+            (r#"["-J", "-oProxyCommand=x"]"#, "-oProxyCommand=x"),
+            (r#"["-oMatch=exec x"]"#, "-oMatch=exec x"),
+        ] {
+            let e = err(&with_opts(bad));
+            assert!(e.contains(&format!("client.host.opts: `{named}`")), "{bad}: {e}");
+        }
         assert!(valid_ifname("eth0.100") && valid_ifname("br_lan-1") && valid_ifname(&"a".repeat(15)));
         assert!(!valid_ifname("") && !valid_ifname(&"a".repeat(16)) && !valid_ifname("eth 0") && !valid_ifname("a/b"));
     }

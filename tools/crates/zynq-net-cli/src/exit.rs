@@ -19,9 +19,11 @@ pub enum Failure {
     /// `gen` stopped by SIGINT/SIGTERM/SIGHUP before anything was written.
     /// Exit 130 (128 + SIGINT, as a shell reports it).
     Interrupted,
-    /// A `bench`/`lab` command's own status (docs/bench.md), passed through.
+    /// A `bench`/`lab` command ran and found what docs/bench.md calls a
+    /// failure (a trial failed, a frame size not confirmed, a cell worse
+    /// with `--fail-on-worse`, a lab not wholly removed); already said. Exit 1.
     #[cfg(feature = "bench")]
-    Status(u8),
+    Unmet,
 }
 
 /// Exit code of a success.
@@ -41,7 +43,7 @@ impl Failure {
             Failure::Usage(_) | Failure::BadArguments => EXIT_USAGE,
             Failure::Interrupted => EXIT_INTERRUPTED,
             #[cfg(feature = "bench")]
-            Failure::Status(c) => *c,
+            Failure::Unmet => EXIT_INVALID,
         }
     }
 
@@ -55,13 +57,40 @@ impl Failure {
     }
 }
 
-/// Prints what is left to print and returns the exit code.
+/// A `bench`/`lab` command's result: [`Outcome::Done`] is success, any
+/// other outcome [`Failure::Unmet`]; a board or bench file with errors
+/// prints its diagnostics as `check` does ([`Failure::Invalid`]); any other
+/// error is [`Failure::Usage`] with its message.
+///
+/// [`Outcome::Done`]: zynq_net_bench::commands::Outcome::Done
+#[cfg(feature = "bench")]
+pub fn bench(result: Result<zynq_net_bench::commands::Outcome, zynq_net_bench::BenchError>) -> Result<(), Failure> {
+    use zynq_net_bench::{commands::Outcome, BenchError};
+    match result {
+        Ok(Outcome::Done) => Ok(()),
+        Ok(_) => Err(Failure::Unmet),
+        Err(BenchError::Diagnostics(text)) => {
+            zynq_net_model::eout!("{text}");
+            Err(Failure::Invalid)
+        }
+        Err(e) => Err(Failure::Usage(e.to_string())),
+    }
+}
+
+/// Prints what is left to print and returns the exit code. A command that
+/// succeeded but whose standard output could not be written (other than
+/// by the reader closing the pipe: [`zynq_net_model::out`]) is a usage/I/O
+/// failure.
 pub fn exit(result: Result<(), Failure>) -> ExitCode {
+    let result = match (result, zynq_net_model::out::stdout_error()) {
+        (Ok(()), Some(m)) => Err(Failure::Usage(m)),
+        (r, _) => r,
+    };
     match result {
         Ok(()) => ExitCode::from(EXIT_OK),
         Err(f) => {
             if let Some(m) = f.message() {
-                eprintln!("zynq-net: {m}");
+                zynq_net_model::eoutln!("zynq-net: {m}");
             }
             ExitCode::from(f.code())
         }

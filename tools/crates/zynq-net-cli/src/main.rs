@@ -6,6 +6,8 @@
 //! command returns `Result<(), Failure>`; [`exit::exit`] is the one place
 //! that maps it to a code.
 
+#[cfg(feature = "bench")]
+mod bench;
 mod exit;
 mod verify;
 
@@ -69,50 +71,11 @@ enum Cmd {
     /// Benchmark runner: plan, run, rfc2544, compare, report (docs/bench.md).
     #[cfg(feature = "bench")]
     #[command(subcommand)]
-    Bench(zynq_net_bench::cli::BenchCommand),
+    Bench(bench::BenchCommand),
     /// Network-namespace lab to benchmark without hardware: up, down, status.
     #[cfg(feature = "bench")]
     #[command(subcommand)]
-    Lab(zynq_net_bench::cli::LabCommand),
-}
-
-/// A `bench`/`lab` command's status: 0 is success, another code is passed
-/// through (one outside 0..=255 is an invalid result, 1), an error is a
-/// usage error with its whole cause chain.
-#[cfg(feature = "bench")]
-fn bench_status(r: anyhow::Result<i32>) -> Result<(), Failure> {
-    match r {
-        Ok(0) => Ok(()),
-        Ok(code) => Err(u8::try_from(code).map_or(Failure::Invalid, Failure::Status)),
-        // An invalid board or bench file: its diagnostics as `check` prints
-        // them, and `check`'s exit code.
-        Err(e) => match e.downcast_ref::<zynq_net_bench::error::BenchError>() {
-            Some(zynq_net_bench::error::BenchError::Diagnostics(text)) => {
-                eprint!("{text}");
-                Err(Failure::Invalid)
-            }
-            _ => Err(Failure::Usage(cause_chain(&e))),
-        },
-    }
-}
-
-/// `error: cause: cause ...` of an error chain, a cause left out when the
-/// text so far already ends with it (an error whose message includes its
-/// source: "plan.json: Is a directory (os error 21)" is not followed by
-/// the same "Is a directory (os error 21)" again).
-#[cfg(feature = "bench")]
-fn cause_chain(e: &anyhow::Error) -> String {
-    let mut out = String::new();
-    for cause in e.chain() {
-        let text = cause.to_string();
-        if out.is_empty() {
-            out = text;
-        } else if !out.ends_with(&text) {
-            out.push_str(": ");
-            out.push_str(&text);
-        }
-    }
-    out
+    Lab(bench::LabCommand),
 }
 
 #[derive(Subcommand)]
@@ -255,8 +218,8 @@ fn run(cmd: Cmd) -> Result<(), Failure> {
         Cmd::Kconfig { cmd: KconfigCmd::Verify { board, config } } => verify::kconfig(&load(&board)?, &config),
         Cmd::Dtb { cmd: DtbCmd::Verify { board, dtb } } => verify::dtb(&load(&board)?, &dtb),
         #[cfg(feature = "bench")]
-        Cmd::Bench(c) => bench_status(zynq_net_bench::cli::run_bench(c)),
+        Cmd::Bench(c) => exit::bench(bench::run_bench(c)),
         #[cfg(feature = "bench")]
-        Cmd::Lab(c) => bench_status(zynq_net_bench::cli::run_lab(c)),
+        Cmd::Lab(c) => exit::bench(bench::run_lab(c)),
     }
 }

@@ -171,13 +171,14 @@ pub struct Rfc2544 {
     /// Accepted loss in percent (0 <= x < 100; 0 = RFC 2544 zero loss).
     #[serde(default)]
     pub loss_tolerance_pct: f64,
-    /// Duration of one search trial in seconds, at least 1.
+    /// Duration of one search trial in seconds, 1 to 86400 (iperf3 `-t`
+    /// refuses more: src/iperf.h MAX_TIME).
     #[serde(default = "default_trial")]
-    #[schemars(range(min = 1))]
+    #[schemars(range(min = 1, max = 86400))]
     pub trial_s: u32,
-    /// Duration of the confirmation trial in seconds, at least 1.
+    /// Duration of the confirmation trial in seconds, 1 to 86400 (as `trial_s`).
     #[serde(default = "default_confirm")]
-    #[schemars(range(min = 1))]
+    #[schemars(range(min = 1, max = 86400))]
     pub confirm_s: u32,
     /// Maximum number of search trials per frame size, at least 1.
     #[serde(default = "default_max_trials")]

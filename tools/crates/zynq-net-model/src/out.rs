@@ -1,24 +1,55 @@
-//! Standard output of the command-line tools (`zynq-net`, its `bench` and
-//! `lab` commands): [`outln!`](crate::outln) and [`out!`](crate::out)
-//! instead of `println!`/`print!`, which panic (exit 101, a backtrace) when
-//! the reader has gone: `zynq-net check B | head -1`. A closed pipe ends the
-//! process quietly with status 0, as ripgrep does (crates/core/main.rs:
-//! `io::ErrorKind::BrokenPipe` -> success); any other write error is
-//! reported and ends it with status 2.
+//! Standard output and standard error of the command-line tools
+//! (`zynq-net`, its `bench` and `lab` commands): [`outln!`](crate::outln),
+//! [`out!`](crate::out) and [`eoutln!`](crate::eoutln) instead of
+//! `println!`/`print!`/`eprintln!`, which panic (exit 101, a backtrace)
+//! when the reader has gone: `zynq-net check B | head -1`,
+//! `zynq-net bench rfc2544 ... 2>&1 | head -1`.
+//!
+//! Nothing here ends the process. A closed pipe on standard output is
+//! remembered and later writes are dropped (the command finishes its work:
+//! a benchmark keeps writing its result files), as ripgrep treats
+//! `io::ErrorKind::BrokenPipe` as success (crates/core/main.rs); any other
+//! write error is remembered too, and the binary's exit map reports it
+//! ([`stdout_error`]). Standard error is best effort: a line that cannot
+//! be written is dropped.
 
 use std::io::Write;
+use std::sync::Mutex;
+
+/// What went wrong writing standard output: `None` while every write
+/// succeeded; `Some(None)` once the reader closed the pipe (not an error);
+/// `Some(Some(message))` after any other failure.
+static STDOUT_STATE: Mutex<Option<Option<String>>> = Mutex::new(None);
 
 /// Writes `args` to standard output; see the module documentation for
 /// what happens when that fails.
 pub fn write(args: std::fmt::Arguments<'_>) {
+    let mut state = STDOUT_STATE.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    if state.is_some() {
+        return;
+    }
     let mut stdout = std::io::stdout().lock();
     if let Err(e) = stdout.write_fmt(args).and_then(|()| stdout.flush()) {
-        if e.kind() == std::io::ErrorKind::BrokenPipe {
-            std::process::exit(0);
-        }
-        eprintln!("zynq-net: cannot write to standard output: {e}");
-        std::process::exit(2);
+        *state = Some(if e.kind() == std::io::ErrorKind::BrokenPipe {
+            None
+        } else {
+            Some(format!("cannot write to standard output: {e}"))
+        });
     }
+}
+
+/// A write to standard output that failed other than by the reader
+/// closing the pipe (the message), for the binary's exit map: such a
+/// command's output is incomplete, and it exits 2.
+pub fn stdout_error() -> Option<String> {
+    STDOUT_STATE.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone().flatten()
+}
+
+/// Writes `args` to standard error, dropping it when that fails (a closed
+/// pipe: `2>&1 | head -1`).
+pub fn ewrite(args: std::fmt::Arguments<'_>) {
+    let mut stderr = std::io::stderr().lock();
+    let _ = stderr.write_fmt(args).and_then(|()| stderr.flush());
 }
 
 /// `println!` for the command-line tools ([`write`]).
@@ -37,5 +68,24 @@ macro_rules! outln {
 macro_rules! out {
     ($($t:tt)*) => {
         $crate::out::write(format_args!($($t)*))
+    };
+}
+
+/// `eprintln!` for the command-line tools ([`ewrite`]): never panics.
+#[macro_export]
+macro_rules! eoutln {
+    () => {
+        $crate::out::ewrite(format_args!("\n"))
+    };
+    ($($t:tt)*) => {
+        $crate::out::ewrite(format_args!("{}\n", format_args!($($t)*)))
+    };
+}
+
+/// `eprint!` for the command-line tools ([`ewrite`]): never panics.
+#[macro_export]
+macro_rules! eout {
+    ($($t:tt)*) => {
+        $crate::out::ewrite(format_args!($($t)*))
     };
 }

@@ -10,13 +10,13 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::design::{files, Design};
 use super::groups::{write_plan, PlanStep};
-use super::{files, AblateTrial, Design};
 use crate::chart::{self, EffectRow};
-use crate::compare::Stats;
 use crate::error::BenchError;
+use crate::records::AblateTrial;
 use crate::report::{esc, md_tables_to_html};
-use crate::stats::{paired_effect, Analysis, Effect, Verdict, MAX_REPEATS_ESTIMATE};
+use crate::stats::{paired_effect, Analysis, Effect, Stats, Verdict, MAX_REPEATS_ESTIMATE};
 
 /// Throughput of one variant in one cell.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -451,8 +451,7 @@ pub fn write_all(
 mod tests {
     use super::*;
     use crate::ablate::tests::design;
-    use crate::ablate::ApplyOutcome;
-    use crate::run::TrialRecord;
+    use crate::records::{ApplyOutcome, TrialRecord};
 
     fn t(round: u32, variant: &str, cell: &str, bps: f64) -> AblateTrial {
         AblateTrial {

@@ -1,5 +1,5 @@
 //! The `bench` and `lab` commands end to end, as the `zynq-net` binary runs
-//! them (`cli::run_bench` / `cli::run_lab` on clap-parsed arguments), with
+//! them (the binary itself, built by cargo for this test), with
 //! the real iperf3, ip, tc and the applier (issue 13: the command bodies of
 //! `rfc2544` and `ablate` had only the Python tests of tests/bench, which
 //! `cargo test -p zynq-net-bench`, and so cargo-mutants, never runs):
@@ -18,39 +18,51 @@
 //!   and whose one trial failed (exit 1, the suggested plan and board
 //!   diff); `lab up`, `status` and `down`.
 //!
-//! stdout and stderr of a command are read from a process of its own: this
-//! test binary run again as [`bench_child`] (the harness captures what a
-//! test prints in-process, with no way to read it back).
+//! Each command runs as a process of its own: its exit code, stdout and
+//! stderr are what a user sees.
 #![allow(clippy::unwrap_used)]
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use clap::{FromArgMatches as _, Subcommand as _};
 use serde_json::Value;
-use zynq_net_bench::cli::{run_bench, run_lab, BenchCommand, LabCommand};
-use zynq_net_bench::run::files;
+use zynq_net_bench::records::files;
 use zynq_net_bench::targets::Targets;
 
-/// `zynq-net bench ARGS...` as clap parses it.
-fn bench(args: &[&str]) -> BenchCommand {
-    let cmd = BenchCommand::augment_subcommands(clap::Command::new("bench"));
-    let m = cmd.try_get_matches_from(std::iter::once("bench").chain(args.iter().copied())).unwrap();
-    BenchCommand::from_arg_matches(&m).unwrap()
+/// `zynq-net KIND ARGS...` as a process: (exit code, stdout, stderr).
+fn zynq_net(kind: &str, args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_zynq-net")).arg(kind).args(args).output().unwrap();
+    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+    (out.status.code().unwrap_or(-1), text(&out.stdout), text(&out.stderr))
 }
 
-/// `zynq-net lab ARGS...` as clap parses it.
-fn lab(args: &[&str]) -> LabCommand {
-    let cmd = LabCommand::augment_subcommands(clap::Command::new("lab"));
-    let m = cmd.try_get_matches_from(std::iter::once("lab").chain(args.iter().copied())).unwrap();
-    LabCommand::from_arg_matches(&m).unwrap()
+/// A command's exit code, or its error when it failed as a usage or input
+/// error (exit 2, or exit 1 with diagnostics): stderr without the
+/// `zynq-net: ` prefix.
+fn status(kind: &str, args: &[&str]) -> Result<i32, String> {
+    let (code, _, err) = zynq_net(kind, args);
+    if code == 2 || (code == 1 && err.contains("error[")) {
+        Err(err.strip_prefix("zynq-net: ").unwrap_or(&err).trim_end().to_string())
+    } else {
+        Ok(code)
+    }
 }
 
-/// The error of a `bench` command that must fail, with its cause chain.
+/// `zynq-net bench ARGS...`: see [`status`].
+fn run_bench(args: &[&str]) -> Result<i32, String> {
+    status("bench", args)
+}
+
+/// `zynq-net lab ARGS...`: see [`status`].
+fn run_lab(args: &[&str]) -> Result<i32, String> {
+    status("lab", args)
+}
+
+/// The error of a `bench` command that must fail.
 fn bench_err(args: &[&str]) -> String {
-    match run_bench(bench(args)) {
+    match run_bench(args) {
         Ok(code) => panic!("bench {args:?} exited {code}, expected an error"),
-        Err(e) => format!("{e:#}"),
+        Err(e) => e,
     }
 }
 
@@ -68,46 +80,9 @@ fn jsonl(p: &Path) -> Vec<Value> {
     t.lines().map(|l| serde_json::from_str(l).unwrap()).collect()
 }
 
-const CHILD_ENV: &str = "ZN_BENCH_CLI_CHILD_ARGS";
-const CHILD_EXIT: &str = "zn-bench-child exit ";
-
-/// `zynq-net bench ARGS...` in a process of its own: (exit code as the
-/// binary gives it, 2 for an error; stdout; stderr).
+/// `zynq-net bench ARGS...`: (exit code, stdout, stderr).
 fn bench_process(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(std::env::current_exe().unwrap())
-        .args(["bench_child", "--exact", "--ignored", "--nocapture", "--test-threads=1"])
-        .env(CHILD_ENV, args.join("\u{1f}"))
-        .output()
-        .unwrap();
-    let (stdout, stderr) =
-        (String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned());
-    assert!(out.status.success(), "bench {args:?} in a child process: {}\n{stdout}\n{stderr}", out.status);
-    let code = stdout
-        .lines()
-        .find_map(|l| l.split_once(CHILD_EXIT).map(|x| x.1))
-        .unwrap_or_else(|| panic!("bench {args:?}: no `{CHILD_EXIT}` line\n{stdout}\n{stderr}"));
-    (code.trim().parse().unwrap(), stdout, stderr)
-}
-
-/// The child of [`bench_process`]: runs the `bench` command in
-/// `$ZN_BENCH_CLI_CHILD_ARGS` (arguments separated by U+001F) and prints
-/// its exit code; an error goes to stderr as the binary prints it.
-#[test]
-#[ignore = "the child process of bench_process, which runs it"]
-fn bench_child() {
-    let Ok(args) = std::env::var(CHILD_ENV) else {
-        eprintln!("bench_child: ${CHILD_ENV} is not set; this is the child of bench_process, not a test of its own");
-        return;
-    };
-    let args: Vec<&str> = args.split('\u{1f}').collect();
-    let code = match run_bench(bench(&args)) {
-        Ok(c) => c,
-        Err(e) => {
-            eprintln!("zynq-net: {e:#}");
-            2
-        }
-    };
-    println!("{CHILD_EXIT}{code}");
+    zynq_net("bench", args)
 }
 
 /// A targets file of two local ends: the real iperf3 over loopback on a
@@ -226,11 +201,11 @@ fn rfc2544_writes_its_result_trials_and_plan_and_compare_reads_two_of_them() {
     let slow_fps = json(&slow.join(files::RFC2544))["frames"][0]["fps"].as_f64().unwrap();
     assert!(slow_fps < 0.6 * fps, "{slow_fps} at 5M vs {fps} at 10M");
     let cmp = tmp.path().join("cmp");
-    assert_eq!(run_bench(bench(&["compare", s(&a), s(&slow), "-o", s(&cmp), "--fail-on-worse"])).unwrap(), 1);
+    assert_eq!(run_bench(&["compare", s(&a), s(&slow), "-o", s(&cmp), "--fail-on-worse"]).unwrap(), 1);
     let c = json(&cmp.join("compare.json"));
     assert_eq!((c["cells"].as_array().map(Vec::len), &c["frames"][0]["verdict"]), (Some(0), &Value::from("worse")));
-    assert_eq!(run_bench(bench(&["compare", s(&a), s(&slow)])).unwrap(), 0, "worse, not asked to fail");
-    assert_eq!(run_bench(bench(&["compare", s(&slow), s(&a), "-o", s(&cmp), "--fail-on-worse"])).unwrap(), 0);
+    assert_eq!(run_bench(&["compare", s(&a), s(&slow)]).unwrap(), 0, "worse, not asked to fail");
+    assert_eq!(run_bench(&["compare", s(&slow), s(&a), "-o", s(&cmp), "--fail-on-worse"]).unwrap(), 0);
     assert_eq!(json(&cmp.join("compare.json"))["frames"][0]["verdict"], "better");
 }
 
@@ -248,7 +223,7 @@ fn rfc2544_exits_1_when_no_rate_is_confirmed_and_refuses_bad_input() {
     let mut args = rfc2544_args(s(&b), s(&bad), s(&x), "10M");
     let i = args.iter().position(|a| *a == "--max-trials").unwrap();
     args[i + 1] = "1";
-    assert_eq!(run_bench(bench(&args)).unwrap(), 1);
+    assert_eq!(run_bench(&args).unwrap(), 1);
     let f = &json(&x.join(files::RFC2544))["frames"][0];
     assert_eq!(
         (&f["confirmed"], &f["fps"], &f["search_trials"]),
@@ -330,26 +305,20 @@ fn ablate_takes_the_matrix_from_the_bench_file_or_the_board_and_names_unknown_ce
     let e = ablate(&board, &["--cells", "tcp-rx-mtu1500-p1"]);
     assert!(e.contains("lab `zn-nolab` is not up"), "{e}");
     assert!(!out.exists(), "nothing written before the run starts");
-    let e = format!("{:#}", run_lab(lab(&["status", "--name", "zn-nolab"])).unwrap_err());
+    let e = format!("{:#}", run_lab(&["status", "--name", "zn-nolab"]).unwrap_err());
     assert!(e.contains("/run/zynq-net/lab-zn-nolab.json"), "{e}");
 }
 
 #[test]
 fn ablate_duration_is_a_finite_number_of_seconds_of_at_least_1() {
-    let parse = |d: &str| {
-        let cmd = BenchCommand::augment_subcommands(clap::Command::new("bench"));
-        let m = cmd.try_get_matches_from(["bench", "ablate", "board.yml", "-o", "out", &format!("--duration={d}")]);
-        m.map(|m| match BenchCommand::from_arg_matches(&m).unwrap() {
-            BenchCommand::Ablate(a) => a.duration,
-            other => panic!("{other:?}"),
-        })
-        .map_err(|e| e.to_string())
-    };
-    for (d, v) in [("1", 1.0), ("2.5", 2.5), ("30", 30.0)] {
-        assert_eq!(parse(d), Ok(Some(v)), "{d}");
+    let parse = |d: &str| bench_err(&["ablate", "zn-no-board.yml", "-o", "zn-no-out", &format!("--duration={d}")]);
+    for d in ["1", "2.5", "30"] {
+        // taken: the board is read next
+        let e = parse(d);
+        assert!(e.contains("zn-no-board.yml") && !e.contains("seconds"), "{d}: {e}");
     }
     for d in ["0.5", "0", "-3", "inf", "NaN", "1s"] {
-        let e = parse(d).unwrap_err();
+        let e = parse(d);
         assert!(e.contains(&format!("`{d}` is not a number of seconds of at least 1")), "{d}: {e}");
     }
 }
@@ -377,15 +346,15 @@ fn ablate_in_a_namespace_lab_measures_resumes_and_reports() {
     let board = lab_board(tmp.path(), true);
     let name = format!("zc{}", std::process::id() % 100_000);
     let _down = LabDown(name.clone());
-    assert_eq!(run_lab(lab(&["up", "--name", &name, "--subnet", "46"])).unwrap(), 0);
-    assert_eq!(run_lab(lab(&["status", "--name", &name])).unwrap(), 0);
+    assert_eq!(run_lab(&["up", "--name", &name, "--subnet", "46"]).unwrap(), 0);
+    assert_eq!(run_lab(&["status", "--name", &name]).unwrap(), 0);
     let applier = Path::new(env!("CARGO_MANIFEST_DIR")).join("../zynq-net-render/assets/zynq-net-apply.sh");
     let out = tmp.path().join("ablate");
     let ablate = |extra: &[&str]| {
         let mut args = vec!["ablate", s(&board), "--lab", &name, "--applier", s(&applier), "--groups", "sysctl"];
         args.extend(["--cells", "tcp-tx-mtu1500-p1", "--repeats", "2", "--duration", "1", "-q", "-o", s(&out)]);
         args.extend_from_slice(extra);
-        run_bench(bench(&args))
+        run_bench(&args)
     };
     // --resume on a directory with nothing to resume starts the run.
     assert_eq!(ablate(&["--resume"]).unwrap(), 0);
@@ -440,7 +409,7 @@ fn ablate_in_a_namespace_lab_measures_resumes_and_reports() {
         lines.push_str(&format!("{t}\n"));
     }
     std::fs::write(hurt.join("ablate-trials.jsonl"), lines).unwrap();
-    assert_eq!(run_bench(bench(&["ablate", s(&board), "-o", s(&hurt), "--report-only"])).unwrap(), 1);
+    assert_eq!(run_bench(&["ablate", s(&board), "-o", s(&hurt), "--report-only"]).unwrap(), 1);
     let rep = json(&hurt.join("ablate-report.json"));
     assert_eq!((&rep["failed"], &rep["suggestion"]["remove"]), (&Value::from(1), &serde_json::json!(["sysctl"])));
     let plan = std::fs::read_to_string(hurt.join("suggested.plan")).unwrap();
@@ -448,12 +417,12 @@ fn ablate_in_a_namespace_lab_measures_resumes_and_reports() {
     let diff = std::fs::read_to_string(hurt.join("suggested-board.diff")).unwrap();
     assert!(diff.contains("\n-    net.ipv4.tcp_notsent_lowat: 4294967295\n"), "{diff}");
     // The lab goes: its namespaces and state file with it.
-    assert_eq!(run_lab(lab(&["down", "--name", &name])).unwrap(), 0);
+    assert_eq!(run_lab(&["down", "--name", &name]).unwrap(), 0);
     let [c, r, sv] = zynq_net_bench::lab::namespaces(&name);
     for ns in [c, r, sv] {
         assert!(!Path::new("/run/netns").join(&ns).exists(), "{ns}");
     }
-    assert!(run_lab(lab(&["status", "--name", &name])).is_err(), "status of a lab that is down");
+    assert!(run_lab(&["status", "--name", &name]).is_err(), "status of a lab that is down");
 }
 
 /// A run that cannot reach its targets (here a network namespace that does
@@ -474,11 +443,45 @@ fn unreachable_targets_leave_the_earlier_results_alone() {
     let (results, trials) = (out.join(files::RESULTS), out.join(files::RFC2544_TRIALS));
     std::fs::write(&results, "earlier results\n").unwrap();
     std::fs::write(&trials, "earlier trials\n").unwrap();
-    let e = format!("{:#}", run_bench(bench(&["run", "-q", "-p", s(&b), "-t", s(&tf), "-o", s(&out)])).unwrap_err());
+    let e = format!("{:#}", run_bench(&["run", "-q", "-p", s(&b), "-t", s(&tf), "-o", s(&out)]).unwrap_err());
     assert!(e.contains("zn-no-such-netns"), "{e}");
-    let e = format!("{:#}", run_bench(bench(&rfc2544_args(s(&b), s(&tf), s(&out), "10M"))).unwrap_err());
+    let e = format!("{:#}", run_bench(&rfc2544_args(s(&b), s(&tf), s(&out), "10M")).unwrap_err());
     assert!(e.contains("zn-no-such-netns"), "{e}");
     assert_eq!(std::fs::read_to_string(&results).unwrap(), "earlier results\n");
     assert_eq!(std::fs::read_to_string(&trials).unwrap(), "earlier trials\n");
     assert!(!out.join(files::PLAN).exists());
+}
+
+/// `bench run` and `bench rfc2544` whose stderr is a closed pipe
+/// (`... 2>&1 | head -1`): no panic (exit 101), every trial in
+/// results.jsonl and a complete rfc2544.json.
+#[test]
+fn a_closed_stderr_pipe_loses_no_result() {
+    if skip_without("iperf3") {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let b = tmp.path().join("bench.yml");
+    std::fs::write(&b, "matrix: { protocols: [tcp], directions: [tx, rx], mtus: [1500], duration_s: 1, repeats: 1 }\n")
+        .unwrap();
+    let t = loopback_targets(tmp.path(), "127.0.0.1");
+    let closed = |args: &[&str]| {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_zynq-net"))
+            .arg("bench")
+            .args(args)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        drop(child.stderr.take());
+        child.wait().unwrap().code()
+    };
+    let run = tmp.path().join("run");
+    assert_eq!(closed(&["run", "-p", s(&b), "-t", s(&t), "-o", s(&run)]), Some(0));
+    assert_eq!(jsonl(&run.join(files::RESULTS)).len(), 2);
+    let x = tmp.path().join("x");
+    let mut args = rfc2544_args(s(&b), s(&t), s(&x), "10M");
+    args.retain(|a| *a != "-q");
+    assert_eq!(closed(&args), Some(0));
+    assert_eq!(json(&x.join(files::RFC2544))["frames"].as_array().map(Vec::len), Some(1));
 }

@@ -1,0 +1,382 @@
+//! Result records: what the runners write and the presenters (report,
+//! chart, compare, the ablation report) read. The runners ([`crate::run`],
+//! [`crate::rfc2544`], [`crate::ablate`]) produce them; nothing here runs
+//! anything, so a presenter imports this file and never a runner.
+//!
+//! Frame arithmetic (RFC 2544 §9.1 and §26, IEEE 802.3): a frame of `F`
+//! bytes (Ethernet header 14 + payload + FCS 4) occupies `F + 20` bytes on
+//! the wire (preamble and SFD 8, inter-frame gap 12), so the line-rate
+//! maximum is `fps = rate / (8 · (F + 20))`. The UDP payload that makes an
+//! `F`-byte frame is `F - 46` (14 + 4 + IPv4 20 + UDP 8).
+
+use std::fs::OpenOptions;
+use std::io::Write;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::cpu::CoreLoad;
+use crate::error::BenchError;
+use crate::iperf::Summary;
+use crate::spec::Rfc2544Spec;
+use crate::stats::Stats;
+
+/// File names inside a run directory.
+pub mod files {
+    /// The plan the run executed.
+    pub const PLAN: &str = "plan.json";
+    /// Run metadata (versions, pinning, targets).
+    pub const RUN: &str = "run.json";
+    /// One JSON line per matrix trial.
+    pub const RESULTS: &str = "results.jsonl";
+    /// RFC 2544 summary.
+    pub const RFC2544: &str = "rfc2544.json";
+    /// One JSON line per RFC 2544 trial.
+    pub const RFC2544_TRIALS: &str = "rfc2544-trials.jsonl";
+    /// Raw iperf3 JSON per trial.
+    pub const RAW_DIR: &str = "raw";
+}
+
+/// CPU load of one machine over a trial.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MachineLoad {
+    /// Which end(s) this machine is (`client`, `server`, `dut`, or
+    /// `client+server+dut` when they share one machine as in the lab).
+    pub role: String,
+    /// Per-core load.
+    pub cores: Vec<CoreLoad>,
+}
+
+/// One trial's record (a line of `results.jsonl`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TrialRecord {
+    /// Cell id (or `rfc2544-F` for search trials).
+    pub cell: String,
+    /// Repeat index (trial index for RFC 2544).
+    pub repeat: u32,
+    /// Unix time the trial started.
+    pub started: f64,
+    /// Wall time of the whole trial including process start-up.
+    pub wall_seconds: f64,
+    /// The client command line as run.
+    pub command: String,
+    /// Received throughput (bit/s), both directions for `--bidir`.
+    pub throughput_bps: f64,
+    /// Parsed iperf3 result.
+    pub summary: Option<Summary>,
+    /// Per-core load on every machine.
+    pub cpu: Vec<MachineLoad>,
+    /// Cores at or above the CPU-bound threshold (`client cpu1 97%`).
+    pub cpu_bound: Vec<String>,
+    /// Notes (pinning decisions, single-threaded iperf3, ...).
+    pub notes: Vec<String>,
+    /// Error, when the trial failed.
+    pub error: Option<String>,
+}
+
+#[cfg(test)]
+impl TrialRecord {
+    /// A successful trial of `cell` at `bps` bit/s (1 s, no summary, no
+    /// CPU figures): the record the report, compare and ablation tests
+    /// build their runs from.
+    pub(crate) fn for_test(cell: &str, repeat: u32, bps: f64) -> TrialRecord {
+        TrialRecord {
+            cell: cell.into(),
+            repeat,
+            started: 0.0,
+            wall_seconds: 1.0,
+            command: String::new(),
+            throughput_bps: bps,
+            summary: None,
+            cpu: vec![],
+            cpu_bound: vec![],
+            notes: vec![],
+            error: None,
+        }
+    }
+}
+
+// ---- per-cell summaries (report, chart) ----
+
+/// Aggregated cell.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CellSummary {
+    /// Cell id.
+    pub cell: String,
+    /// Throughput over the successful repeats (bit/s).
+    pub throughput: Stats,
+    /// Any repeat CPU-bound?
+    pub cpu_bound: Vec<String>,
+    /// Failed repeats.
+    pub failed: usize,
+    /// Mean per-core load per machine over the repeats.
+    pub cpu: Vec<(String, Vec<CoreLoad>)>,
+    /// Notes of the first repeat.
+    pub notes: Vec<String>,
+}
+
+// ---- RFC 2544 ----
+
+/// Wire overhead per frame: preamble + SFD (8) and inter-frame gap (12).
+pub const WIRE_OVERHEAD: u32 = 20;
+/// Ethernet header (14) + FCS (4) + IPv4 (20) + UDP (8).
+pub const UDP_FRAME_OVERHEAD: u32 = 46;
+
+/// Line-rate maximum frames per second for frame size `f` at `line_bps`.
+pub fn max_fps(line_bps: f64, f: u32) -> f64 {
+    line_bps / (8.0 * (f + WIRE_OVERHEAD) as f64)
+}
+
+/// Frame bits per second (what RFC 2544 tables call Mb/s: frames × size).
+pub fn frame_bps(fps: f64, f: u32) -> f64 {
+    fps * 8.0 * f as f64
+}
+
+/// Percent of line rate including the 20 bytes of wire overhead per frame.
+pub fn line_percent(fps: f64, f: u32, line_bps: f64) -> f64 {
+    100.0 * fps / max_fps(line_bps, f)
+}
+
+/// UDP payload (`-l`) for an `f`-byte frame.
+pub fn udp_payload(f: u32) -> u32 {
+    f.saturating_sub(UDP_FRAME_OVERHEAD).max(1)
+}
+
+/// One trial of the search.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Step {
+    /// 1-based trial number (search trials; confirmation trials are marked).
+    pub n: u32,
+    /// Confirmation trial?
+    pub confirm: bool,
+    /// Offered frame rate asked from iperf3.
+    pub offered_fps: f64,
+    /// Frame rate iperf3 actually sent.
+    pub sent_fps: f64,
+    /// Frame rate the receiver got.
+    pub received_fps: f64,
+    /// Frames sent.
+    pub sent: u64,
+    /// Frames lost (receiver's count).
+    pub lost: u64,
+    /// Loss percent.
+    pub loss_percent: f64,
+    /// Passed the loss criterion?
+    pub pass: bool,
+    /// Error of the trial, if any.
+    pub error: Option<String>,
+}
+
+/// Result for one frame size.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FrameResult {
+    /// Frame size in bytes.
+    pub frame_size: u32,
+    /// UDP payload used.
+    pub udp_payload: u32,
+    /// Throughput in frames per second (0 if nothing passed).
+    pub fps: f64,
+    /// Throughput in frame bits per second.
+    pub frame_bps: f64,
+    /// UDP payload bits per second at that rate.
+    pub payload_bps: f64,
+    /// Percent of line rate (with 20 B/frame wire overhead).
+    pub line_percent: f64,
+    /// Line-rate maximum frames per second.
+    pub max_fps: f64,
+    /// Search trials used.
+    pub search_trials: u32,
+    /// Did the longer confirmation trial pass at `fps`?
+    pub confirmed: bool,
+    /// The sender could not offer the rate asked (the tester, not the DUT, limited the result).
+    pub sender_limited: bool,
+    /// Highest CPU load seen (any core of any machine) during the confirmation.
+    pub max_core_busy: f64,
+    /// CPU-bound cores during the confirmation (C8).
+    pub cpu_bound: Vec<String>,
+    /// Every trial.
+    pub steps: Vec<Step>,
+}
+
+/// Test results for the chart and compare tests: `frame_size` bytes at
+/// `fps` frames/s, one search trial, `max_fps` at 1 Gbit/s line rate, no
+/// steps, CPU load or sender limit.
+#[cfg(test)]
+impl FrameResult {
+    pub(crate) fn bare(frame_size: u32, fps: f64, confirmed: bool) -> FrameResult {
+        FrameResult {
+            frame_size,
+            udp_payload: frame_size - 46,
+            fps,
+            frame_bps: 0.0,
+            payload_bps: 0.0,
+            line_percent: 0.0,
+            max_fps: max_fps(1e9, frame_size),
+            search_trials: 1,
+            confirmed,
+            sender_limited: false,
+            max_core_busy: 0.0,
+            cpu_bound: vec![],
+            steps: vec![],
+        }
+    }
+}
+
+/// The whole RFC 2544 result.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Rfc2544Result {
+    /// Format tag.
+    pub format: String,
+    /// Line rate used (bit/s).
+    pub line_rate_bps: f64,
+    /// Search settings.
+    pub settings: Rfc2544Spec,
+    /// Per frame size.
+    pub frames: Vec<FrameResult>,
+    /// Deviations from RFC 2544, stated for the report.
+    pub deviations: Vec<String>,
+}
+
+// ---- ablation ----
+
+/// The applier's outcome for one variant.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ApplyOutcome {
+    /// Exit status of `revert` (0 everything restored, 3 some values not).
+    pub revert_exit: i32,
+    /// Exit status of `apply` (0 all applied, 3 some skipped or failed);
+    /// `None` for the untuned variant, -1 when `apply` failed (the trial's error says why).
+    pub apply_exit: Option<i32>,
+    /// Per-step results of `apply --json` (`result`, `verb`, `iface`, `target`, ...).
+    #[serde(default)]
+    pub steps: Vec<Value>,
+}
+
+/// One trial of the ablation (a line of `ablate-trials.jsonl`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AblateTrial {
+    /// Round (0-based).
+    pub round: u32,
+    /// Variant id.
+    pub variant: String,
+    /// Cell id.
+    pub cell: String,
+    /// How the variant was applied before this trial.
+    pub apply: ApplyOutcome,
+    /// The trial.
+    pub record: TrialRecord,
+}
+
+/// Appends one JSON line and flushes it to disk.
+pub fn append_jsonl<T: Serialize>(path: &Path, value: &T) -> Result<(), BenchError> {
+    let mut f = OpenOptions::new().create(true).append(true).open(path).map_err(|e| BenchError::io(path, e))?;
+    let mut line = serde_json::to_string(value).map_err(|e| BenchError::Invalid(e.to_string()))?;
+    line.push('\n');
+    f.write_all(line.as_bytes()).map_err(|e| BenchError::io(path, e))?;
+    f.sync_data().map_err(|e| BenchError::io(path, e))
+}
+
+/// Reads a JSON-lines file; a torn last line (interrupted write) is ignored.
+pub fn read_jsonl<T: for<'de> Deserialize<'de>>(path: &Path) -> Result<Vec<T>, BenchError> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(BenchError::io(path, e)),
+    };
+    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+    let mut out = Vec::new();
+    for (i, l) in lines.iter().enumerate() {
+        match serde_json::from_str(l) {
+            Ok(v) => out.push(v),
+            Err(_) if i + 1 == lines.len() => {}
+            Err(e) => return Err(BenchError::Invalid(format!("{}:{}: {e}", path.display(), i + 1))),
+        }
+    }
+    Ok(out)
+}
+
+/// Highest throughput a trial record may hold, in bit/s (10 Tbit/s: above
+/// any Ethernet port); a larger one is a damaged results file, which the
+/// charts could not scale (an axis of 1e200 never finished).
+pub const MAX_PLAUSIBLE_BPS: f64 = 1e13;
+
+/// The trial records of a `results.jsonl` ([`read_jsonl`]), each with a
+/// throughput that is a finite rate from 0 to [`MAX_PLAUSIBLE_BPS`].
+///
+/// # Errors
+/// [`BenchError::Invalid`] naming the file, line and value of the first
+/// record that is not; the errors of [`read_jsonl`].
+pub fn read_trials(path: &Path) -> Result<Vec<TrialRecord>, BenchError> {
+    let recs: Vec<TrialRecord> = read_jsonl(path)?;
+    if let Some((i, r)) = recs.iter().enumerate().find(|(_, r)| !(0.0..=MAX_PLAUSIBLE_BPS).contains(&r.throughput_bps))
+    {
+        return Err(BenchError::Invalid(format!(
+            "{}: record {} ({} repeat {}): throughput_bps {} is not a rate from 0 to 10 Tbit/s: a damaged results file?",
+            path.display(),
+            i + 1,
+            r.cell,
+            r.repeat,
+            r.throughput_bps
+        )));
+    }
+    Ok(recs)
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    /// A results file with a rate no port has (1e200 bit/s hung the
+    /// report's chart) or a negative one is refused, naming the record;
+    /// 0 and 800 Gbit/s are rates.
+    #[test]
+    fn trial_rates_are_plausible() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join(files::RESULTS);
+        for bps in [0.0, 8e11] {
+            append_jsonl(&f, &TrialRecord::for_test("tcp-tx-mtu1500-p1", 0, bps)).unwrap();
+        }
+        assert_eq!(read_trials(&f).unwrap().len(), 2);
+        for bad in [1e200, -1.0, MAX_PLAUSIBLE_BPS * 1.01] {
+            let g = dir.path().join("bad.jsonl");
+            std::fs::copy(&f, &g).unwrap();
+            append_jsonl(&g, &TrialRecord::for_test("udp-rx-mtu1500-p1", 4, bad)).unwrap();
+            // a last line that does not parse is an interrupted write: keep one that does after it
+            append_jsonl(&g, &TrialRecord::for_test("udp-rx-mtu1500-p1", 5, 1e9)).unwrap();
+            let e = read_trials(&g).unwrap_err().to_string();
+            assert!(e.contains("record 3 (udp-rx-mtu1500-p1 repeat 4): throughput_bps"), "{e}");
+        }
+        assert!(crate::report::load(dir.path()).is_ok());
+    }
+
+    #[test]
+    fn jsonl_survives_a_torn_last_line() {
+        let d = std::env::temp_dir().join(format!("znb-jsonl-{}", std::process::id()));
+        std::fs::create_dir_all(&d).unwrap();
+        let p = d.join("r.jsonl");
+        std::fs::write(&p, "{\"a\":1}\n{\"a\":2}\n{\"a\":").unwrap();
+        let v: Vec<Value> = read_jsonl(&p).unwrap();
+        assert_eq!(v.len(), 2);
+        std::fs::remove_dir_all(&d).unwrap();
+    }
+
+    #[test]
+    fn jsonl_round_trip_and_errors() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("r.jsonl");
+        assert!(read_jsonl::<Value>(&p).unwrap().is_empty(), "a missing file is no results yet");
+        append_jsonl(&p, &serde_json::json!({"a": 1})).unwrap();
+        append_jsonl(&p, &serde_json::json!({"a": 2})).unwrap();
+        assert_eq!(std::fs::read_to_string(&p).unwrap(), "{\"a\":1}\n{\"a\":2}\n");
+        assert_eq!(read_jsonl::<Value>(&p).unwrap(), vec![serde_json::json!({"a": 1}), serde_json::json!({"a": 2})]);
+        // A broken line that is not the last is an error naming file and line.
+        std::fs::write(&p, "{\"a\":1}\n\n{\"a\"\n{\"a\":3}\n").unwrap();
+        let e = read_jsonl::<Value>(&p).unwrap_err().to_string();
+        assert!(e.starts_with(&format!("{}:2: ", p.display())), "{e}");
+        // A directory is not a results file.
+        assert!(read_jsonl::<Value>(d.path()).is_err());
+        assert!(append_jsonl(d.path(), &1).is_err());
+    }
+}

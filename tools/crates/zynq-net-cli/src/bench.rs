@@ -1,0 +1,380 @@
+//! The `bench` and `lab` commands' command line (clap types) and their
+//! translation into the benchmark library's calls
+//! ([`zynq_net_bench::commands`]), whose [`Outcome`] or error the binary's
+//! exit map ([`crate::exit`]) turns into the exit code (docs/bench.md).
+
+use std::path::PathBuf;
+
+use clap::{Args, Subcommand};
+use zynq_net_bench::commands::{self, AblateOptions, Outcome, Overrides as BenchOverrides, Rfc2544Overrides, Where};
+use zynq_net_bench::lab::LabOptions;
+use zynq_net_bench::run::RunOptions;
+use zynq_net_bench::spec::Rate;
+use zynq_net_bench::BenchError;
+
+/// `zynq-net bench`.
+#[derive(Debug, Subcommand)]
+pub enum BenchCommand {
+    /// Expand the board's bench section (or a bench file) into the matrix; print it and save it as JSON.
+    Plan {
+        /// Board YAML (its `bench:` section; a top-level `board:` key) or a bench file (docs/bench.md).
+        board: PathBuf,
+        /// Write the plan here (JSON).
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+        #[allow(missing_docs)]
+        #[command(flatten)]
+        overrides: Overrides,
+    },
+    /// Run the matrix: iperf3 --json per cell and repeat, per-core CPU load on every end.
+    Run {
+        #[allow(missing_docs)]
+        #[command(flatten)]
+        input: PlanInput,
+        /// Run directory (plan.json, run.json, results.jsonl, raw/).
+        #[arg(short, long)]
+        output: PathBuf,
+        /// Keep the trials already in OUTPUT/results.jsonl; run only the missing ones.
+        #[arg(long)]
+        resume: bool,
+        /// No progress bar and no per-trial lines.
+        #[arg(short, long)]
+        quiet: bool,
+    },
+    /// RFC 2544-style zero-loss throughput search per frame size (UDP).
+    Rfc2544 {
+        #[allow(missing_docs)]
+        #[command(flatten)]
+        input: PlanInput,
+        /// Run directory (rfc2544.json, rfc2544-trials.jsonl).
+        #[arg(short, long)]
+        output: PathBuf,
+        /// Frame sizes (bytes), comma-separated; default: the plan's.
+        #[arg(long, value_delimiter = ',')]
+        frame_sizes: Vec<u32>,
+        /// Line rate (e.g. 1G, 200M): upper search bound and 100% mark.
+        #[arg(long)]
+        line_rate: Option<Rate>,
+        /// Seconds per search trial.
+        #[arg(long)]
+        trial_seconds: Option<f64>,
+        /// Seconds of the confirmation trial.
+        #[arg(long)]
+        confirm_seconds: Option<f64>,
+        /// Maximum search trials per frame size.
+        #[arg(long)]
+        max_trials: Option<u32>,
+        /// Loss counted as zero, percent.
+        #[arg(long)]
+        loss_tolerance: Option<f64>,
+        /// Search resolution, percent.
+        #[arg(long)]
+        resolution: Option<f64>,
+        /// No progress output.
+        #[arg(short, long)]
+        quiet: bool,
+    },
+    /// Compare two run directories (A = baseline, B = candidate).
+    Compare {
+        /// Baseline run directory (or results.jsonl).
+        a: PathBuf,
+        /// Candidate run directory (or results.jsonl).
+        b: PathBuf,
+        /// Write compare.md and compare.json here.
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+        /// Exit 1 when a cell is worse beyond noise.
+        #[arg(long)]
+        fail_on_worse: bool,
+    },
+    /// Which groups of tuning steps help and which hurt: the full plan, the
+    /// plan without each group, and the untuned DUT, in random interleaved
+    /// order; effects with simultaneous intervals; a suggested plan and
+    /// board diff without the groups that hurt (never applied).
+    Ablate(Box<AblateArgs>),
+    /// Write report.md, report.csv, report.json and report.html for a run directory.
+    Report {
+        /// Run directory.
+        dir: PathBuf,
+        /// Output directory (default: the run directory).
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+    },
+}
+
+/// `zynq-net bench ablate`.
+#[derive(Debug, Args)]
+pub struct AblateArgs {
+    /// Board YAML: its tuning plan (as `gen` makes it) and, unless --bench,
+    /// its bench section (matrix, DUT and peer).
+    pub board: PathBuf,
+    /// Groups to leave out one at a time: built-in names (sysctl, rings,
+    /// coalescing, offloads, channels, ptp, rps, rfs, xps, irq, qdisc,
+    /// fastpath, other) or NAME=VERB[:FIELD...][+VERB...] with shell globs
+    /// per field (e.g. tcpwin=sysctl:net.ipv4.tcp_*mem). Default: every
+    /// built-in group with steps in the plan.
+    #[arg(long, value_delimiter = ',')]
+    pub groups: Vec<String>,
+    /// Matrix cells to measure (ids as `bench plan` prints them). Default: all.
+    #[arg(long, value_delimiter = ',')]
+    pub cells: Vec<String>,
+    /// A bench file (docs/bench.md) for the matrix instead of the board's bench section.
+    #[arg(long)]
+    pub bench: Option<PathBuf>,
+    /// A tuning plan file instead of the one generated from the board.
+    #[arg(long)]
+    pub tuning_plan: Option<PathBuf>,
+    /// Seconds per trial, at least 1 (a fraction is passed to iperf3 `-t`
+    /// as written; iperf3 3.12 reads the whole part).
+    #[arg(long, value_parser = seconds_at_least_one)]
+    pub duration: Option<f64>,
+    /// Rounds: every variant × cell runs once per round (default 5; 2 to
+    /// 1000, as the board's `repeats`).
+    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub repeats: u32,
+    #[allow(missing_docs)]
+    #[command(flatten)]
+    pub target: TargetArgs,
+    /// Which end of the targets carries the plan: dut, client or server
+    /// (default: the targets' dut if any, else the client, which is the
+    /// board's DUT for targets made from a board).
+    #[arg(long)]
+    pub dut: Option<String>,
+    /// The applier on the DUT: a path (run with sh) or a command on its
+    /// PATH (default: zynq-net-apply over ssh; locally $ZYNQ_NET_APPLIER,
+    /// zynq-net-apply on PATH, or the source tree's).
+    #[arg(long)]
+    pub applier: Option<String>,
+    /// Directory on the DUT for the applier's state, log and lock (default:
+    /// the applier's own, so `revert` undoes what the boot applied; with
+    /// --lab, the lab's).
+    #[arg(long)]
+    pub applier_state: Option<String>,
+    /// Directory on an ssh DUT for the variant plans.
+    #[arg(long, default_value = "/tmp/zynq-net-ablate")]
+    pub remote_dir: String,
+    /// Family-wise confidence of the intervals, over all groups and cells.
+    #[arg(long, default_value_t = 0.95)]
+    pub confidence: f64,
+    /// Smallest effect (percent) that is called helps or hurts.
+    #[arg(long, default_value_t = 1.0)]
+    pub min_effect: f64,
+    /// Seed of the run order (default: from the clock; recorded).
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Output directory.
+    #[arg(short, long)]
+    pub output: PathBuf,
+    /// Keep the trials already in OUTPUT; run only the missing ones.
+    #[arg(long)]
+    pub resume: bool,
+    /// Only analyse OUTPUT again and rewrite its reports (no traffic).
+    #[arg(long)]
+    pub report_only: bool,
+    /// No progress bar and no per-trial lines.
+    #[arg(short, long)]
+    pub quiet: bool,
+}
+
+/// What runs and where (`bench run`, `bench rfc2544`): the plan, its
+/// overrides and the targets.
+#[derive(Debug, Args)]
+pub struct PlanInput {
+    /// plan.json from `bench plan`, a board YAML or a bench file.
+    #[arg(short, long)]
+    pub plan: PathBuf,
+    #[allow(missing_docs)]
+    #[command(flatten)]
+    pub overrides: Overrides,
+    #[allow(missing_docs)]
+    #[command(flatten)]
+    pub target: TargetArgs,
+}
+
+/// A `--duration` of ablate: a finite number of seconds, at least 1 (not
+/// `inf` or `nan`, which a saved design could not hold as JSON).
+fn seconds_at_least_one(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(v) if v.is_finite() && v >= 1.0 => Ok(v),
+        _ => Err(format!("`{s}` is not a number of seconds of at least 1")),
+    }
+}
+
+/// Quick overrides of the bench section.
+#[derive(Debug, Args, Default)]
+pub struct Overrides {
+    /// Seconds per matrix trial: a whole number, 1 to 86400 (the board's
+    /// `duration_s`; iperf3 `-t`, which stops at MAX_TIME 86400).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=86400))]
+    pub duration: Option<u32>,
+    /// Repeats per cell, 1 to 1000 (the board's `repeats`).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub repeats: Option<u32>,
+}
+
+/// Where it runs.
+#[derive(Debug, Args)]
+#[group(required = false, multiple = false)]
+pub struct TargetArgs {
+    /// Targets file (client, server, optional DUT; local, netns or ssh).
+    /// Default: the DUT and first peer of the board's bench section.
+    #[arg(short, long)]
+    pub targets: Option<PathBuf>,
+    /// A lab made by `zynq-net lab up` (its name).
+    #[arg(long)]
+    pub lab: Option<String>,
+}
+
+/// `zynq-net lab`.
+#[derive(Debug, Subcommand)]
+pub enum LabCommand {
+    /// Create the namespaces client / router (DUT) / server.
+    Up {
+        /// Lab name (namespace prefix).
+        #[arg(long, default_value = "znlab")]
+        name: String,
+        /// Client subnet 10.201.N.0/24 (the server gets N+1).
+        #[arg(long, default_value_t = 1)]
+        subnet: u8,
+        /// Shape the router's egress to this rate with tbf (e.g. 200M).
+        #[arg(long)]
+        shape: Option<Rate>,
+        /// Forward through an nftables flowtable.
+        #[arg(long)]
+        flowtable: bool,
+        /// Apply this board tuning plan in the router namespace.
+        #[arg(long)]
+        plan: Option<PathBuf>,
+        /// The applier script (default: $ZYNQ_NET_APPLIER, zynq-net-apply on PATH, the source tree's).
+        #[arg(long)]
+        applier: Option<PathBuf>,
+        /// veth queues.
+        #[arg(long, default_value_t = 2)]
+        queues: u32,
+        /// Link MTU.
+        #[arg(long, default_value_t = 1500)]
+        mtu: u32,
+        /// Also write the targets file here.
+        #[arg(long)]
+        targets_out: Option<PathBuf>,
+    },
+    /// Remove the lab (reverting an applied plan first).
+    Down {
+        /// Lab name.
+        #[arg(long, default_value = "znlab")]
+        name: String,
+    },
+    /// Print the lab's state (targets) as JSON.
+    Status {
+        /// Lab name.
+        #[arg(long, default_value = "znlab")]
+        name: String,
+    },
+}
+
+impl TargetArgs {
+    fn to_where(&self) -> Where {
+        Where { targets: self.targets.clone(), lab: self.lab.clone() }
+    }
+}
+
+impl PlanInput {
+    fn to_input(&self) -> commands::PlanInput {
+        commands::PlanInput {
+            plan: self.plan.clone(),
+            overrides: self.overrides.to_model(),
+            at: self.target.to_where(),
+        }
+    }
+}
+
+impl Overrides {
+    fn to_model(&self) -> BenchOverrides {
+        BenchOverrides { duration_s: self.duration, repeats: self.repeats }
+    }
+}
+
+impl AblateArgs {
+    fn to_options(&self) -> AblateOptions {
+        AblateOptions {
+            board: self.board.clone(),
+            groups: self.groups.clone(),
+            cells: self.cells.clone(),
+            bench: self.bench.clone(),
+            tuning_plan: self.tuning_plan.clone(),
+            duration: self.duration,
+            repeats: self.repeats,
+            at: self.target.to_where(),
+            dut: self.dut.clone(),
+            applier: self.applier.clone(),
+            applier_state: self.applier_state.clone(),
+            remote_dir: self.remote_dir.clone(),
+            confidence: self.confidence,
+            min_effect: self.min_effect,
+            seed: self.seed,
+            output: self.output.clone(),
+            resume: self.resume,
+            report_only: self.report_only,
+            quiet: self.quiet,
+        }
+    }
+}
+
+/// Runs a `bench` command.
+///
+/// # Errors
+/// The library's [`BenchError`] (input, usage, I/O; a board or bench file
+/// with errors).
+pub fn run_bench(cmd: BenchCommand) -> Result<Outcome, BenchError> {
+    match cmd {
+        BenchCommand::Plan { board, output, overrides } => {
+            commands::plan(&board, output.as_deref(), &overrides.to_model())
+        }
+        BenchCommand::Run { input, output, resume, quiet } => {
+            commands::run(&input.to_input(), &output, &RunOptions { resume, quiet })
+        }
+        BenchCommand::Rfc2544 {
+            input,
+            output,
+            frame_sizes,
+            line_rate,
+            trial_seconds,
+            confirm_seconds,
+            max_trials,
+            loss_tolerance,
+            resolution,
+            quiet,
+        } => {
+            let o = Rfc2544Overrides {
+                frame_sizes,
+                line_rate,
+                trial_seconds,
+                confirm_seconds,
+                max_trials,
+                loss_tolerance,
+                resolution,
+            };
+            commands::rfc2544(&input.to_input(), &output, &o, quiet)
+        }
+        BenchCommand::Compare { a, b, output, fail_on_worse } => {
+            commands::compare(&a, &b, output.as_deref(), fail_on_worse)
+        }
+        BenchCommand::Ablate(a) => commands::ablate(&a.to_options()),
+        BenchCommand::Report { dir, output } => commands::report(&dir, output.as_deref()),
+    }
+}
+
+/// Runs a `lab` command.
+///
+/// # Errors
+/// The library's [`BenchError`].
+pub fn run_lab(cmd: LabCommand) -> Result<Outcome, BenchError> {
+    match cmd {
+        LabCommand::Up { name, subnet, shape, flowtable, plan, applier, queues, mtu, targets_out } => {
+            let o = LabOptions { name, subnet, shape: shape.map(|r| r.0), flowtable, plan, applier, queues, mtu };
+            commands::lab_up(&o, targets_out.as_deref())
+        }
+        LabCommand::Down { name } => commands::lab_down(&name),
+        LabCommand::Status { name } => commands::lab_status(&name),
+    }
+}
