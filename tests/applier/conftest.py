@@ -19,7 +19,7 @@ import uuid
 
 import pytest
 
-from plan_seal import seal_plan
+from plan_seal import seal_plan, with_driver
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 SOURCE_APPLIER = ROOT / "tools" / "crates" / "zynq-net-render" / "assets" / "zynq-net-apply.sh"
@@ -75,25 +75,12 @@ def write_plan(path, text: str) -> pathlib.Path:
     return path
 
 
-def plan_body(path) -> str:
-    """A sealed plan's text without its end line."""
-    lines = pathlib.Path(path).read_text().splitlines(keepends=True)
-    assert lines and lines[-1].startswith("end "), f"{path}: no end line"
-    return "".join(lines[:-1])
-
-
 def as_driver(plan, out, driver="veth", ifaces=None) -> pathlib.Path:
     """A copy of the sealed plan `plan` at `out` whose `ident` lines (of
-    `ifaces`, default all) say `driver` and nothing else, resealed: a
-    generated board plan applied on veths, whose driver is `veth`
-    (veth.c DRV_NAME, what `ethtool -i` prints)."""
-    lines = []
-    for line in plan_body(plan).splitlines(keepends=True):
-        f = line.split(" ")
-        if f[0] == "ident" and (ifaces is None or f[1] in ifaces):
-            line = f"ident {f[1]} driver {driver}\n"
-        lines.append(line)
-    return write_plan(out, "".join(lines))
+    `ifaces`, default all) say `driver` (plan_seal.with_driver)."""
+    out = pathlib.Path(out)
+    out.write_text(with_driver(pathlib.Path(plan).read_text(), driver, ifaces))
+    return out
 
 
 # ---------------------------------------------------------------- bitmaps
