@@ -138,9 +138,36 @@ enum DtbCmd {
     },
 }
 
-/// Loads a board, printing its warnings, or its diagnostics when invalid.
+/// The board named `-`: standard input (at most
+/// [`zynq_net_model::MAX_BOARD_BYTES`] of UTF-8), shown as `<stdin>`.
+fn load_stdin() -> Result<zynq_net_model::LoadedBoard, LoadError> {
+    use std::io::Read;
+    let file = Path::new(STDIN_NAME);
+    let mut bytes = Vec::new();
+    std::io::stdin()
+        .lock()
+        .take(zynq_net_model::MAX_BOARD_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|source| LoadError::Io { path: file.to_path_buf(), source })?;
+    if bytes.len() as u64 > zynq_net_model::MAX_BOARD_BYTES {
+        let why = format!("larger than {} MiB: not a board file", zynq_net_model::MAX_BOARD_BYTES >> 20);
+        return Err(LoadError::Io { path: file.to_path_buf(), source: std::io::Error::other(why) });
+    }
+    let text = String::from_utf8(bytes).map_err(|e| LoadError::Io {
+        path: file.to_path_buf(),
+        source: std::io::Error::other(format!("not UTF-8 text (byte offset {})", e.utf8_error().valid_up_to())),
+    })?;
+    zynq_net_model::load_board_str(file, &text).map_err(LoadError::Invalid)
+}
+
+/// How a board read from standard input (`-`) is named.
+const STDIN_NAME: &str = "<stdin>";
+
+/// Loads a board (`-`: standard input), printing its warnings, or its
+/// diagnostics when invalid.
 fn load(path: &Path) -> Result<LoadedBoard, Failure> {
-    match load_board(path) {
+    let loaded = if path == Path::new("-") { load_stdin() } else { load_board(path) };
+    match loaded {
         Ok(b) => {
             if !b.warnings.is_empty() {
                 eprint!("{}", b.warning_diagnostics().render());
@@ -156,7 +183,19 @@ fn load(path: &Path) -> Result<LoadedBoard, Failure> {
 }
 
 fn input_name(path: &Path) -> String {
+    if path == Path::new("-") {
+        return STDIN_NAME.into();
+    }
     path.file_name().map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned())
+}
+
+/// A board path as the one-line reports show it: `<stdin>` for `-`,
+/// control characters escaped ([`zynq_net_model::out::escaped`]).
+fn shown(path: &Path) -> String {
+    if path == Path::new("-") {
+        return STDIN_NAME.into();
+    }
+    zynq_net_model::out::escaped_path(path)
 }
 
 fn gen(board: &Path, out: &Path) -> Result<(), Failure> {
@@ -171,8 +210,8 @@ fn gen(board: &Path, out: &Path) -> Result<(), Failure> {
     if resolved.via_symlink {
         eprintln!(
             "zynq-net: note: {} goes through a symbolic link: writing {}",
-            out.display(),
-            resolved.path.display()
+            shown(out),
+            shown(&resolved.path)
         );
     }
     // SIGINT/SIGTERM/SIGHUP set a flag instead of killing gen half-way:
@@ -192,7 +231,7 @@ fn gen(board: &Path, out: &Path) -> Result<(), Failure> {
     let cancelled = || stop.load(std::sync::atomic::Ordering::Relaxed);
     match zynq_net_render::write::write_atomic_cancellable(&resolved.path, &files, &cancelled) {
         Ok(()) => {
-            zynq_net_model::outln!("{}: wrote {} artifacts to {}", board.display(), artifacts.len(), out.display());
+            zynq_net_model::outln!("{}: wrote {} artifacts to {}", shown(board), artifacts.len(), shown(out));
             Ok(())
         }
         Err(e) if e.source.kind() == std::io::ErrorKind::Interrupted => Err(Failure::Interrupted),
@@ -237,7 +276,7 @@ fn run(cmd: Cmd) -> Result<(), Failure> {
             let b = load(&board)?;
             zynq_net_model::outln!(
                 "{}: ok ({} interfaces, {} warning(s))",
-                board.display(),
+                shown(&board),
                 b.board.interfaces.len(),
                 b.warnings.len()
             );
