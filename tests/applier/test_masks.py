@@ -65,3 +65,16 @@ def test_64_cpu_masks_on_a_small_kernel(shell, tmp_path, netns_factory):
                        "rps eth0 rx-0 ffffffff,fffffffe\n")
     doc = ap.json("apply", plan2, expect=0)
     assert mask_int(ns.read("/sys/class/net/eth0/queues/rx-0/rps_cpus")) == online & ~1
+
+
+@pytest.mark.parametrize("shell", sorted(SHELLS))
+def test_xps_on_a_single_queue_device_says_why(shell, tmp_path, netns_factory):
+    """xps_cpus of a one-TX-queue device cannot even be read (net-sysfs.c
+    xps_cpus_show: -ENOENT unless netif_is_multiqueue): the skip says so
+    rather than "unreadable"."""
+    need("ip", SHELLS[shell][0])
+    ns = netns_factory({"eth0": 1})
+    plan = write_plan(tmp_path / "p.plan", "zynq-net-plan 2\nboard b\nxps eth0 tx-0 00000001\n")
+    doc = Applier(tmp_path, SHELLS[shell], netns=ns).json("apply", plan, expect=3)
+    s = steps_of(doc, "xps")[0]
+    assert s["result"] == "skipped" and s["detail"].startswith("single TX queue: no XPS"), fmt(doc)

@@ -199,6 +199,14 @@ fn shown(path: &Path) -> String {
 }
 
 fn gen(board: &Path, out: &Path) -> Result<(), Failure> {
+    // SIGINT/SIGTERM/SIGHUP set a flag instead of killing gen half-way:
+    // write_atomic then removes its staging directory and gives up. Set
+    // first, so that a signal while the board is read ends in the same
+    // "interrupted" (130), not in death by the signal (143).
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM, signal_hook::consts::SIGHUP] {
+        let _ = signal_hook::flag::register(sig, std::sync::Arc::clone(&stop));
+    }
     // The output directory first: a system directory is refused before
     // the board is read (docs/cli.md).
     let resolved = zynq_net_render::write::resolve_output(out)
@@ -208,17 +216,7 @@ fn gen(board: &Path, out: &Path) -> Result<(), Failure> {
     let artifacts =
         zynq_net_render::render_all(&loaded, &input).map_err(|e| Failure::Usage(format!("internal error: {e}")))?;
     if resolved.via_symlink {
-        eprintln!(
-            "zynq-net: note: {} goes through a symbolic link: writing {}",
-            shown(out),
-            shown(&resolved.path)
-        );
-    }
-    // SIGINT/SIGTERM/SIGHUP set a flag instead of killing gen half-way:
-    // write_atomic then removes its staging directory and gives up.
-    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
-    for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM, signal_hook::consts::SIGHUP] {
-        let _ = signal_hook::flag::register(sig, std::sync::Arc::clone(&stop));
+        eprintln!("zynq-net: note: {} goes through a symbolic link: writing {}", shown(out), shown(&resolved.path));
     }
     if let Some(ms) = std::env::var("ZYNQ_NET_TEST_GEN_DELAY_MS").ok().and_then(|v| v.parse::<u64>().ok()) {
         // tests: a window to deliver a signal while the staging directory exists

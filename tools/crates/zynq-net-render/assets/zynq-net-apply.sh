@@ -98,7 +98,7 @@ is_mask() {
 	done
 }
 is_word() { case $1 in ''|*[!A-Za-z0-9_.-]*) return 1 ;; esac; [ ${#1} -le 64 ]; }
-# as gen's: no bare number (irq-number), 3+ literal chars (irq-pattern-broad)
+# as gen's rules irq-number, irq-pattern-broad
 is_pattern() {
 	case $1 in *[!A-Za-z0-9_.:@*?-]*) return 1 ;; *[!0-9]*) ;; *) return 1 ;; esac
 	ipn_l=$1
@@ -214,8 +214,7 @@ mask_online() {
 		MASKED=''
 		for moe_g in $moe_keeps; do hex8 "$moe_g"; MASKED=$MASKED${MASKED:+,}$H; done
 	fi
-	# no leading zero groups: bitmap_parse (lib/bitmap-str.c) refuses any
-	# group past nr_cpu_ids' (EOVERFLOW), even 00000000
+	# no leading 0 groups: bitmap_parse refuses them (EOVERFLOW)
 	while :; do
 		case $MASKED in *,*) ;; *) break ;; esac
 		case ${MASKED%%,*} in *[!0]*) break ;; esac
@@ -420,7 +419,13 @@ need_tool() {
 file_knob() {
 	fkb_o=$1 fkb_vb=$2 fkb_if=$3 fkb_tg=$4 fkb_fl=$5 fkb_want=$6 fkb_kind=$7 fkb_extra=
 	if [ ! -e "$fkb_fl" ]; then report skipped "$fkb_vb" "$fkb_if" "$fkb_tg" "$fkb_want" "" "absent file ${fkb_fl#"$SYS"}"; return; fi
-	if ! rdk "$fkb_kind" "$fkb_fl"; then report skipped "$fkb_vb" "$fkb_if" "$fkb_tg" "$fkb_want" "" "unreadable"; return; fi
+	if ! rdk "$fkb_kind" "$fkb_fl"; then
+		# dd says why; xps_cpus: ENOENT unless multiqueue (net-sysfs.c)
+		WHY=unreadable
+		[ -n "$T_DD" ] && ! "$T_DD" if="$fkb_fl" of=/dev/null 2>"$ERRF" && { read_errf; classify "$ERRTXT"; WHY="unreadable: $WHY"; }
+		case $fkb_vb$WHY in xps*ENOENT*) WHY="single TX queue: no XPS (the kernel has it on multi-queue devices only)" ;; esac
+		report skipped "$fkb_vb" "$fkb_if" "$fkb_tg" "$fkb_want" "" "$WHY"; return
+	fi
 	fkb_cur=$VAL fkb_put=$fkb_want
 	case $fkb_kind in
 	mask|irq)
@@ -620,10 +625,8 @@ v_wait_run() {
 }
 v_wait_revert() { return 1; }
 
-# ident IFACE driver NAME [of-node /PATH] [perm-addr MAC]: IFACE must be the
-# board's device: driver (device/driver link, else `ethtool -i`: veth), DT
-# node (device/of_node), permanent MAC (`ethtool -P`). A mismatch skips the
-# later steps of IFACE (IDBAD, IDWHY: plan-format.md); writes nothing
+# ident IFACE driver NAME [of-node /PATH] [perm-addr MAC]: is IFACE the
+# board's device (plan-format.md)? A mismatch skips IFACE's later steps
 IDBAD='' IDWHY=$NL
 is_dtpath() {
 	case $1 in /*) ;; *) return 1 ;; esac
@@ -631,7 +634,7 @@ is_dtpath() {
 	[ ${#1} -le 255 ]
 }
 v_ident_check() {
-	ERR="ident IFACE driver NAME [of-node /PATH] [perm-addr MAC]"
+	ERR="ident IFACE driver NAME [of-node PATH] [perm-addr MAC]"
 	[ $# -ge 3 ] && is_ifname "$1" && [ "$2" = driver ] || return
 	shift
 	while [ $# -gt 0 ]; do
