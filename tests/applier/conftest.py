@@ -19,7 +19,7 @@ import uuid
 
 import pytest
 
-from plan_seal import seal_plan
+from plan_seal import seal_plan, with_driver
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 SOURCE_APPLIER = ROOT / "tools" / "crates" / "zynq-net-render" / "assets" / "zynq-net-apply.sh"
@@ -73,6 +73,14 @@ def write_plan(path, text: str) -> pathlib.Path:
     path = pathlib.Path(path)
     path.write_text(seal_plan(text))
     return path
+
+
+def as_driver(plan, out, driver="veth", ifaces=None) -> pathlib.Path:
+    """A copy of the sealed plan `plan` at `out` whose `ident` lines (of
+    `ifaces`, default all) say `driver` (plan_seal.with_driver)."""
+    out = pathlib.Path(out)
+    out.write_text(with_driver(pathlib.Path(plan).read_text(), driver, ifaces))
+    return out
 
 
 # ---------------------------------------------------------------- bitmaps

@@ -155,6 +155,14 @@ def test_init_wrappers_agree_on_exit_codes(tmp_path):
         assert (r.returncode == 0) == (rc in ok_unit), \
             f"applier exit {rc}: sysvinit start exit {r.returncode}, unit success codes {sorted(ok_unit)}"
     assert ok_unit == {0, 3, 4}
+    # revert, asked for by hand, passes the applier's exit through
+    for rc in range(5):
+        r = subprocess.run(["dash", str(init), "revert"], capture_output=True, text=True,
+                           env=dict(os.environ, FAKE_RC=str(rc)))
+        assert r.returncode == rc, f"applier exit {rc}: revert exit {r.returncode}"
+    fake.unlink()
+    r = subprocess.run(["dash", str(init), "revert"], capture_output=True, text=True)
+    assert r.returncode == 5 and "missing: nothing reverted" in r.stderr, r
 
 
 @pytest.mark.parametrize("shell", sorted(SHELLS))

@@ -108,11 +108,12 @@ def test_irq_wide_masks_c1(shell, tmp_path):
     assert by["45"]["result"] == "unchanged", fmt(doc)
     assert by["46"]["result"] == "applied" and aff(proc, 46) == "0000000f,ffffffff", fmt(doc)
     assert by["50"]["result"] == "applied" and aff(proc, 50) == "00008000,00000001", fmt(doc)
-    # CPUs 32-47 offline: the high group is masked, the format kept
+    # CPUs 32-47 offline: the high group is masked and, all zero, left out
+    # (a kernel with 32 possible CPUs refuses a second group: test_masks.py)
     (sysroot / "devices" / "system" / "cpu" / "online").write_text("0-31\n")
     doc = ap.json("apply", plan, expect=0)
     by = {s["target"]: s for s in doc["steps"]}
-    assert aff(proc, 50) == "00000000,00000001", fmt(doc)
+    assert aff(proc, 50) == "00000001", fmt(doc)
     assert "offline CPUs dropped: 47" in by["50"]["detail"], fmt(doc)
     assert "offline CPUs dropped: 32,33,34,35" in by["46"]["detail"], fmt(doc)
 

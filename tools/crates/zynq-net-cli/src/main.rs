@@ -101,9 +101,36 @@ enum DtbCmd {
     },
 }
 
-/// Loads a board, printing its warnings, or its diagnostics when invalid.
+/// The board named `-`: standard input (at most
+/// [`zynq_net_model::MAX_BOARD_BYTES`] of UTF-8), shown as `<stdin>`.
+fn load_stdin() -> Result<zynq_net_model::LoadedBoard, LoadError> {
+    use std::io::Read;
+    let file = Path::new(STDIN_NAME);
+    let mut bytes = Vec::new();
+    std::io::stdin()
+        .lock()
+        .take(zynq_net_model::MAX_BOARD_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|source| LoadError::Io { path: file.to_path_buf(), source })?;
+    if bytes.len() as u64 > zynq_net_model::MAX_BOARD_BYTES {
+        let why = format!("larger than {} MiB: not a board file", zynq_net_model::MAX_BOARD_BYTES >> 20);
+        return Err(LoadError::Io { path: file.to_path_buf(), source: std::io::Error::other(why) });
+    }
+    let text = String::from_utf8(bytes).map_err(|e| LoadError::Io {
+        path: file.to_path_buf(),
+        source: std::io::Error::other(format!("not UTF-8 text (byte offset {})", e.utf8_error().valid_up_to())),
+    })?;
+    zynq_net_model::load_board_str(file, &text).map_err(LoadError::Invalid)
+}
+
+/// How a board read from standard input (`-`) is named.
+const STDIN_NAME: &str = "<stdin>";
+
+/// Loads a board (`-`: standard input), printing its warnings, or its
+/// diagnostics when invalid.
 fn load(path: &Path) -> Result<LoadedBoard, Failure> {
-    match load_board(path) {
+    let loaded = if path == Path::new("-") { load_stdin() } else { load_board(path) };
+    match loaded {
         Ok(b) => {
             if !b.warnings.is_empty() {
                 eprint!("{}", b.warning_diagnostics().render());
@@ -119,10 +146,30 @@ fn load(path: &Path) -> Result<LoadedBoard, Failure> {
 }
 
 fn input_name(path: &Path) -> String {
+    if path == Path::new("-") {
+        return STDIN_NAME.into();
+    }
     path.file_name().map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned())
 }
 
+/// A board path as the one-line reports show it: `<stdin>` for `-`,
+/// control characters escaped ([`zynq_net_model::out::escaped`]).
+fn shown(path: &Path) -> String {
+    if path == Path::new("-") {
+        return STDIN_NAME.into();
+    }
+    zynq_net_model::out::escaped_path(path)
+}
+
 fn gen(board: &Path, out: &Path) -> Result<(), Failure> {
+    // SIGINT/SIGTERM/SIGHUP set a flag instead of killing gen half-way:
+    // write_atomic then removes its staging directory and gives up. Set
+    // first, so that a signal while the board is read ends in the same
+    // "interrupted" (130), not in death by the signal (143).
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM, signal_hook::consts::SIGHUP] {
+        let _ = signal_hook::flag::register(sig, std::sync::Arc::clone(&stop));
+    }
     // The output directory first: a system directory is refused before
     // the board is read (docs/cli.md).
     let resolved = zynq_net_render::write::resolve_output(out)
@@ -132,17 +179,7 @@ fn gen(board: &Path, out: &Path) -> Result<(), Failure> {
     let artifacts =
         zynq_net_render::render_all(&loaded, &input).map_err(|e| Failure::Usage(format!("internal error: {e}")))?;
     if resolved.via_symlink {
-        eprintln!(
-            "zynq-net: note: {} goes through a symbolic link: writing {}",
-            out.display(),
-            resolved.path.display()
-        );
-    }
-    // SIGINT/SIGTERM/SIGHUP set a flag instead of killing gen half-way:
-    // write_atomic then removes its staging directory and gives up.
-    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
-    for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM, signal_hook::consts::SIGHUP] {
-        let _ = signal_hook::flag::register(sig, std::sync::Arc::clone(&stop));
+        eprintln!("zynq-net: note: {} goes through a symbolic link: writing {}", shown(out), shown(&resolved.path));
     }
     if let Some(ms) = std::env::var("ZYNQ_NET_TEST_GEN_DELAY_MS").ok().and_then(|v| v.parse::<u64>().ok()) {
         // tests: a window to deliver a signal while the staging directory exists
@@ -155,7 +192,7 @@ fn gen(board: &Path, out: &Path) -> Result<(), Failure> {
     let cancelled = || stop.load(std::sync::atomic::Ordering::Relaxed);
     match zynq_net_render::write::write_atomic_cancellable(&resolved.path, &files, &cancelled) {
         Ok(()) => {
-            zynq_net_model::outln!("{}: wrote {} artifacts to {}", board.display(), artifacts.len(), out.display());
+            zynq_net_model::outln!("{}: wrote {} artifacts to {}", shown(board), artifacts.len(), shown(out));
             Ok(())
         }
         Err(e) if e.source.kind() == std::io::ErrorKind::Interrupted => Err(Failure::Interrupted),
@@ -200,7 +237,7 @@ fn run(cmd: Cmd) -> Result<(), Failure> {
             let b = load(&board)?;
             zynq_net_model::outln!(
                 "{}: ok ({} interfaces, {} warning(s))",
-                board.display(),
+                shown(&board),
                 b.board.interfaces.len(),
                 b.warnings.len()
             );

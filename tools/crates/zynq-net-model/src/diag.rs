@@ -146,7 +146,7 @@ impl fmt::Display for Rendered<'_> {
             printable(&self.file.display().to_string()),
             self.d.pos.line,
             self.d.pos.col,
-            shorten(&self.d.message)
+            crate::out::escaped(&shorten(&self.d.message))
         )?;
         if let Some(text) = self.source.lines().nth(self.d.pos.line.saturating_sub(1)) {
             let num = self.d.pos.line.to_string();
@@ -156,10 +156,10 @@ impl fmt::Display for Rendered<'_> {
             writeln!(f, "{num} | {text}")?;
             writeln!(f, "{pad} | {}^", " ".repeat(col.saturating_sub(1)))?;
             if let Some(h) = &self.d.hint {
-                writeln!(f, "{pad} = hint: {h}")?;
+                writeln!(f, "{pad} = hint: {}", crate::out::escaped(h))?;
             }
         } else if let Some(h) = &self.d.hint {
-            writeln!(f, "  = hint: {h}")?;
+            writeln!(f, "  = hint: {}", crate::out::escaped(h))?;
         }
         Ok(())
     }

@@ -280,7 +280,7 @@ pub const MAX_BOARD_BYTES: u64 = 1 << 20;
 #[derive(Debug, thiserror::Error)]
 pub enum LoadError {
     /// The file could not be read.
-    #[error("cannot read {}: {source}", path.display())]
+    #[error("cannot read {}: {source}", crate::out::escaped_path(path))]
     Io {
         /// The path.
         path: PathBuf,
@@ -334,6 +334,14 @@ pub fn read_at_most(path: &Path, cap: u64) -> std::io::Result<Option<Vec<u8>>> {
 /// Reads a file of at most [`MAX_BOARD_BYTES`] of UTF-8 text (rules
 /// file-too-large, not-utf8).
 fn read_bounded(path: &Path) -> Result<String, LoadError> {
+    // A FIFO would block open(2) until a writer came (check and gen hung),
+    // a device or socket is no board either: regular files only.
+    if let Ok(m) = std::fs::metadata(path) {
+        if !m.is_file() {
+            let why = format!("{}, not a regular file: name the board's YAML file", file_kind(&m));
+            return Err(LoadError::Io { path: path.to_path_buf(), source: std::io::Error::other(why) });
+        }
+    }
     // Bounded read: a board is kilobytes; /dev/zero or a stray image file is refused.
     let read =
         read_at_most(path, MAX_BOARD_BYTES).map_err(|source| LoadError::Io { path: path.to_path_buf(), source })?;
@@ -349,6 +357,29 @@ fn read_bounded(path: &Path) -> Result<String, LoadError> {
         return Err(LoadError::Invalid(diagnostics(path, "", vec![d])));
     };
     String::from_utf8(bytes).map_err(|e| LoadError::Invalid(not_utf8(path, e)))
+}
+
+/// What a non-regular file is, for the error (`is a FIFO`).
+fn file_kind(m: &std::fs::Metadata) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        let t = m.file_type();
+        if t.is_fifo() {
+            return "is a FIFO (named pipe)";
+        }
+        if t.is_socket() {
+            return "is a socket";
+        }
+        if t.is_char_device() || t.is_block_device() {
+            return "is a device";
+        }
+    }
+    if m.is_dir() {
+        "is a directory"
+    } else {
+        "is not a regular file"
+    }
 }
 
 #[cfg(test)]

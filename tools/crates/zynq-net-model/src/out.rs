@@ -13,6 +13,7 @@
 //! ([`stdout_error`]). Standard error is best effort: a line that cannot
 //! be written is dropped.
 
+use std::borrow::Cow;
 use std::io::Write;
 use std::sync::Mutex;
 
@@ -20,6 +21,31 @@ use std::sync::Mutex;
 /// succeeded; `Some(None)` once the reader closed the pipe (not an error);
 /// `Some(Some(message))` after any other failure.
 static STDOUT_STATE: Mutex<Option<Option<String>>> = Mutex::new(None);
+
+/// `s` with its control characters written as Rust escapes (`\n`, `\t`,
+/// `\u{1b}`), for a file name or a value quoted on the terminal: a name
+/// holding a newline could otherwise print a forged `ok` line, an ESC
+/// sequence clear the screen (the artifact headers do the same:
+/// zynq-net-render `header_safe`).
+pub fn escaped(s: &str) -> Cow<'_, str> {
+    if !s.chars().any(char::is_control) {
+        return Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        if c.is_control() {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// [`escaped`] for a path (lossy for non-UTF-8 bytes, as `display` is).
+pub fn escaped_path(p: &std::path::Path) -> String {
+    escaped(&p.display().to_string()).into_owned()
+}
 
 /// Writes `args` to standard output; see the module documentation for
 /// what happens when that fails.
@@ -88,4 +114,16 @@ macro_rules! eout {
     ($($t:tt)*) => {
         $crate::out::ewrite(format_args!($($t)*))
     };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::escaped;
+
+    #[test]
+    fn control_characters_are_escaped_and_the_rest_kept() {
+        assert_eq!(escaped("boards/zcu102.yml"), "boards/zcu102.yml");
+        assert_eq!(escaped("a\nb: ok"), "a\\nb: ok");
+        assert_eq!(escaped("\u{1b}[2Jx\tyé"), "\\u{1b}[2Jx\\tyé");
+    }
 }

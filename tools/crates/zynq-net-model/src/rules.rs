@@ -86,7 +86,7 @@ rules! {
         source: "the board's data model (JSON Schema) has string keys only",
         hint: Some("quote the key");
     YamlTag = "yaml-tag", Error,
-        summary: "a value with a YAML core-schema tag (`!!int`, `!!float`, `!!bool`, `!!null`) parses as that type",
+        summary: "a value carries no YAML tag but a core-schema one (`!!str`, `!!int`, `!!float`, `!!bool`, `!!null`), and parses as the type it names",
         source: "YAML 1.2, section 10.3 (core schema); saphyr: Scalar::parse_from_cow_and_metadata",
         hint: Some("remove the tag, or write a value of the tagged type (YAML 1.2: no `_` in numbers)");
     MultipleDocuments = "multiple-documents", Error,

@@ -756,8 +756,13 @@ fn validate_full(doc: &Value, map: &SourceMap, kind: DocKind) -> Vec<Diagnostic>
                 use jsonschema::error::ValidationErrorKind as K;
                 let choices = enum_choices(schema, &ptr);
                 let got = short(&err.instance);
+                let below_min = matches!(kind, K::Minimum { .. } | K::ExclusiveMinimum { .. });
                 let message = if !choices.is_empty() {
                     format!("{got} is not one of {}", choices.join(", "))
+                } else if let Some(min) = below_min.then(|| enforced_minimum(&ptr)).flatten() {
+                    // the schema's 0 is only the type's floor (u32): name
+                    // the minimum the value checks enforce
+                    format!("{got} is less than the minimum of {min}")
                 } else {
                     {
                         let m = plain_message(&err.to_string());
@@ -782,6 +787,14 @@ fn validate_full(doc: &Value, map: &SourceMap, kind: DocKind) -> Vec<Diagnostic>
                 };
                 let d = Diagnostic::new(rule, ptr.clone(), message);
                 let d = match expected {
+                    _ if (got == "true" || got == "false") && choices.iter().any(|c| c == "\"on\"") => {
+                        // a YAML 1.1 tool (PyYAML) read `on` as a boolean
+                        // and wrote it back as `true`
+                        let v = if got == "true" { "on" } else { "off" };
+                        d.hint(format!(
+                            "write `{v}`: a YAML 1.1 tool (PyYAML, yq v3) rewrites on/off as true/false, which YAML 1.2 reads as booleans"
+                        ))
+                    }
                     Some(w) => d.hint(format!("expected: {w}")),
                     None => d,
                 };
@@ -790,6 +803,14 @@ fn validate_full(doc: &Value, map: &SourceMap, kind: DocKind) -> Vec<Diagnostic>
         }
     }
     out
+}
+
+/// The smallest value the value checks accept at `ptr`, where it is above
+/// the schema's type floor: an MTU is at least 68 (rule `mtu-min`, RFC 791;
+/// net/ethernet/eth.c ETH_MIN_MTU), so `mtu: -1` is not told "minimum of 0".
+fn enforced_minimum(ptr: &str) -> Option<&'static str> {
+    let mtu = ptr.ends_with("/mtu") || ptr.rsplit_once('/').is_some_and(|(parent, _)| parent.ends_with("/mtus"));
+    mtu.then_some("68 (the IPv4 minimum MTU)")
 }
 
 fn plain_message(m: &str) -> String {

@@ -1030,12 +1030,31 @@ fn cpu_set(
     if bad.is_empty() {
         return Some(set);
     }
-    out.push(Diagnostic::new(
+    let d = Diagnostic::new(
         Rule::CpuRange,
         ptr(),
         format!("CPU {} outside the board's {n} CPUs (0-{})", crate::cpus::format_cpu_list(&bad), n - 1),
-    ));
+    );
+    out.push(match mask_hint(list) {
+        Some(h) => d.hint(h),
+        None => d,
+    });
     None
+}
+
+/// A hint for a CPU list written as a kernel CPU mask (`"00000020"`, as
+/// `rps_cpus` takes it): a number of several digits with a leading zero.
+fn mask_hint(list: &CpuList) -> Option<String> {
+    let CpuList::List(s) = list else { return None };
+    if s.len() < 2 || !s.starts_with('0') || !s.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let mask = u64::from_str_radix(s, 16).ok().filter(|m| *m != 0)?;
+    let cpus: BTreeSet<u32> = (0..64).filter(|c| mask >> c & 1 == 1).collect();
+    Some(format!(
+        "`{s}` looks like a hexadecimal CPU mask (as rps_cpus takes it); `cpus` is a CPU list: for the mask 0x{s} write \"{}\"",
+        crate::cpus::format_cpu_list(&cpus)
+    ))
 }
 
 /// The rules of a `bench` section, reported under `prefix` (`/bench` on a

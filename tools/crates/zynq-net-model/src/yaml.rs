@@ -279,6 +279,13 @@ pub fn load(text: &str) -> Result<(Value, SourceMap), Vec<Diagnostic>> {
                 // saphyr: "tabs disallowed within this context (block indentation)"
                 let d = if e.info().contains("tabs") {
                     d.hint("indent with spaces, not tabs: YAML does not allow a tab in indentation")
+                } else if e.info().contains("':' must be followed by")
+                    && text.lines().nth(m.line().saturating_sub(1)).is_some_and(|l| l.contains(":\t"))
+                {
+                    // `mtu:<TAB>1500`: YAML 1.2 allows a tab there
+                    // (s-separate-in-line), saphyr 0.0.8 does not
+                    Diagnostic::new(Rule::YamlSyntax, "", "a tab after `:`: this parser takes only spaces there")
+                        .hint("write a space after the colon instead of the tab")
                 } else {
                     d
                 };
@@ -387,6 +394,16 @@ impl Builder {
             Event::Scalar(v, style, _, tag) => match self.place(pos) {
                 Place::At(ptr) => {
                     self.map.values.push((ptr.clone(), pos));
+                    if let Some(t) = tag.as_ref().filter(|t| !known_tag(t)).map(|t| tag_text(t)) {
+                        // `!foo 1500` was read as 1500: a tag meant for
+                        // another tool must not pass unnoticed
+                        let msg = format!(
+                            "unknown YAML tag `{t}`: a board uses no tags but the core schema's (`!!str`, `!!int`, `!!float`, `!!bool`, `!!null`)"
+                        );
+                        self.errors.push(Diagnostic { pos, ..Diagnostic::new(Rule::YamlTag, ptr, msg) });
+                        self.finish(Value::Null);
+                        return;
+                    }
                     let written = v.clone(); // borrowed from the text: no copy unless a float
                     let value = match resolve_scalar(v, style, tag.as_ref()) {
                         Some(s) => {
@@ -545,6 +562,23 @@ fn key_text<'a>(
 }
 
 /// A scalar as saphyr resolves it (`Yaml::value_from_cow_and_metadata`):
+/// Whether a scalar's tag is one a board may carry: the core schema's
+/// (YAML 1.2, section 10.3: `!!str`, `!!int`, `!!float`, `!!bool`,
+/// `!!null`) or the non-specific `!` (a string).
+fn known_tag(t: &saphyr_parser::Tag) -> bool {
+    (t.is_yaml_core_schema() && matches!(t.suffix.as_str(), "str" | "int" | "float" | "bool" | "null"))
+        || (t.handle == "!" && matches!(t.suffix.as_str(), "" | "!"))
+}
+
+/// A tag as the file spells it (`!!binary`, `!foo`).
+fn tag_text(t: &saphyr_parser::Tag) -> String {
+    if t.is_yaml_core_schema() {
+        format!("!!{}", t.suffix)
+    } else {
+        t.to_string()
+    }
+}
+
 /// quoted is a string; a core-schema tag (`!!int`, ...) forces its type
 /// (`None` when the text is not of that type); any other tag is ignored;
 /// untagged plain text is guessed by the YAML 1.2 core schema.
@@ -756,6 +790,23 @@ mod tests {
                     out.insert(key, val);
                 }
                 Value::Object(out)
+            }
+            YamlData::Tagged(tag, inner)
+                if !known_tag(tag)
+                    && matches!(inner.data, YamlData::Value(_) | YamlData::Representation(..) | YamlData::BadValue) =>
+            {
+                errors.push(Diagnostic {
+                    pos: pos_of(inner),
+                    ..Diagnostic::new(
+                        Rule::YamlTag,
+                        ptr,
+                        format!(
+                            "unknown YAML tag `{}`: a board uses no tags but the core schema's (`!!str`, `!!int`, `!!float`, `!!bool`, `!!null`)",
+                            tag_text(tag)
+                        ),
+                    )
+                });
+                Value::Null
             }
             YamlData::Tagged(_, inner) => convert(inner, ptr, text, map, errors),
             YamlData::Alias(_) => {
@@ -995,6 +1046,18 @@ mod tests {
         assert!(load("a: {x: 1}\nx: 2\nb: [{x: 3}]\n").is_ok());
         let e = load("a: {x: 1}\nc: 1\nc: 2\n").unwrap_err();
         assert_eq!((e.len(), e[0].pos.line), (1, 3), "{e:?}");
+    }
+
+    /// A tag outside the core schema (meant for another tool) is an error
+    /// at the value, not silently dropped (`!foo 1500` was read as 1500).
+    #[test]
+    fn an_unknown_tag_is_an_error_at_its_value() {
+        for (text, tag) in [("a:\n  b: !foo 1500\n", "`!foo`"), ("a:\n  b: !!binary aGk=\n", "`!!binary`")] {
+            let e = load(text).expect_err(text);
+            assert_eq!((e[0].rule, e[0].pos.line), (Rule::YamlTag, 2), "{e:?}");
+            assert!(e[0].message.contains(tag), "{e:?}");
+        }
+        assert!(load("a:\n  b: !!str x\n  c: !!int 3\n").is_ok());
     }
 
     /// A tagged value that is not of its tag's type is an error at the value.

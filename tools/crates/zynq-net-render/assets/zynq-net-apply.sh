@@ -98,7 +98,13 @@ is_mask() {
 	done
 }
 is_word() { case $1 in ''|*[!A-Za-z0-9_.-]*) return 1 ;; esac; [ ${#1} -le 64 ]; }
-is_pattern() { case $1 in ''|*[!A-Za-z0-9_.:@*?-]*) return 1 ;; esac; [ ${#1} -le 64 ]; }
+# as gen's rules irq-number, irq-pattern-broad
+is_pattern() {
+	case $1 in *[!A-Za-z0-9_.:@*?-]*) return 1 ;; *[!0-9]*) ;; *) return 1 ;; esac
+	ipn_l=$1
+	while :; do case $ipn_l in *[*?]*) ipn_l=${ipn_l%%[*?]*}${ipn_l#*[*?]} ;; *) break ;; esac; done
+	[ ${#1} -le 64 ] && [ ${#ipn_l} -ge 3 ]
+}
 is_mac() { case $1 in [0-9a-f][0-9a-f]:[0-9a-f][0-9a-f]:[0-9a-f][0-9a-f]:[0-9a-f][0-9a-f]:[0-9a-f][0-9a-f]:[0-9a-f][0-9a-f]) ;; *) return 1 ;; esac; }
 is_queue() { case $1 in rx-*|tx-*) is_num "${1#??-}" ;; *) return 1 ;; esac; }
 is_ipv4() {
@@ -204,10 +210,16 @@ mask_online() {
 	done
 	DROPPED=${DROPPED#,} MASKED=$MASK_IN
 	if [ $moe_chg = 1 ]; then
-		# format only when CPUs were dropped: same group count as the plan's
+		# format only when CPUs were dropped
 		MASKED=''
 		for moe_g in $moe_keeps; do hex8 "$moe_g"; MASKED=$MASKED${MASKED:+,}$H; done
 	fi
+	# no leading 0 groups: bitmap_parse refuses them (EOVERFLOW)
+	while :; do
+		case $MASKED in *,*) ;; *) break ;; esac
+		case ${MASKED%%,*} in *[!0]*) break ;; esac
+		MASKED=${MASKED#*,}
+	done
 	[ $moe_any = 1 ] && [ $moe_left = 0 ] && ALLGONE=1
 	return 0
 }
@@ -407,7 +419,13 @@ need_tool() {
 file_knob() {
 	fkb_o=$1 fkb_vb=$2 fkb_if=$3 fkb_tg=$4 fkb_fl=$5 fkb_want=$6 fkb_kind=$7 fkb_extra=
 	if [ ! -e "$fkb_fl" ]; then report skipped "$fkb_vb" "$fkb_if" "$fkb_tg" "$fkb_want" "" "absent file ${fkb_fl#"$SYS"}"; return; fi
-	if ! rdk "$fkb_kind" "$fkb_fl"; then report skipped "$fkb_vb" "$fkb_if" "$fkb_tg" "$fkb_want" "" "unreadable"; return; fi
+	if ! rdk "$fkb_kind" "$fkb_fl"; then
+		# dd says why; xps_cpus: ENOENT unless multiqueue (net-sysfs.c)
+		WHY=unreadable
+		[ -n "$T_DD" ] && ! "$T_DD" if="$fkb_fl" of=/dev/null 2>"$ERRF" && { read_errf; classify "$ERRTXT"; WHY="unreadable: $WHY"; }
+		case $fkb_vb$WHY in xps*ENOENT*) WHY="single TX queue: no XPS (the kernel has it on multi-queue devices only)" ;; esac
+		report skipped "$fkb_vb" "$fkb_if" "$fkb_tg" "$fkb_want" "" "$WHY"; return
+	fi
 	fkb_cur=$VAL fkb_put=$fkb_want
 	case $fkb_kind in
 	mask|irq)
@@ -577,7 +595,7 @@ flush_eth() {
 # v_VERB_revert are called by name only for a verb is_verb accepts.
 is_verb() {
 	case $1 in
-	rps|rfs|xps|irq|offload|sysctl|channels|rings|coalesce|mtu|mac|ptp|rss|ntuple|qdisc|filter|wait|board|module|asf) return 0 ;;
+	rps|rfs|xps|irq|offload|sysctl|channels|rings|coalesce|mtu|mac|ptp|rss|ntuple|qdisc|filter|wait|ident|board|module|asf) return 0 ;;
 	esac
 	return 1
 }
@@ -606,6 +624,64 @@ v_wait_run() {
 	fi
 }
 v_wait_revert() { return 1; }
+
+# ident IFACE driver NAME [of-node /PATH] [perm-addr MAC]: is IFACE the
+# board's device (plan-format.md)? A mismatch skips IFACE's later steps
+IDBAD='' IDWHY=$NL
+is_dtpath() {
+	case $1 in /*) ;; *) return 1 ;; esac
+	case $1 in *//*|*/|*/../*|*/./*|*/..|*/.|*[!A-Za-z0-9,._+@/-]*) return 1 ;; esac
+	[ ${#1} -le 255 ]
+}
+v_ident_check() {
+	ERR="ident IFACE driver NAME [of-node PATH] [perm-addr MAC]"
+	[ $# -ge 3 ] && is_ifname "$1" && [ "$2" = driver ] || return
+	shift
+	while [ $# -gt 0 ]; do
+		case $1 in
+		driver) is_word "${2-}" ;; of-node) is_dtpath "${2-}" ;; perm-addr) is_mac "${2-}" ;; *) false ;;
+		esac || return
+		shift 2
+	done
+	ERR=
+}
+dev_link() { # IFACE LINK -> LNK: the target of device/LINK
+	LNK=
+	[ -d "$SYS/class/net/$1/device/$2" ] || return 1
+	LNK=$(cd -P "$SYS/class/net/$1/device/$2" 2>/dev/null && pwd -P)
+}
+eth_info() { # IFACE OPTION LABEL -> EI: what `ethtool OPTION` prints after LABEL
+	EI=
+	[ -n "$T_ETHTOOL" ] || return 1
+	ein_o=$NL$("$T_ETHTOOL" "$2" "$1" 2>/dev/null </dev/null) || return 1
+	case $ein_o in *"$NL$3 "*) ein_o=${ein_o#*"$NL$3 "}; EI=${ein_o%%"$NL"*} ;; esac
+}
+v_ident_run() {
+	sid_if=$1; shift
+	sid_spec=$* sid_have='' sid_why=''
+	iface_ok "$sid_if" || { report skipped ident "$sid_if" - "$sid_spec" "" "$WHY"; return; }
+	while [ $# -ge 2 ]; do
+		sid_got=
+		case $1 in
+		driver) if dev_link "$sid_if" driver; then sid_got=${LNK##*/}; else eth_info "$sid_if" -i driver: && sid_got=$EI; fi ;;
+		of-node) dev_link "$sid_if" of_node && sid_got=/${LNK#*/devicetree/base/} ;;
+		perm-addr) eth_info "$sid_if" -P "Permanent address:" && sid_got=$EI ;;
+		esac
+		sid_have="$sid_have${sid_have:+ }$1 ${sid_got:-?}"
+		[ "$sid_got" = "$2" ] || sid_why="$sid_why${sid_why:+, }$1 is ${sid_got:-unknown}, the plan says $2"
+		shift 2
+	done
+	if [ -z "$sid_why" ]; then report "$OKWORD" ident "$sid_if" - "$sid_spec" "$sid_have" ""; return; fi
+	IDBAD="$IDBAD|$sid_if|" IDWHY="$IDWHY$sid_if $sid_why$NL"
+	report failed ident "$sid_if" - "$sid_spec" "$sid_have" "not the board's device: $sid_why; its steps are skipped"
+}
+v_ident_revert() { return 1; }
+id_skip() { # VERB IFACE FIELDS...: a step of an interface whose ident failed
+	isk_v=$1 isk_i=$2 isk_t=-; shift 2
+	case $isk_v in mtu|mac|ptp|qdisc|rss|ntuple) ;; *) isk_t=${1:--}; [ $# -eq 0 ] || shift ;; esac
+	isk_w=${IDWHY#*"$NL$isk_i "}
+	report skipped "$isk_v" "$isk_i" "$isk_t" "$*" "" "not the board's device (${isk_w%%"$NL"*})"
+}
 
 # link_knob VERB ATTR IFACE VALUE: writes with `ip link set dev IFACE ATTR`
 # (with_link_down), reads back /sys/class/net/IFACE/ATTR; saves 01
@@ -1037,6 +1113,11 @@ read_plan() {
 		# an ethtool group (eth_add) ends at another verb or interface
 		if [ -n "$G_VERB" ]; then
 			{ [ "$rpn_verb" = "$G_VERB" ] && [ "${1-}" = "$G_IF" ]; } || flush_eth
+		fi
+		if [ -n "$IDBAD" ]; then
+			case $rpn_verb in board|sysctl|module|asf|wait|ident) ;; *)
+				case $IDBAD in *"|${1-}|"*) id_skip "$rpn_verb" "$@"; continue ;; esac ;;
+			esac
 		fi
 		if is_verb "$rpn_verb"; then "v_${rpn_verb}_run" "$@"
 		else report skipped "$rpn_verb" "${1:--}" - "" "" "unknown verb (newer plan?)"; fi

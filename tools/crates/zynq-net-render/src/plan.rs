@@ -5,7 +5,7 @@
 //! filters, sysctl; Freescale ASF modules load first and its UDP timeout
 //! is set last (qoriq-sdk boards only).
 
-use zynq_net_model::model::{Board, Interface, MatchField, QueueSel, SysctlValue};
+use zynq_net_model::model::{Board, Driver, Interface, MatchField, QueueSel, SysctlValue};
 use zynq_net_model::resolve::{QueueCpuSet, ResolvedIface};
 use zynq_net_model::LoadedBoard;
 
@@ -68,6 +68,11 @@ pub enum Phase {
     /// `module` (Freescale ASF, loaded before anything uses it) and `wait`
     /// (the interface must exist before any step touches it).
     Prepare,
+    /// `ident`: the device behind the interface name must be the board's
+    /// (driver, DT node) before any step writes to it; the applier skips the
+    /// interface's later steps when it is not (systemd.link(5) matches
+    /// `Driver=`/`Path=` for the same reason: names follow probe order).
+    Identity,
     /// `mac`, `mtu`: change the link itself; axienet/XXV accept a MAC or MTU
     /// change only while down, so they come before anything that needs it up.
     Link,
@@ -171,10 +176,46 @@ impl Line {
     }
 }
 
+/// The name of the kernel driver bound to a port of `driver`, as the
+/// applier reads it: the `driver` link of `/sys/class/net/IFACE/device`
+/// (the bus driver's `.name`), or `ethtool -i` for a device without one.
+/// Sources (linux-source-6.12): macb_main.c `macb_driver` `.name = "macb"`;
+/// xilinx_axienet_main.c `axienet_driver` `.name = "xilinx_axienet"` (the
+/// same in linux-xlnx, which drives the XXV MACs with it); gianfar.c
+/// `gfar_driver` `.name = "fsl-gianfar"`; mlx5 core/main.c `mlx5_core_driver`
+/// `.name = KBUILD_MODNAME` (`mlx5_core`); virtio_net.c `virtio_net_driver`
+/// (`virtio_net`); veth.c `DRV_NAME "veth"` (no device: `ethtool -i`).
+pub fn kernel_driver(d: Driver) -> &'static str {
+    match d {
+        Driver::Macb => "macb",
+        Driver::Axienet | Driver::Xxv | Driver::XxvMcdma => "xilinx_axienet",
+        Driver::Gianfar => "fsl-gianfar",
+        Driver::Mlx5 => "mlx5_core",
+        Driver::VirtioNet => "virtio_net",
+        Driver::Veth => "veth",
+    }
+}
+
+/// The `ident` line of an interface: its driver and, when the board gives
+/// the node's full path (`dt.path`), its DT node. The board's MAC is not a
+/// permanent address the port is known by (on AXI ports without the DT
+/// fragment it is the `mac` step that sets it), so it is not matched.
+fn ident_line(i: &Interface) -> String {
+    let mut line = format!("ident {} driver {}", i.name, kernel_driver(i.driver));
+    // the applier's `is_dtpath`: no `.`/`..` component, at most 255 bytes
+    let usable = |p: &&str| p.len() <= 255 && p.split('/').skip(1).all(|c| c != "." && c != "..");
+    if let Some(path) = i.dt.as_ref().and_then(|d| d.path.as_deref()).filter(usable) {
+        line.push_str(" of-node ");
+        line.push_str(path);
+    }
+    line
+}
+
 fn iface_steps(i: &Interface, r: &ResolvedIface, nr_cpus: u32, out: &mut Vec<Step>) {
     let n = &i.name;
     let mut push = |phase: Phase, line: String| out.push(Step { phase, line });
     push(Phase::Prepare, format!("wait {n} {WAIT_SECONDS}"));
+    push(Phase::Identity, ident_line(i));
     // AXI/XXV Ethernet: the DT fragment writes local-mac-address (probe
     // reads it); the board's MAC is also set at boot, before the MTU and the
     // link coming up, for images whose DTB does not carry the fragment.

@@ -1,8 +1,10 @@
 //! Atomic output: everything is written into a temporary directory beside
-//! the destination, then renamed into place, so a failure never leaves a
-//! half-written output directory. (No fsync: the rename gives all-or-nothing
-//! visibility, which is what builds need; durability across a power cut is
-//! not worth a sync per file.)
+//! the destination, then put in place with one `renameat2` (exchanged with
+//! an existing output: [`place`]), so a failure, SIGKILL or a power cut
+//! never leaves a half-written or missing output directory. (The
+//! files and the staging directory are synced before the rename, and the
+//! parent after it, so that after a power cut the output is the old or the
+//! new one with its contents.)
 
 use std::fs;
 use std::io::Write;
@@ -293,6 +295,9 @@ pub fn write_atomic_cancellable(
         }
         let mut f = io(&p, fs::File::create(&p))?;
         io(&p, f.write_all(data))?;
+        // on disk before the rename can be: after a power cut the new
+        // output is whole, not files of zero length
+        io(&p, f.sync_all())?;
         #[cfg(unix)]
         {
             use std::os::unix::fs::PermissionsExt;
@@ -306,21 +311,92 @@ pub fn write_atomic_cancellable(
         io(tmp.path(), fs::set_permissions(tmp.path(), fs::Permissions::from_mode(0o755)))?;
     }
     stop(dest)?;
-    if dest.exists() {
-        // Swap: move the old output aside, move the new one in, drop the old.
-        let old = parent.join(format!(".zynq-net-old.{}", std::process::id()));
-        io(dest, fs::rename(dest, &old))?;
-        if let Err(source) = fs::rename(tmp.path(), dest) {
-            let _ = fs::rename(&old, dest);
-            return Err(WriteError { path: dest.to_path_buf(), source });
+    let staged = tmp.path().to_path_buf();
+    sync_dir(&staged);
+    match place(&staged, dest) {
+        Ok(Placed::Exchanged) => {
+            // the staging name now holds the old output
+            let _ = tmp.keep();
+            let _ = fs::remove_dir_all(&staged);
         }
-        let _ = tmp.keep();
-        let _ = fs::remove_dir_all(&old);
-    } else {
-        io(dest, fs::rename(tmp.path(), dest))?;
-        let _ = tmp.keep();
+        Ok(Placed::Moved) => {
+            let _ = tmp.keep();
+        }
+        Err(source) => return Err(WriteError { path: dest.to_path_buf(), source }),
     }
+    sync_dir(&parent);
     Ok(())
+}
+
+/// fsync(2) of a directory (its entries: the staged files' names, the
+/// rename), best effort: a file system that cannot sync a directory still
+/// gets the atomic rename.
+fn sync_dir(d: &Path) {
+    if let Ok(f) = fs::File::open(d) {
+        let _ = f.sync_all();
+    }
+}
+
+/// How [`place`] put the staging directory in.
+enum Placed {
+    /// `dest` did not exist: renamed in (`staged` is gone).
+    Moved,
+    /// `dest` existed: the two were exchanged (`staged` holds the old output).
+    Exchanged,
+}
+
+/// Puts the complete `staged` directory at `dest` so that `dest` is the old
+/// or the new output at every instant, whatever kills the process
+/// (SIGKILL, power loss): `renameat2(RENAME_NOREPLACE)` when `dest` is new,
+/// `renameat2(RENAME_EXCHANGE)` when it exists (rename(2): "atomically
+/// exchange"; Linux 3.15, on ext4, xfs, btrfs, tmpfs, overlayfs...). A
+/// concurrent `gen` that makes `dest` between the two is met with the
+/// exchange. Where the file system has no `renameat2` flags (EINVAL), the
+/// old output is moved aside and the new one renamed in: `dest` is missing
+/// for that instant only.
+fn place(staged: &Path, dest: &Path) -> std::io::Result<Placed> {
+    #[cfg(target_os = "linux")]
+    {
+        use rustix::fs::{renameat_with, RenameFlags, CWD};
+        use rustix::io::Errno;
+        for _ in 0..8 {
+            match renameat_with(CWD, staged, CWD, dest, RenameFlags::NOREPLACE) {
+                Ok(()) => return Ok(Placed::Moved),
+                Err(Errno::EXIST) => {}
+                Err(Errno::INVAL | Errno::NOSYS) => return place_fallback(staged, dest),
+                Err(e) => return Err(e.into()),
+            }
+            match renameat_with(CWD, staged, CWD, dest, RenameFlags::EXCHANGE) {
+                Ok(()) => return Ok(Placed::Exchanged),
+                // removed in between (another process): try the first again
+                Err(Errno::NOENT) => continue,
+                Err(Errno::INVAL | Errno::NOSYS) => return place_fallback(staged, dest),
+                Err(e) => return Err(e.into()),
+            }
+        }
+        Err(std::io::Error::other("the output directory kept appearing and disappearing (another process?)"))
+    }
+    #[cfg(not(target_os = "linux"))]
+    place_fallback(staged, dest)
+}
+
+/// [`place`] with plain renames: the old output moved aside (to a
+/// `.zynq-net-old.PID` beside it), the new one in, the old one removed.
+fn place_fallback(staged: &Path, dest: &Path) -> std::io::Result<Placed> {
+    if !dest.exists() {
+        fs::rename(staged, dest)?;
+        return Ok(Placed::Moved);
+    }
+    let parent = dest.parent().map_or_else(|| PathBuf::from("/"), Path::to_path_buf);
+    let old = parent.join(format!(".zynq-net-old.{}", std::process::id()));
+    fs::rename(dest, &old)?;
+    if let Err(e) = fs::rename(staged, dest) {
+        let _ = fs::rename(&old, dest);
+        return Err(e);
+    }
+    let _ = fs::remove_dir_all(&old);
+    // `staged` was moved: nothing is left to remove under its name
+    Ok(Placed::Moved)
 }
 
 #[cfg(test)]
