@@ -206,6 +206,12 @@ fn zcu102_reference_board() {
                 ("&axi_mcdma_0 { /delete-property/ xlnx,addrwidth; };", "xlnx,addrwidth"),
                 ("&axi_mcdma_0 { interrupts = <0 89 4>; };", "interrupts"),
                 ("&xxv_ethernet_0 { phy-mode = \"sgmii\"; };", "phy-mode is \"sgmii\""),
+                // Open table: phylink at open wants a PHY without in-band
+                // status (phylink_fwnode_phy_connect, -ENODEV).
+                (
+                    "&xxv_ethernet_0 { /delete-property/ managed; };",
+                    "open          /zynq-net-bus/ethernet@a0000000: [open-no-link] no phy-handle, fixed-link or managed = \"in-band-status\": axienet_open -> phylink_of_phy_connect -> phylink_fwnode_phy_connect",
+                ),
                 (
                     "/ { amba_pl: amba_pl@0 { #address-cells = <2>; #size-cells = <2>; compatible = \"simple-bus\"; ranges; \
                      other: ethernet@a0000000 { compatible = \"xlnx,xxv-ethernet-1.0\"; reg = <0 0xa0000000 0 0x10000>; }; }; };",
@@ -241,6 +247,9 @@ fn p1020rdb_reference_board() {
                 ("&enet1 { /delete-property/ local-mac-address; };", "local-mac-address"),
                 ("&enet0 { /delete-node/ queue-group@b4000; };", "gianfar (gfar_of_init): fsl,etsec2 with 1 queue group(s) gives 1 RX/TX queue(s), the board says rx 2 tx 2"),
                 ("&enet1 { tbi-handle = \"x\"; };", "tbi-handle"),
+                // Open table, gianfar row: init_phy's of_phy_connect has no
+                // PHY node (gianfar.c:1678, -ENODEV).
+                ("&enet1 { /delete-property/ phy-handle; };", "[open-no-link] no phy-handle and no fixed-link: gfar_enet_open -> init_phy -> of_phy_connect"),
             ],
         },
     );
@@ -262,7 +271,8 @@ fn xxv_mcdma_design_patched_by_label() {
             clean: &[],
             faults: &[
                 ("&xxv_ethernet_1 { phy-mode = \"base-r\"; };", "phy-mode is \"base-r\""),
-                ("&xxv_ethernet_1 { /delete-property/ managed; };", "managed"),
+                // the design's node has no PHY either: open fails (phylink)
+                ("&xxv_ethernet_1 { /delete-property/ managed; };", "[open-no-link]"),
                 ("&xxv_ethernet_1 { xlnx,channel-ids = \"0x1\"; };", "xlnx,num-queues 16 but 1 channel id(s)"),
             ],
         },
@@ -335,6 +345,39 @@ fn axi_dma_full_node() {
                     "missing node  /zynq-net-bus/dma@a0080000/dma-channel-mm2s",
                 ),
                 ("&axi_ethernet_1 { /delete-property/ clocks; };", "clocks"),
+                // Open table, mainline axienet row
+                ("&axi_ethernet_1 { /delete-property/ phy-handle; };", "[open-no-link]"),
+            ],
+        },
+    );
+}
+
+/// The linux-xlnx 1G full node (axistream-connected AXI DMA): the open
+/// table's linux-xlnx rows, each fault removing what its row names.
+#[test]
+fn axi_1g_xlnx_full_node() {
+    check_case(
+        "zcu102-axi-1g-xlnx",
+        &Case {
+            board: fixtures().join("zcu102-axi-1g-xlnx.yml"),
+            arch: "arm64",
+            dts: "xilinx/zynqmp-zcu102-rev1.0.dts",
+            symbols: true,
+            // the MAC, its mdio bus and PHY, the AXI DMA
+            checked: 4,
+            found: &[],
+            design: None,
+            clean: &[],
+            faults: &[
+                // axienet_init_legacy_dma: request_irq(lp->eth_irq) untested
+                ("&axi_ethernet_0 { /delete-property/ interrupts; };", "[open-mac-irq] no MAC interrupt"),
+                // a DMA clock nothing enables (axienet_dma_clk_init reads the
+                // DMA clock names from the Ethernet node only)
+                (
+                    "&axi_ethernet_0_dma { clocks = <&zynqmp_clk 71>, <&zynqmp_clk 72>, <&zynqmp_clk 71>, <&zynqmp_clk 71>; };",
+                    "[open-dma-clocks] the DMA node's m_axi_sg_aclk is no clock the Ethernet node enables",
+                ),
+                ("&axi_ethernet_0 { /delete-property/ phy-handle; };", "[open-no-link]"),
             ],
         },
     );

@@ -414,6 +414,22 @@ rules! {
         summary: "not both `fixed_link` and `managed: in-band-status`",
         source: "drivers/net/phy/phylink.c: phylink_parse_mode (\"can't use both fixed-link and in-band-status\")",
         hint: Some("drop `managed` or the fixed link");
+    OpenNoLink = "open-no-link", Error,
+        summary: "a port whose driver connects its link at open has phy-handle, fixed-link or `managed: in-band-status` (`sfp` or `pcs-handle` alone fails): phylink on axienet and on linux-xlnx XXV, phylib on gianfar",
+        source: "drivers/net/phy/phylink.c: phylink_fwnode_phy_connect (-ENODEV at 2101, 6.12), from axienet_open (xilinx_axienet_main.c:1620; linux-xlnx alike); drivers/net/ethernet/freescale/gianfar.c: gfar_enet_open -> init_phy (of_phy_connect, -ENODEV at 1678)",
+        hint: Some("add `managed: in-band-status` (SFP cage, PCS/PMA, in-band SGMII/1000BASE-X/10GBASE-R), a phy_handle or a fixed_link");
+    OpenMacIrq = "open-mac-irq", Error,
+        summary: "a linux-xlnx 1G AXI Ethernet node with its own DMA (axistream-connected) has the MAC interrupt",
+        source: "linux-xlnx xilinx_axienet_main.c: axienet_open -> axienet_init_legacy_dma, request_irq(lp->eth_irq) without testing it (mainline tests eth_irq > 0)",
+        hint: Some("list the MAC interrupt (the IP's `interrupt` output, edge) first in `interrupts`");
+    OpenDmaClocks = "open-dma-clocks", Error,
+        summary: "every clock of an axistream-connected DMA is one the Ethernet driver enables",
+        source: "linux-xlnx xilinx_axienet_main.c: axienet_dma_clk_init reads m_axi_mm2s_aclk, m_axi_s2mm_aclk, m_axi_sg_aclk from the Ethernet node; mainline 6.12 axienet_probe reads no DMA clock",
+        hint: Some("on linux-xlnx the generated node carries the DMA clocks on the MAC too (as the Xilinx device-tree generator writes them); on mainline give the DMA the MAC's clock, or use `dmas`");
+    MacIrqCount = "mac-irq-count", Error,
+        summary: "a PL MAC node has one interrupt (the MAC's own); the DMA's go under `dma`",
+        source: "xilinx_axienet_main.c: axienet_probe reads platform_get_irq(pdev, 0) only when a DMA node is connected (mainline 6.12 and linux-xlnx)",
+        hint: Some("keep the MAC interrupt in `interrupts` and move the others to `dma.interrupts`");
     MdioAddress = "mdio-address", Error,
         summary: "MDIO device addresses are unique on a bus",
         source: "drivers/net/mdio/of_mdio.c: one device per bus address",
@@ -488,8 +504,8 @@ rules! {
         source: "linux-xlnx xilinx_axienet_main.c: xlnx,channel-ids has num-queues entries",
         hint: Some("give one id per queue, e.g. [\"0x1\", \"0x2\"]");
     McdmaChannelId = "mcdma-channel-id", Error,
-        summary: "MCDMA channel ids are hex strings 0x1..0x10",
-        source: "linux-xlnx xilinx_axienet_main.c: xlnx,channel-ids parsed as hex strings; register 0x40 + (id-1) * 0x40",
+        summary: "MCDMA channel ids are hex numbers 1..0x10, with or without 0x (\"a\" and \"0xa\" alike)",
+        source: "linux-xlnx xilinx_axienet_main.c: xlnx,channel-ids parsed with kstrtou16(s, 16) (lib/kstrtox.c: the 0x prefix is optional); register 0x40 + (id-1) * 0x40",
         hint: None;
     McdmaChannelIdDuplicate = "mcdma-channel-id-duplicate", Error,
         summary: "each MCDMA channel id once",

@@ -553,12 +553,27 @@ impl V<'_> {
             }
         }
         if ifc.driver.is_xxv()
+            && !full
             && dt.phy_handle.is_none()
             && dt.fixed_link.is_none()
-            && dt.managed.is_none()
-            && dt.sfp.is_none()
+            && dt.managed != Some(Managed::InBandStatus)
         {
-            self.report(Rule::XxvNoLink, format!("{dp}/label"), "an XXV port without phy-handle, fixed-link or `managed`: phylink_of_phy_connect at open fails on linux-xlnx trees that drive XXV through phylink".into());
+            // A patched node: the base tree may have the link; `dtb verify`
+            // decides (rule open-phylink-no-link). `sfp` alone is not a link.
+            self.report(Rule::XxvNoLink, format!("{dp}/label"), "an XXV port without phy-handle, fixed-link or `managed: in-band-status` (an `sfp` alone does not count): linux-xlnx's axienet_open -> phylink_fwnode_phy_connect returns -ENODEV unless the base tree has one".into());
+        }
+        if let Some(n) = &dt.node {
+            if axi {
+                let planned = drivers::PlannedNode { dt, node: n, driver: ifc.driver, flavour };
+                for (row, problem) in drivers::open_problems(ifc.driver, flavour, &planned) {
+                    let at = match row.need {
+                        drivers::OpenNeed::PhylinkLink | drivers::OpenNeed::PhyOrFixedLink => format!("{dp}/label"),
+                        drivers::OpenNeed::MacIrq => format!("{dp}/node"),
+                        drivers::OpenNeed::DmaClocksEnabled => format!("{dp}/node/dma"),
+                    };
+                    self.report(row.rule, at, drivers::open_message(row, &problem));
+                }
+            }
         }
         let need_axi = [("pcs_handle", dt.pcs_handle.is_some()), ("checksum", dt.checksum.is_some())];
         for (key, set) in need_axi {
@@ -763,7 +778,7 @@ impl V<'_> {
             for (j, id) in n.channel_ids.iter().enumerate() {
                 let v = parse_channel_id(id);
                 match v {
-                    None => self.report_hint(Rule::McdmaChannelId, format!("{np}/channel_ids/{j}"), format!("channel id `{id}` is not a hex string like \"0x1\""), "linux-xlnx parses xlnx,channel-ids as hex strings"),
+                    None => self.report_hint(Rule::McdmaChannelId, format!("{np}/channel_ids/{j}"), format!("channel id `{id}` is not a hex number like \"0x1\" or \"a\""), "linux-xlnx parses xlnx,channel-ids with kstrtou16(s, 16): hex digits, the 0x prefix optional"),
                     Some(v) if !(1..=16).contains(&v) => self.report_hint(Rule::McdmaChannelId, format!("{np}/channel_ids/{j}"), format!("channel id {id} outside 1..16: MCDMA channel ids are 1-based (register 0x40 + (id-1) * 0x40)"), "use 0x1 .. 0x10"),
                     Some(v) if !ids.insert(v) => self.report(Rule::McdmaChannelIdDuplicate, format!("{np}/channel_ids/{j}"), format!("channel id {id} twice")),
                     Some(_) => {}
@@ -774,6 +789,13 @@ impl V<'_> {
                 Rule::McdmaProps,
                 np.clone(),
                 "num_queues/channel_ids are MCDMA properties (xxv-mcdma only)".into(),
+            );
+        }
+        if n.interrupts.len() > 1 {
+            self.report(
+                Rule::MacIrqCount,
+                format!("{np}/interrupts/1"),
+                format!("{} MAC interrupts: axienet_probe reads only the first (platform_get_irq(pdev, 0)) when a DMA node is connected; the others would be dropped", n.interrupts.len()),
             );
         }
         if ifc.driver == Driver::Axienet && dmas && n.interrupts.is_empty() {

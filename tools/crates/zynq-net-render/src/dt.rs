@@ -14,6 +14,7 @@
 //! `xlnx,channel-ids` as hex strings. What each driver's probe reads is in
 //! [`crate::probe`].
 
+use zynq_net_model::drivers;
 use zynq_net_model::model::{
     Arch, Board, ClockRef, Driver, Gpio, IfaceDt, Interface, Irq, KernelFlavour, Mdio, PcsPmaMode, PlEthernet, Sfp, Soc,
 };
@@ -236,7 +237,7 @@ fn mdio_node(m: &Mdio) -> Node {
 }
 
 /// The SFP cage node (sff,sfp.yaml), when the board gives its I2C bus.
-fn sfp_node(iface: &str, s: &Sfp) -> Option<Node> {
+fn sfp_node(s: &Sfp) -> Option<Node> {
     let bus = s.i2c_bus.as_ref()?;
     let mut props = vec![Prop::str("compatible", "sff,sfp"), Prop::phandle("i2c-bus", bus)];
     for (name, g) in [
@@ -249,7 +250,9 @@ fn sfp_node(iface: &str, s: &Sfp) -> Option<Node> {
             props.push(Prop::cells(name, 32, vec![gpio_cells(g)]));
         }
     }
-    Some(Node { label: s.label.clone(), name: format!("sfp-{iface}"), props, children: Vec::new(), notes: Vec::new() })
+    // Named after its label, as the port names it (`sfp = <&label>`).
+    let name = s.label.replace('_', "-");
+    Some(Node { label: s.label.clone(), name, props, children: Vec::new(), notes: Vec::new() })
 }
 
 /// `xlnx,phy-type` handling for a patched AXI/XXV node with a `phy_mode`:
@@ -265,6 +268,9 @@ fn phy_type_fix(i: &Interface, dt: &IfaceDt, p: &mut Patch) {
     p.delete.push("xlnx,phy-type".into());
     match probe::phy_type_for_mode(mode) {
         Some(v) => p.overlay_props.push(Prop::u32("xlnx,phy-type", v)),
+        // XXV nodes never carry it (the Xilinx generator writes it for the
+        // 1G MAC only): the .dtsi still deletes it, without a note.
+        None if i.driver.is_xxv() => {}
         None => p.notes.push(format!(
             "overlay: xlnx,phy-type has no value for {mode}; if the base tree carries it, only the .dtsi (which deletes it) makes the driver read phy-mode"
         )),
@@ -303,7 +309,7 @@ fn pl_nodes(b: &Board, i: &Interface, r: &ResolvedIface, dt: &IfaceDt, n: &PlEth
         }
         dma_props.extend(clock_props(probe::DMA_CLOCKS_ETH, &d.clocks, n.clock.as_ref()));
         let compat = if i.driver.is_xxv() { "xlnx,xxv-ethernet-1.0" } else { "xlnx,axi-ethernet-1.00.a" };
-        mac_head(&mut eth, compat, i.driver, n, gic, cells);
+        mac_head(&mut eth, compat, i.driver, flavour, n, gic, cells);
         push_irqs(&mut eth, &layout.eth);
         eth.push(Prop::phandle("axistream-connected", &d.label));
         if let Some(q) = n.num_queues {
@@ -345,7 +351,7 @@ fn pl_nodes(b: &Board, i: &Interface, r: &ResolvedIface, dt: &IfaceDt, n: &PlEth
                 notes: Vec::new(),
             });
         }
-        mac_head(&mut eth, "xlnx,axi-ethernet-1.00.a", i.driver, n, gic, cells);
+        mac_head(&mut eth, "xlnx,axi-ethernet-1.00.a", i.driver, flavour, n, gic, cells);
         push_irqs(&mut eth, &layout.eth);
         eth.push(Prop::cells(
             "dmas",
@@ -388,11 +394,34 @@ fn push_irqs(eth: &mut Vec<Prop>, list: &[(Irq, String)]) {
 
 /// The MAC node's first properties, the same in both binding styles:
 /// compatible, reg, interrupt parent and the clocks the driver asks for.
-fn mac_head(eth: &mut Vec<Prop>, compat: &str, driver: Driver, n: &PlEthernet, gic: &str, cells: u32) {
+/// On linux-xlnx with `axistream-connected`, the DMA clocks go on the MAC
+/// node too when they are not the MAC's own (axienet_dma_clk_init reads
+/// them from the Ethernet device; drivers::mac_clock_names_written).
+fn mac_head(
+    eth: &mut Vec<Prop>,
+    compat: &str,
+    driver: Driver,
+    flavour: KernelFlavour,
+    n: &PlEthernet,
+    gic: &str,
+    cells: u32,
+) {
     eth.push(Prop::str("compatible", compat));
     eth.push(reg(cells, n.reg, n.size));
     eth.push(Prop::phandle("interrupt-parent", gic));
-    eth.extend(clock_props(probe::mac_clock_names(driver), &n.clocks, n.clock.as_ref()));
+    let names = drivers::mac_clock_names_written(driver, flavour, n);
+    let own = probe::mac_clock_names(driver);
+    let refs: Vec<Vec<Cell>> = names
+        .iter()
+        .filter_map(|name| {
+            let map = if own.contains(name) { &n.clocks } else { &n.dma.clocks };
+            map.get(*name).or(n.clock.as_ref()).map(clock_cells)
+        })
+        .collect();
+    if refs.len() == names.len() {
+        eth.push(Prop::cells("clocks", 32, refs));
+        eth.push(Prop::strs("clock-names", &names));
+    }
 }
 
 /// Builds the fragment view of a board. Depends only on `interfaces[].dt`,
@@ -405,7 +434,7 @@ pub fn view(loaded: &LoadedBoard) -> DtView {
     let mut root = Vec::new();
     for (i, r) in b.interfaces.iter().zip(&loaded.resolved.interfaces) {
         let Some(dt) = &i.dt else { continue };
-        if let Some(n) = dt.sfp.as_ref().and_then(|s| sfp_node(&i.name, s)) {
+        if let Some(n) = dt.sfp.as_ref().and_then(sfp_node) {
             root.push(n);
         }
         match &dt.node {
