@@ -541,6 +541,54 @@ mod tests {
         assert_eq!((count(&dtsi, "phy-handle"), count(&dtsi, "xlnx,phy-type")), (1, 1), "{dtsi}");
     }
 
+    /// MCDMA channel ids as the Xilinx generator writes them ("1".."a"):
+    /// linux-xlnx's kstrtou16(s, 16) reads "a" as 10, so the channel's
+    /// interrupts are named `mm2s_ch10_introut` (axienet_mcdma_tx_probe),
+    /// and the ids are written as given.
+    #[test]
+    fn mcdma_channel_ids_without_0x_name_their_interrupts() {
+        let text = repo_text("meta-zynq-net/boards/zcu102.yml");
+        let dtg = text.replacen("channel_ids: [\"0x1\", \"0x2\"]", "channel_ids: [\"1\", \"a\"]", 1);
+        assert_ne!(dtg, text);
+        let dtsi = dtsi_of(&dtg);
+        for want in [
+            "xlnx,channel-ids = \"1\", \"a\";",
+            "\"mm2s_ch10_introut\"",
+            "\"s2mm_ch10_introut\"",
+            "\"mm2s_ch1_introut\"",
+        ] {
+            assert!(dtsi.contains(want), "{want}\n{dtsi}");
+        }
+        assert!(!dtsi.contains("ch2_introut"), "{dtsi}");
+    }
+
+    /// linux-xlnx axienet_dma_clk_init reads the DMA clocks from the
+    /// Ethernet device: a DMA clock that is not the MAC's goes on the MAC
+    /// node too (as the Xilinx generator writes them); with one clock for
+    /// everything, the MAC node keeps its own names only.
+    #[test]
+    fn linux_xlnx_dma_clocks_go_on_the_mac_when_they_differ() {
+        let text = repo_text("tests/kernel/fixtures/zcu102-axi-1g-xlnx.yml");
+        let own = text.replacen(
+            "          addrwidth: 32\n",
+            "          addrwidth: 32\n          clocks: { m_axi_sg_aclk: { label: zynqmp_clk, index: 72 } }\n",
+            1,
+        );
+        assert_ne!(own, text);
+        let mac = |dtsi: &str| {
+            let at = dtsi.find("ethernet@a0040000 {").unwrap_or_else(|| panic!("{dtsi}"));
+            dtsi[at..at + dtsi[at..].find("};").expect("node end")].to_string()
+        };
+        let same = mac(&dtsi_of(&text));
+        assert!(same.contains("clock-names = \"s_axi_lite_clk\", \"axis_clk\", \"ref_clk\", \"mgt_clk\";"), "{same}");
+        let differ = mac(&dtsi_of(&own));
+        assert!(
+            differ.contains("clock-names = \"s_axi_lite_clk\", \"axis_clk\", \"ref_clk\", \"mgt_clk\", \"m_axi_sg_aclk\", \"m_axi_mm2s_aclk\", \"m_axi_s2mm_aclk\";")
+                && differ.contains("<&zynqmp_clk 72>, <&zynqmp_clk 71>, <&zynqmp_clk 71>;"),
+            "{differ}"
+        );
+    }
+
     /// A dmaengine AXI DMA (mainline `dmas`): one channel child per
     /// direction, each with its one interrupt, MM2S first (xilinx_dma.txt;
     /// xilinx_dma_chan_probe: of_irq_get(child, 0)). The design fixture
