@@ -648,3 +648,63 @@ fn kconfig_verify_on_a_config() {
     let (code, _) = kv("# nothing here\n");
     assert_eq!(code, Some(2), "a file without CONFIG_ lines is a usage error");
 }
+
+/// `check`/`gen --kernel-tree`: the board DTS built as the kernel does
+/// (cpp + dtc -@), every label the board names looked up in it and in what
+/// the board generates (rule dt-label-missing, at the board's line:col with
+/// a did-you-mean), and `soc` against its root compatible (rule soc-dts);
+/// nothing written on an error. A design's pl.dtsi is passed with
+/// --include.
+#[test]
+fn labels_are_checked_against_the_board_dts() {
+    let tree = kernel_tree();
+    let tmp = tempfile::tempdir().expect("tmp");
+    let check = |board: &Path, extra: &[&Path]| {
+        let mut c = Command::new(bin());
+        c.arg("check").arg(board).arg("--kernel-tree").arg(&tree);
+        for e in extra {
+            c.arg("--include").arg(e);
+        }
+        let o = run(&mut c);
+        (o.status.code(), String::from_utf8_lossy(&o.stderr).into_owned())
+    };
+    // The reference boards: every label is the DTS's or their own.
+    for b in ["zcu102.yml", "zc702.yml", "p1020rdb.yml"] {
+        let (code, err) = check(&boards().join(b), &[]);
+        assert_eq!(code, Some(0), "{b}: {err}");
+    }
+    // A mistyped label: the error is at its line:col, with the closest label.
+    let text = fs::read_to_string(boards().join("zcu102.yml")).expect("board");
+    let bad = text.replacen("label: gem3 ", "label: gem33", 1);
+    assert_ne!(bad, text);
+    let line = bad.lines().position(|l| l.contains("label: gem33")).expect("line") + 1;
+    let f = tmp.path().join("zcu102.yml");
+    fs::write(&f, &bad).expect("write");
+    let (code, err) = check(&f, &[]);
+    assert_eq!(code, Some(1), "{err}");
+    let want = format!("error[dt-label-missing]: {}:{line}:14: label `gem33` is defined neither by this board nor in xilinx/zynqmp-zcu102-rev1.0.dts", f.display());
+    assert!(err.contains(&want), "wanted {want:?}:\n{err}");
+    assert!(err.contains("did you mean `gem3`?"), "{err}");
+    // gen writes nothing then.
+    let out = tmp.path().join("out");
+    let o = run(Command::new(bin()).arg("gen").arg(&f).arg("-o").arg(&out).arg("--kernel-tree").arg(&tree));
+    assert_eq!(o.status.code(), Some(1), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(!out.exists(), "gen wrote output for a board with a missing label");
+    // A design patched by label: its labels are the pl.dtsi's, given with --include.
+    let sfp = fixtures().join("zcu102-1g-sfp.yml");
+    let (code, err) = check(&sfp, &[]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("label `axi_ethernet_0` is defined neither"), "{err}");
+    let (code, err) = check(&sfp, &[&fixtures().join("pl-1g-sfp.dtsi")]);
+    assert_eq!(code, Some(0), "{err}");
+    // The DTS of another SoC: a P1020 board built on the P2020RDB's DTS
+    // (root compatible "fsl,P2020RDB").
+    let p1020 = fs::read_to_string(boards().join("p1020rdb.yml")).expect("board");
+    let other = p1020.replacen("dts: fsl/p1020rdb-pd.dts", "dts: fsl/p2020rdb.dts", 1);
+    assert_ne!(other, p1020);
+    let f = tmp.path().join("p1020rdb.yml");
+    fs::write(&f, other).expect("write");
+    let (code, err) = check(&f, &[]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("error[soc-dts]") && err.contains("is a qoriq-p2020 board"), "{err}");
+}
