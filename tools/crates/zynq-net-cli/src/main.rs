@@ -38,6 +38,8 @@ enum Cmd {
     Check {
         /// Board description (YAML, format v1).
         board: PathBuf,
+        #[command(flatten)]
+        dts: DtsArgs,
     },
     /// Generate every artifact of a board into a directory (atomically).
     Gen {
@@ -46,6 +48,8 @@ enum Cmd {
         /// Output directory (created or replaced as a whole).
         #[arg(short, long)]
         out: PathBuf,
+        #[command(flatten)]
+        dts: DtsArgs,
     },
     /// Print the JSON Schema of the board format.
     Schema,
@@ -88,6 +92,48 @@ enum KconfigCmd {
         #[arg(long)]
         config: PathBuf,
     },
+}
+
+/// The board DTS, when at hand: with a kernel tree, `board.dts` is built
+/// as the kernel does (cpp + dtc -@) and every label the board refers to
+/// is looked up in it (rule dt-label-missing), its root compatible
+/// against `board.soc` (rule soc-dts), before anything is written.
+#[derive(clap::Args)]
+struct DtsArgs {
+    /// Kernel source tree holding `arch/ARCH/boot/dts/<board.dts>`.
+    #[arg(long, value_name = "DIR")]
+    kernel_tree: Option<PathBuf>,
+    /// A file #included after the board DTS (a design's pl.dtsi), repeatable.
+    #[arg(long = "include", value_name = "FILE", requires = "kernel_tree")]
+    includes: Vec<PathBuf>,
+}
+
+/// The checks against the board DTS ([`DtsArgs`]); nothing when no kernel
+/// tree is given or the board names no `dts`.
+fn check_dts(b: &LoadedBoard, a: &DtsArgs) -> Result<(), Failure> {
+    let Some(tree) = &a.kernel_tree else { return Ok(()) };
+    let Some(dts) = &b.board.board.dts else {
+        eprintln!("zynq-net: note: --kernel-tree given but the board names no `dts`: labels not checked");
+        return Ok(());
+    };
+    let d = zynq_net_render::kernel_dts::board_dts(tree, b.board.board.arch, dts, &a.includes)
+        .map_err(|e| Failure::Usage(format!("board DTS: {e} (nothing was written)")))?;
+    let mut items = zynq_net_model::validate::labels(&b.board, &d.labels, &d.name);
+    let soc = b.board.board.soc;
+    if let Some(s) = zynq_net_model::validate::soc_of_compatible(&d.compatible) {
+        if s != soc {
+            items.push(zynq_net_model::Diagnostic::new(
+                zynq_net_model::Rule::SocDts,
+                "/board/soc",
+                format!("soc `{soc}` but {dts} is a {s} board (root compatible {})", d.compatible.join(", ")),
+            ));
+        }
+    }
+    if items.is_empty() {
+        return Ok(());
+    }
+    eprint!("{}", zynq_net_model::validate::located(b, items).render());
+    Err(Failure::Invalid)
 }
 
 #[derive(Subcommand)]
@@ -161,7 +207,7 @@ fn shown(path: &Path) -> String {
     zynq_net_model::out::escaped_path(path)
 }
 
-fn gen(board: &Path, out: &Path) -> Result<(), Failure> {
+fn gen(board: &Path, out: &Path, dts: &DtsArgs) -> Result<(), Failure> {
     // SIGINT/SIGTERM/SIGHUP set a flag instead of killing gen half-way:
     // write_atomic then removes its staging directory and gives up. Set
     // first, so that a signal while the board is read ends in the same
@@ -175,6 +221,7 @@ fn gen(board: &Path, out: &Path) -> Result<(), Failure> {
     let resolved = zynq_net_render::write::resolve_output(out)
         .map_err(|e| Failure::Usage(format!("{e} (nothing was written)")))?;
     let loaded = load(board)?;
+    check_dts(&loaded, dts)?;
     let input = input_name(board);
     let artifacts =
         zynq_net_render::render_all(&loaded, &input).map_err(|e| Failure::Usage(format!("internal error: {e}")))?;
@@ -233,8 +280,9 @@ fn main() -> ExitCode {
 
 fn run(cmd: Cmd) -> Result<(), Failure> {
     match cmd {
-        Cmd::Check { board } => {
+        Cmd::Check { board, dts } => {
             let b = load(&board)?;
+            check_dts(&b, &dts)?;
             zynq_net_model::outln!(
                 "{}: ok ({} interfaces, {} warning(s))",
                 shown(&board),
@@ -243,7 +291,7 @@ fn run(cmd: Cmd) -> Result<(), Failure> {
             );
             Ok(())
         }
-        Cmd::Gen { board, out } => gen(&board, &out),
+        Cmd::Gen { board, out, dts } => gen(&board, &out, &dts),
         Cmd::Schema => {
             zynq_net_model::out!("{}", zynq_net_model::schema::schema_json());
             Ok(())

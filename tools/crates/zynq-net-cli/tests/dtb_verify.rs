@@ -206,6 +206,12 @@ fn zcu102_reference_board() {
                 ("&axi_mcdma_0 { /delete-property/ xlnx,addrwidth; };", "xlnx,addrwidth"),
                 ("&axi_mcdma_0 { interrupts = <0 89 4>; };", "interrupts"),
                 ("&xxv_ethernet_0 { phy-mode = \"sgmii\"; };", "phy-mode is \"sgmii\""),
+                // Open table: phylink at open wants a PHY without in-band
+                // status (phylink_fwnode_phy_connect, -ENODEV).
+                (
+                    "&xxv_ethernet_0 { /delete-property/ managed; };",
+                    "open          /zynq-net-bus/ethernet@a0000000: [open-no-link] no phy-handle, fixed-link or managed = \"in-band-status\": axienet_open -> phylink_of_phy_connect -> phylink_fwnode_phy_connect",
+                ),
                 (
                     "/ { amba_pl: amba_pl@0 { #address-cells = <2>; #size-cells = <2>; compatible = \"simple-bus\"; ranges; \
                      other: ethernet@a0000000 { compatible = \"xlnx,xxv-ethernet-1.0\"; reg = <0 0xa0000000 0 0x10000>; }; }; };",
@@ -241,6 +247,9 @@ fn p1020rdb_reference_board() {
                 ("&enet1 { /delete-property/ local-mac-address; };", "local-mac-address"),
                 ("&enet0 { /delete-node/ queue-group@b4000; };", "gianfar (gfar_of_init): fsl,etsec2 with 1 queue group(s) gives 1 RX/TX queue(s), the board says rx 2 tx 2"),
                 ("&enet1 { tbi-handle = \"x\"; };", "tbi-handle"),
+                // Open table, gianfar row: init_phy's of_phy_connect has no
+                // PHY node (gianfar.c:1678, -ENODEV).
+                ("&enet1 { /delete-property/ phy-handle; };", "[open-no-link] no phy-handle and no fixed-link: gfar_enet_open -> init_phy -> of_phy_connect"),
             ],
         },
     );
@@ -262,7 +271,8 @@ fn xxv_mcdma_design_patched_by_label() {
             clean: &[],
             faults: &[
                 ("&xxv_ethernet_1 { phy-mode = \"base-r\"; };", "phy-mode is \"base-r\""),
-                ("&xxv_ethernet_1 { /delete-property/ managed; };", "managed"),
+                // the design's node has no PHY either: open fails (phylink)
+                ("&xxv_ethernet_1 { /delete-property/ managed; };", "[open-no-link]"),
                 ("&xxv_ethernet_1 { xlnx,channel-ids = \"0x1\"; };", "xlnx,num-queues 16 but 1 channel id(s)"),
             ],
         },
@@ -335,6 +345,39 @@ fn axi_dma_full_node() {
                     "missing node  /zynq-net-bus/dma@a0080000/dma-channel-mm2s",
                 ),
                 ("&axi_ethernet_1 { /delete-property/ clocks; };", "clocks"),
+                // Open table, mainline axienet row
+                ("&axi_ethernet_1 { /delete-property/ phy-handle; };", "[open-no-link]"),
+            ],
+        },
+    );
+}
+
+/// The linux-xlnx 1G full node (axistream-connected AXI DMA): the open
+/// table's linux-xlnx rows, each fault removing what its row names.
+#[test]
+fn axi_1g_xlnx_full_node() {
+    check_case(
+        "zcu102-axi-1g-xlnx",
+        &Case {
+            board: fixtures().join("zcu102-axi-1g-xlnx.yml"),
+            arch: "arm64",
+            dts: "xilinx/zynqmp-zcu102-rev1.0.dts",
+            symbols: true,
+            // the MAC, its mdio bus and PHY, the AXI DMA
+            checked: 4,
+            found: &[],
+            design: None,
+            clean: &[],
+            faults: &[
+                // axienet_init_legacy_dma: request_irq(lp->eth_irq) untested
+                ("&axi_ethernet_0 { /delete-property/ interrupts; };", "[open-mac-irq] no MAC interrupt"),
+                // a DMA clock nothing enables (axienet_dma_clk_init reads the
+                // DMA clock names from the Ethernet node only)
+                (
+                    "&axi_ethernet_0_dma { clocks = <&zynqmp_clk 71>, <&zynqmp_clk 72>, <&zynqmp_clk 71>, <&zynqmp_clk 71>; };",
+                    "[open-dma-clocks] the DMA node's m_axi_sg_aclk is no clock the Ethernet node enables",
+                ),
+                ("&axi_ethernet_0 { /delete-property/ phy-handle; };", "[open-no-link]"),
             ],
         },
     );
@@ -604,4 +647,64 @@ fn kconfig_verify_on_a_config() {
     }
     let (code, _) = kv("# nothing here\n");
     assert_eq!(code, Some(2), "a file without CONFIG_ lines is a usage error");
+}
+
+/// `check`/`gen --kernel-tree`: the board DTS built as the kernel does
+/// (cpp + dtc -@), every label the board names looked up in it and in what
+/// the board generates (rule dt-label-missing, at the board's line:col with
+/// a did-you-mean), and `soc` against its root compatible (rule soc-dts);
+/// nothing written on an error. A design's pl.dtsi is passed with
+/// --include.
+#[test]
+fn labels_are_checked_against_the_board_dts() {
+    let tree = kernel_tree();
+    let tmp = tempfile::tempdir().expect("tmp");
+    let check = |board: &Path, extra: &[&Path]| {
+        let mut c = Command::new(bin());
+        c.arg("check").arg(board).arg("--kernel-tree").arg(&tree);
+        for e in extra {
+            c.arg("--include").arg(e);
+        }
+        let o = run(&mut c);
+        (o.status.code(), String::from_utf8_lossy(&o.stderr).into_owned())
+    };
+    // The reference boards: every label is the DTS's or their own.
+    for b in ["zcu102.yml", "zc702.yml", "p1020rdb.yml"] {
+        let (code, err) = check(&boards().join(b), &[]);
+        assert_eq!(code, Some(0), "{b}: {err}");
+    }
+    // A mistyped label: the error is at its line:col, with the closest label.
+    let text = fs::read_to_string(boards().join("zcu102.yml")).expect("board");
+    let bad = text.replacen("label: gem3 ", "label: gem33", 1);
+    assert_ne!(bad, text);
+    let line = bad.lines().position(|l| l.contains("label: gem33")).expect("line") + 1;
+    let f = tmp.path().join("zcu102.yml");
+    fs::write(&f, &bad).expect("write");
+    let (code, err) = check(&f, &[]);
+    assert_eq!(code, Some(1), "{err}");
+    let want = format!("error[dt-label-missing]: {}:{line}:14: label `gem33` is defined neither by this board nor in xilinx/zynqmp-zcu102-rev1.0.dts", f.display());
+    assert!(err.contains(&want), "wanted {want:?}:\n{err}");
+    assert!(err.contains("did you mean `gem3`?"), "{err}");
+    // gen writes nothing then.
+    let out = tmp.path().join("out");
+    let o = run(Command::new(bin()).arg("gen").arg(&f).arg("-o").arg(&out).arg("--kernel-tree").arg(&tree));
+    assert_eq!(o.status.code(), Some(1), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(!out.exists(), "gen wrote output for a board with a missing label");
+    // A design patched by label: its labels are the pl.dtsi's, given with --include.
+    let sfp = fixtures().join("zcu102-1g-sfp.yml");
+    let (code, err) = check(&sfp, &[]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("label `axi_ethernet_0` is defined neither"), "{err}");
+    let (code, err) = check(&sfp, &[&fixtures().join("pl-1g-sfp.dtsi")]);
+    assert_eq!(code, Some(0), "{err}");
+    // The DTS of another SoC: a P1020 board built on the P2020RDB's DTS
+    // (root compatible "fsl,P2020RDB").
+    let p1020 = fs::read_to_string(boards().join("p1020rdb.yml")).expect("board");
+    let other = p1020.replacen("dts: fsl/p1020rdb-pd.dts", "dts: fsl/p2020rdb.dts", 1);
+    assert_ne!(other, p1020);
+    let f = tmp.path().join("p1020rdb.yml");
+    fs::write(&f, other).expect("write");
+    let (code, err) = check(&f, &[]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("error[soc-dts]") && err.contains("is a qoriq-p2020 board"), "{err}");
 }

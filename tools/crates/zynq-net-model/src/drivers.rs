@@ -1,7 +1,7 @@
 //! What each Ethernet driver accepts, from its `ethtool_ops` and probe code
 //! in Debian's linux-source-6.12. Every limit names the file it comes from.
 
-use crate::model::{Driver, Soc};
+use crate::model::{Driver, KernelFlavour, Soc};
 
 /// Limits of one ring direction.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -266,4 +266,326 @@ pub const KERNEL_FEATURES_6_12: &str = include_str!("../data/ethtool-features-6.
 /// a Linux 6.12 feature string (rule offload-unknown warns otherwise).
 pub fn known_offload(name: &str) -> bool {
     ETHTOOL_LEGACY_FEATURES.contains(&name) || KERNEL_FEATURES_6_12.lines().any(|l| l == name)
+}
+
+/// What a driver's `ndo_open` needs of the device tree, beside what its
+/// probe reads (render's `probe` tables): a port that probes and then
+/// fails at `ip link set up` is an error naming the function. One row per
+/// check; `check` runs the rows on the node a board will generate (a full
+/// PL node: everything is known), `dtb verify` on the compiled tree (every
+/// port, patched ones too).
+///
+/// Sources (read, not guessed):
+/// - mainline 6.12 (Debian linux-source-6.12): drivers/net/phy/phylink.c
+///   `phylink_fwnode_phy_connect` (lines 2084-2125), drivers/net/phy/
+///   phy_device.c `fwnode_get_phy_node` (phy-handle, phy, phy-device;
+///   3554-3559), drivers/net/mdio/of_mdio.c `of_phy_is_fixed_link`,
+///   drivers/net/ethernet/xilinx/xilinx_axienet_main.c `axienet_open`
+///   (phylink_of_phy_connect at 1620), drivers/net/ethernet/freescale/
+///   gianfar.c `gfar_enet_open` -> `init_phy` (of_phy_connect, -ENODEV at
+///   1678; phy_node from phy-handle or the fixed link, `gfar_of_init`
+///   804-814).
+/// - linux-xlnx (Xilinx/linux-xlnx at 00521735b8a3, the 6.12-based tree;
+///   its lines move between releases, so functions only):
+///   xilinx_axienet_main.c `axienet_probe` (phylink_create for the 1G and
+///   XXV MACs; `lp->eth_irq = platform_get_irq(pdev, 0)`;
+///   `axienet_dma_clk_init(pdev)` on the Ethernet device), `axienet_open`
+///   (phylink_of_phy_connect, then `axienet_init_legacy_dma`: request_irq
+///   of every DMA channel and, for the 1G MAC without
+///   `xlnx,eth-hasnobuf`, of `lp->eth_irq`, without testing it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OpenRow {
+    /// The rule whose id the diagnostic carries.
+    pub rule: crate::Rule,
+    /// What the row checks.
+    pub need: OpenNeed,
+    /// Drivers the row applies to.
+    pub drivers: &'static [Driver],
+    /// Kernel flavours the row applies to (empty: every flavour).
+    pub flavours: &'static [KernelFlavour],
+    /// The property (or properties) the row is about.
+    pub props: &'static [&'static str],
+    /// The call chain that fails, ending in the function that returns the error.
+    pub function: &'static str,
+    /// Where that function is: file and, for mainline 6.12, line.
+    pub at: &'static str,
+    /// What happens at open.
+    pub effect: &'static str,
+}
+
+/// The checks of [`OpenRow`]s.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OpenNeed {
+    /// phylink connects a PHY at open unless the link is fixed or in-band:
+    /// `phy-handle`/`phy`/`phy-device`, a `fixed-link`, or
+    /// `managed = "in-band-status"`. `sfp` and `pcs-handle` do not count.
+    PhylinkLink,
+    /// phylib's of_phy_connect: `phy-handle`, or a fixed link
+    /// (of_phy_is_fixed_link: a `fixed-link` node or property, or
+    /// `managed = "in-band-status"`).
+    PhyOrFixedLink,
+    /// The MAC interrupt (index 0 of `interrupts`), requested at open
+    /// unless `xlnx,eth-hasnobuf`; only with the driver's own DMA code
+    /// (`axistream-connected`, no `dmas`).
+    MacIrq,
+    /// Every clock of the DMA node is one the Ethernet driver enables:
+    /// only the Ethernet node's clocks are enabled (linux-xlnx reads the
+    /// DMA clock names there; mainline reads none for an
+    /// `axistream-connected` DMA); only without `dmas`.
+    DmaClocksEnabled,
+}
+
+const AXI_1G: &[Driver] = &[Driver::Axienet];
+const XXV_ALL: &[Driver] = &[Driver::Xxv, Driver::XxvMcdma];
+const XLNX: &[KernelFlavour] = &[KernelFlavour::LinuxXlnx];
+
+/// The open table.
+pub const OPEN: &[OpenRow] = &[
+    OpenRow {
+        rule: crate::Rule::OpenNoLink,
+        need: OpenNeed::PhylinkLink,
+        drivers: AXI_1G,
+        flavours: &[],
+        props: &["phy-handle", "fixed-link", "managed"],
+        function: "axienet_open -> phylink_of_phy_connect -> phylink_fwnode_phy_connect",
+        at: "drivers/net/phy/phylink.c:2101 (axienet_open: drivers/net/ethernet/xilinx/xilinx_axienet_main.c:1620; linux-xlnx alike)",
+        effect: "returns -ENODEV: the link mode is MLO_AN_PHY and the node names no PHY",
+    },
+    OpenRow {
+        rule: crate::Rule::OpenNoLink,
+        need: OpenNeed::PhylinkLink,
+        drivers: XXV_ALL,
+        flavours: XLNX,
+        props: &["phy-handle", "fixed-link", "managed"],
+        function: "axienet_open -> phylink_of_phy_connect -> phylink_fwnode_phy_connect",
+        at: "drivers/net/phy/phylink.c:2101 (linux-xlnx xilinx_axienet_main.c: axienet_probe creates phylink for the XXV MAC)",
+        effect: "returns -ENODEV: the link mode is MLO_AN_PHY and the node names no PHY",
+    },
+    OpenRow {
+        rule: crate::Rule::OpenNoLink,
+        need: OpenNeed::PhyOrFixedLink,
+        drivers: &[Driver::Gianfar],
+        flavours: &[],
+        props: &["phy-handle", "fixed-link"],
+        function: "gfar_enet_open -> init_phy -> of_phy_connect",
+        at: "drivers/net/ethernet/freescale/gianfar.c:1678 (phy_node: gfar_of_init, 804-814)",
+        effect: "\"could not attach to PHY\", -ENODEV: priv->phy_node is NULL",
+    },
+    OpenRow {
+        rule: crate::Rule::OpenMacIrq,
+        need: OpenNeed::MacIrq,
+        drivers: AXI_1G,
+        flavours: XLNX,
+        props: &["interrupts"],
+        function: "axienet_open -> axienet_init_legacy_dma -> request_irq(lp->eth_irq)",
+        at: "linux-xlnx drivers/net/ethernet/xilinx/xilinx_axienet_main.c (axienet_probe: lp->eth_irq = platform_get_irq(pdev, 0), not tested)",
+        effect: "request_irq of a negative IRQ fails (-EINVAL): \"request_irq() failed\"",
+    },
+    OpenRow {
+        rule: crate::Rule::OpenDmaClocks,
+        need: OpenNeed::DmaClocksEnabled,
+        drivers: &[Driver::Axienet, Driver::Xxv, Driver::XxvMcdma],
+        flavours: &[],
+        props: &["clocks", "clock-names"],
+        function: "axienet_probe -> axienet_dma_clk_init: devm_clk_get(&pdev->dev, \"m_axi_mm2s_aclk\" / \"m_axi_s2mm_aclk\" / \"m_axi_sg_aclk\")",
+        at: "linux-xlnx drivers/net/ethernet/xilinx/xilinx_axienet_main.c (the Ethernet device, not the DMA node); mainline 6.12 axienet_probe takes no DMA clock",
+        effect: "nothing enables the DMA's clock: clk_disable_unused gates it at late init and the DMA reset at open (axienet_device_reset) reads an unclocked register window",
+    },
+];
+
+/// Clock names each flavour's axienet enables on the Ethernet node
+/// (`axistream-connected`): mainline 6.12 axienet_probe `s_axi_lite_clk`
+/// and the bulk `axis_clk`, `ref_clk`, `mgt_clk`; linux-xlnx
+/// `axienet_clk_init`/`xxvenet_clk_init` plus `axienet_dma_clk_init`'s DMA
+/// names.
+pub fn enabled_clock_names(driver: Driver, flavour: KernelFlavour) -> Vec<&'static str> {
+    let mut v: Vec<&str> = if driver.is_xxv() { MAC_CLOCKS_XXV.to_vec() } else { MAC_CLOCKS_1G.to_vec() };
+    if flavour == KernelFlavour::LinuxXlnx {
+        v.extend(["m_axi_mm2s_aclk", "m_axi_s2mm_aclk", "m_axi_sg_aclk"]);
+    }
+    v
+}
+
+/// A node as an open row reads it: the node a board will generate
+/// (`check`) or a node of a compiled tree (`dtb verify`).
+pub trait OpenNode {
+    /// Whether the Ethernet node has a property.
+    fn has(&self, prop: &str) -> bool;
+    /// A string property of the Ethernet node.
+    fn string(&self, prop: &str) -> Option<String>;
+    /// Whether the Ethernet node has a child of this name.
+    fn has_child(&self, name: &str) -> bool;
+    /// The Ethernet node's clocks as `(clock-name, specifier)`; specifiers
+    /// compare equal when they name the same clock.
+    fn clocks(&self) -> Vec<(String, String)>;
+    /// The clocks of the DMA node `axistream-connected` names (`None`: no
+    /// such node).
+    fn dma_clocks(&self) -> Option<Vec<(String, String)>>;
+}
+
+/// The rows of [`OPEN`] a port's node fails, each with the reason.
+pub fn open_problems(driver: Driver, flavour: KernelFlavour, n: &dyn OpenNode) -> Vec<(&'static OpenRow, String)> {
+    let mut out = Vec::new();
+    let in_band = n.string("managed").as_deref() == Some("in-band-status");
+    let fixed = n.has_child("fixed-link") || n.has("fixed-link");
+    let own_dma = !n.has("dmas");
+    for r in OPEN {
+        if !r.drivers.contains(&driver) || !(r.flavours.is_empty() || r.flavours.contains(&flavour)) {
+            continue;
+        }
+        let problem = match r.need {
+            OpenNeed::PhylinkLink => {
+                let phy = ["phy-handle", "phy", "phy-device"].iter().any(|p| n.has(p));
+                (!phy && !fixed && !in_band).then(|| {
+                    let extra: Vec<&str> = ["sfp", "pcs-handle"].into_iter().filter(|p| n.has(p)).collect();
+                    let also = if extra.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" (`{}` does not count: phylink still wants a PHY)", extra.join("`, `"))
+                    };
+                    format!("no phy-handle, fixed-link or managed = \"in-band-status\"{also}")
+                })
+            }
+            OpenNeed::PhyOrFixedLink => {
+                (!n.has("phy-handle") && !fixed && !in_band).then(|| "no phy-handle and no fixed-link".to_string())
+            }
+            OpenNeed::MacIrq => (own_dma && !n.has("xlnx,eth-hasnobuf") && !n.has("interrupts"))
+                .then(|| "no MAC interrupt (`interrupts` index 0)".to_string()),
+            OpenNeed::DmaClocksEnabled => {
+                let enabled = enabled_clock_names(driver, flavour);
+                let on: Vec<String> =
+                    n.clocks().into_iter().filter(|(name, _)| enabled.contains(&name.as_str())).map(|c| c.1).collect();
+                let off: Vec<String> = n
+                    .dma_clocks()
+                    .filter(|_| own_dma)
+                    .unwrap_or_default()
+                    .into_iter()
+                    .filter(|(_, spec)| !on.contains(spec))
+                    .map(|(name, _)| name)
+                    .collect();
+                (!off.is_empty()).then(|| {
+                    format!(
+                        "the DMA node's {} {} no clock the Ethernet node enables ({})",
+                        off.join(", "),
+                        if off.len() == 1 { "is" } else { "are" },
+                        enabled.join(", ")
+                    )
+                })
+            }
+        };
+        if let Some(p) = problem {
+            out.push((r, p));
+        }
+    }
+    out
+}
+
+/// One open problem as a line: `rule-id`, what is missing, the function
+/// that fails, where it is and what happens.
+pub fn open_message(r: &OpenRow, problem: &str) -> String {
+    format!("{problem}: {} fails at open ({}): {}", r.function, r.at, r.effect)
+}
+
+/// The DMA clock names linux-xlnx `axienet_dma_clk_init` reads from the
+/// Ethernet node, in the order the Xilinx device-tree generator writes them.
+pub const DMA_CLOCKS_ON_MAC: &[&str] = &["m_axi_sg_aclk", "m_axi_mm2s_aclk", "m_axi_s2mm_aclk"];
+
+/// A clock as the board gives it, as a comparable specifier.
+fn clock_spec(c: &crate::model::ClockRef) -> String {
+    match c.index {
+        Some(i) => format!("<&{} {i}>", c.label),
+        None => format!("<&{}>", c.label),
+    }
+}
+
+/// The clock names a generated PL MAC node carries: the MAC's own and, on
+/// linux-xlnx with `axistream-connected`, the DMA names of
+/// [`DMA_CLOCKS_ON_MAC`] when a DMA clock is not already one of the MAC's
+/// (axienet_dma_clk_init reads them from the Ethernet node; the Xilinx
+/// generator writes them there).
+pub fn mac_clock_names_written(
+    driver: Driver,
+    flavour: KernelFlavour,
+    n: &crate::model::PlEthernet,
+) -> Vec<&'static str> {
+    let mac: Vec<&str> = if driver.is_xxv() { MAC_CLOCKS_XXV.to_vec() } else { MAC_CLOCKS_1G.to_vec() };
+    if flavour != KernelFlavour::LinuxXlnx || n.dmas == Some(true) {
+        return mac;
+    }
+    let pick = |map: &std::collections::BTreeMap<String, crate::model::ClockRef>, name: &str| {
+        map.get(name).or(n.clock.as_ref()).map(clock_spec)
+    };
+    let mac_specs: Vec<Option<String>> = mac.iter().map(|m| pick(&n.clocks, m)).collect();
+    let needs = DMA_CLOCKS_ON_MAC.iter().any(|d| !mac_specs.contains(&pick(&n.dma.clocks, d)));
+    if needs {
+        [mac, DMA_CLOCKS_ON_MAC.to_vec()].concat()
+    } else {
+        mac
+    }
+}
+
+/// The node a full PL port (`dt.node`) will be generated as, for the open
+/// rows at `check` time (render's dt.rs writes the same properties).
+pub struct PlannedNode<'a> {
+    /// The port's device-tree section.
+    pub dt: &'a crate::model::IfaceDt,
+    /// Its PL node.
+    pub node: &'a crate::model::PlEthernet,
+    /// The port's driver.
+    pub driver: Driver,
+    /// The board's kernel flavour.
+    pub flavour: KernelFlavour,
+}
+
+impl OpenNode for PlannedNode<'_> {
+    fn has(&self, prop: &str) -> bool {
+        let d = self.dt;
+        match prop {
+            "phy-handle" => d.phy_handle.is_some(),
+            "pcs-handle" => d.pcs_handle.is_some(),
+            "managed" => d.managed.is_some(),
+            "sfp" => d.sfp.is_some(),
+            "dmas" => self.node.dmas == Some(true),
+            "interrupts" => !self.node.interrupts.is_empty(),
+            _ => false,
+        }
+    }
+    fn string(&self, prop: &str) -> Option<String> {
+        match prop {
+            "managed" => self.dt.managed.map(|m| m.as_str().to_string()),
+            "phy-mode" => self.dt.phy_mode.clone(),
+            _ => None,
+        }
+    }
+    fn has_child(&self, name: &str) -> bool {
+        name == "fixed-link" && self.dt.fixed_link.is_some()
+    }
+    fn clocks(&self) -> Vec<(String, String)> {
+        let n = self.node;
+        mac_clock_names_written(self.driver, self.flavour, n)
+            .into_iter()
+            .filter_map(|name| {
+                let map = if DMA_CLOCKS_ON_MAC.contains(&name) && !MAC_CLOCKS_1G.contains(&name) {
+                    &n.dma.clocks
+                } else {
+                    &n.clocks
+                };
+                map.get(name).or(n.clock.as_ref()).map(|c| (name.to_string(), clock_spec(c)))
+            })
+            .collect()
+    }
+    fn dma_clocks(&self) -> Option<Vec<(String, String)>> {
+        let n = self.node;
+        if n.dmas == Some(true) {
+            return None;
+        }
+        Some(
+            DMA_CLOCKS_ETH
+                .iter()
+                .filter_map(|name| {
+                    n.dma.clocks.get(*name).or(n.clock.as_ref()).map(|c| (name.to_string(), clock_spec(c)))
+                })
+                .collect(),
+        )
+    }
 }

@@ -154,12 +154,17 @@ impl IrqPattern {
     }
 }
 
-/// An MCDMA channel id (`"0x1"` .. `"0x10"`: `0x` and one or two hex
-/// digits, linux-xlnx's `kstrtou16(.., 16)`); the validator checks the range.
-pub fn parse_channel_id(s: &str) -> Option<u8> {
-    s.strip_prefix("0x")
-        .filter(|h| !h.is_empty() && h.len() <= 2 && h.bytes().all(|b| b.is_ascii_hexdigit()))
-        .and_then(|h| u8::from_str_radix(h, 16).ok())
+/// An MCDMA channel id as linux-xlnx reads `xlnx,channel-ids`:
+/// `kstrtou16(s, 16)` (lib/kstrtox.c: `_parse_integer_fixup_radix` skips
+/// an optional `0x`/`0X`), so `"a"` and `"0xa"` are both 10, as the Xilinx
+/// device-tree generator writes `"1"`..`"a"`..`"10"`. One to four hex
+/// digits (a u16); the validator checks the range 1..16.
+pub fn parse_channel_id(s: &str) -> Option<u16> {
+    let h = s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")).unwrap_or(s);
+    if h.is_empty() || h.len() > 4 || !h.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return None;
+    }
+    u16::from_str_radix(h, 16).ok()
 }
 
 /// A bit rate in bits per second (iperf3's `-b`), from `2500M`, `1G`,
@@ -347,6 +352,7 @@ pub(crate) fn resolve(b: &Board) -> Result<Resolved, Unresolved> {
         for (j, id) in dt.and_then(|d| d.node.as_ref()).iter().flat_map(|n| n.channel_ids.iter()).enumerate() {
             let v = parse_channel_id(id)
                 .filter(|v| (1..=16).contains(v))
+                .and_then(|v| u8::try_from(v).ok())
                 .ok_or_else(|| Unresolved { ptr: format!("{}/dt/node/channel_ids/{j}", p()), what: id.clone() })?;
             r.channel_ids.push(v);
         }
@@ -406,7 +412,14 @@ mod tests {
     fn channel_ids_are_short_hex() {
         assert_eq!(parse_channel_id("0x1"), Some(1));
         assert_eq!(parse_channel_id("0x10"), Some(16));
-        for bad in ["1", "0x", "0x100", "0x+1", "0xg"] {
+        // kstrtou16(s, 16): the 0x prefix is optional (the Xilinx generator
+        // writes "1".."a".."10")
+        assert_eq!(parse_channel_id("a"), Some(10));
+        assert_eq!(parse_channel_id("0xa"), Some(10));
+        assert_eq!(parse_channel_id("0XA"), Some(10));
+        assert_eq!(parse_channel_id("10"), Some(16));
+        assert_eq!(parse_channel_id("0x100"), Some(256));
+        for bad in ["", "0x", "0x+1", "0xg", "1 ", "12345"] {
             assert_eq!(parse_channel_id(bad), None, "{bad}");
         }
     }

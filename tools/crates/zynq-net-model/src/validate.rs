@@ -553,12 +553,27 @@ impl V<'_> {
             }
         }
         if ifc.driver.is_xxv()
+            && !full
             && dt.phy_handle.is_none()
             && dt.fixed_link.is_none()
-            && dt.managed.is_none()
-            && dt.sfp.is_none()
+            && dt.managed != Some(Managed::InBandStatus)
         {
-            self.report(Rule::XxvNoLink, format!("{dp}/label"), "an XXV port without phy-handle, fixed-link or `managed`: phylink_of_phy_connect at open fails on linux-xlnx trees that drive XXV through phylink".into());
+            // A patched node: the base tree may have the link; `dtb verify`
+            // decides (rule open-phylink-no-link). `sfp` alone is not a link.
+            self.report(Rule::XxvNoLink, format!("{dp}/label"), "an XXV port without phy-handle, fixed-link or `managed: in-band-status` (an `sfp` alone does not count): linux-xlnx's axienet_open -> phylink_fwnode_phy_connect returns -ENODEV unless the base tree has one".into());
+        }
+        if let Some(n) = &dt.node {
+            if axi {
+                let planned = drivers::PlannedNode { dt, node: n, driver: ifc.driver, flavour };
+                for (row, problem) in drivers::open_problems(ifc.driver, flavour, &planned) {
+                    let at = match row.need {
+                        drivers::OpenNeed::PhylinkLink | drivers::OpenNeed::PhyOrFixedLink => format!("{dp}/label"),
+                        drivers::OpenNeed::MacIrq => format!("{dp}/node"),
+                        drivers::OpenNeed::DmaClocksEnabled => format!("{dp}/node/dma"),
+                    };
+                    self.report(row.rule, at, drivers::open_message(row, &problem));
+                }
+            }
         }
         let need_axi = [("pcs_handle", dt.pcs_handle.is_some()), ("checksum", dt.checksum.is_some())];
         for (key, set) in need_axi {
@@ -763,7 +778,7 @@ impl V<'_> {
             for (j, id) in n.channel_ids.iter().enumerate() {
                 let v = parse_channel_id(id);
                 match v {
-                    None => self.report_hint(Rule::McdmaChannelId, format!("{np}/channel_ids/{j}"), format!("channel id `{id}` is not a hex string like \"0x1\""), "linux-xlnx parses xlnx,channel-ids as hex strings"),
+                    None => self.report_hint(Rule::McdmaChannelId, format!("{np}/channel_ids/{j}"), format!("channel id `{id}` is not a hex number like \"0x1\" or \"a\""), "linux-xlnx parses xlnx,channel-ids with kstrtou16(s, 16): hex digits, the 0x prefix optional"),
                     Some(v) if !(1..=16).contains(&v) => self.report_hint(Rule::McdmaChannelId, format!("{np}/channel_ids/{j}"), format!("channel id {id} outside 1..16: MCDMA channel ids are 1-based (register 0x40 + (id-1) * 0x40)"), "use 0x1 .. 0x10"),
                     Some(v) if !ids.insert(v) => self.report(Rule::McdmaChannelIdDuplicate, format!("{np}/channel_ids/{j}"), format!("channel id {id} twice")),
                     Some(_) => {}
@@ -774,6 +789,13 @@ impl V<'_> {
                 Rule::McdmaProps,
                 np.clone(),
                 "num_queues/channel_ids are MCDMA properties (xxv-mcdma only)".into(),
+            );
+        }
+        if n.interrupts.len() > 1 {
+            self.report(
+                Rule::MacIrqCount,
+                format!("{np}/interrupts/1"),
+                format!("{} MAC interrupts: axienet_probe reads only the first (platform_get_irq(pdev, 0)) when a DMA node is connected; the others would be dropped", n.interrupts.len()),
             );
         }
         if ifc.driver == Driver::Axienet && dmas && n.interrupts.is_empty() {
@@ -1061,6 +1083,137 @@ fn mask_hint(list: &CpuList) -> Option<String> {
 /// board, the empty string in a standalone bench file). On a board
 /// (`board` given) the DUT's interface must be one of the board's and CPU
 /// lists within its CPU count; a bench file has neither to check against.
+/// The labels a board generates itself: full PL nodes and their DMA
+/// nodes, MDIO buses and devices, SFP cages it writes (with `i2c_bus`).
+pub fn generated_labels(b: &Board) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    for dt in b.interfaces.iter().filter_map(|i| i.dt.as_ref()) {
+        if let Some(n) = &dt.node {
+            out.insert(dt.label.clone());
+            out.insert(n.dma.label.clone());
+        }
+        if let Some(m) = &dt.mdio {
+            out.extend(m.label.clone());
+            out.extend(m.devices.iter().map(|d| d.label.clone()));
+        }
+        if let Some(s) = dt.sfp.as_ref().filter(|s| s.i2c_bus.is_some()) {
+            out.insert(s.label.clone());
+        }
+    }
+    out
+}
+
+/// Every label the board refers to: `(JSON pointer, label)`. The GIC
+/// label a PL node's `interrupt-parent` names is the generator's
+/// (`gic`/`intc`), not the board's, and is left to dtc.
+pub fn label_refs(b: &Board) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let gpio = |out: &mut Vec<(String, String)>, ptr: String, g: &Option<Gpio>| {
+        if let Some(g) = g {
+            out.push((format!("{ptr}/controller"), g.controller.clone()));
+        }
+    };
+    for (i, ifc) in b.interfaces.iter().enumerate() {
+        let Some(dt) = &ifc.dt else { continue };
+        let dp = format!("/interfaces/{i}/dt");
+        if dt.node.is_none() {
+            out.push((format!("{dp}/label"), dt.label.clone()));
+        }
+        for (key, l) in [("phy_handle", &dt.phy_handle), ("pcs_handle", &dt.pcs_handle), ("tbi_handle", &dt.tbi_handle)]
+        {
+            if let Some(l) = l {
+                out.push((format!("{dp}/{key}"), l.clone()));
+            }
+        }
+        if let Some(s) = &dt.sfp {
+            match &s.i2c_bus {
+                Some(bus) => out.push((format!("{dp}/sfp/i2c_bus"), bus.clone())),
+                None => out.push((format!("{dp}/sfp/label"), s.label.clone())),
+            }
+            gpio(&mut out, format!("{dp}/sfp/mod_def0_gpio"), &s.mod_def0_gpio);
+            gpio(&mut out, format!("{dp}/sfp/los_gpio"), &s.los_gpio);
+            gpio(&mut out, format!("{dp}/sfp/tx_fault_gpio"), &s.tx_fault_gpio);
+            gpio(&mut out, format!("{dp}/sfp/tx_disable_gpio"), &s.tx_disable_gpio);
+        }
+        if let Some(m) = &dt.mdio {
+            for (j, d) in m.devices.iter().enumerate() {
+                gpio(&mut out, format!("{dp}/mdio/devices/{j}/reset_gpio"), &d.reset_gpio);
+            }
+        }
+        if let Some(n) = &dt.node {
+            let np = format!("{dp}/node");
+            if let Some(c) = &n.clock {
+                out.push((format!("{np}/clock/label"), c.label.clone()));
+            }
+            for (k, c) in &n.clocks {
+                out.push((format!("{np}/clocks/{}/label", crate::yaml::escape_segment(k)), c.label.clone()));
+            }
+            for (k, c) in &n.dma.clocks {
+                out.push((format!("{np}/dma/clocks/{}/label", crate::yaml::escape_segment(k)), c.label.clone()));
+            }
+        }
+    }
+    out
+}
+
+/// Labels checked before dtc (rule dt-label-missing): every label the
+/// board refers to ([`label_refs`]) must be one it generates
+/// ([`generated_labels`]) or one of `known` (the labels of the board DTS
+/// and its includes, from `/__symbols__` of the tree compiled with
+/// `dtc -@`). `source` names where `known` came from, for the message.
+pub fn labels(b: &Board, known: &BTreeSet<String>, source: &str) -> Vec<Diagnostic> {
+    let ours = generated_labels(b);
+    let all: Vec<String> = ours.iter().chain(known.iter()).cloned().collect();
+    let mut out = Vec::new();
+    for (ptr, label) in label_refs(b) {
+        if ours.contains(&label) || known.contains(&label) {
+            continue;
+        }
+        let hint = match crate::schema::closest(&label, &all) {
+            Some(c) => format!("did you mean `{c}`?"),
+            None => "name a label of the board DTS (or one the board generates), or pass the design's pl.dtsi with --include".to_string(),
+        };
+        out.push(
+            Diagnostic::new(
+                Rule::DtLabelMissing,
+                ptr,
+                format!("label `{label}` is defined neither by this board nor in {source}: dtc would fail (\"Reference to non-existent node or label\")"),
+            )
+            .hint(hint),
+        );
+    }
+    out
+}
+
+/// Diagnostics found after loading (the label and SoC checks against the
+/// board DTS), located in the board file and sorted, ready to render.
+pub fn located(loaded: &crate::LoadedBoard, items: Vec<Diagnostic>) -> crate::Diagnostics {
+    let mut items: Vec<Diagnostic> = match crate::yaml::load(&loaded.source) {
+        Ok((_, map)) => items.into_iter().map(|d| map.locate(d)).collect(),
+        Err(_) => items,
+    };
+    items.sort_by_key(|a| (a.pos, a.severity()));
+    crate::Diagnostics { file: loaded.file.clone(), source: loaded.source.clone(), items, note: None }
+}
+
+/// The SoC a board DTS's root `compatible` names (rule soc-dts), if any.
+pub fn soc_of_compatible(compatible: &[String]) -> Option<Soc> {
+    let has = |p: &str| compatible.iter().any(|c| c.to_ascii_lowercase().contains(p));
+    if has("xlnx,zynqmp") {
+        Some(Soc::Zynqmp)
+    } else if has("xlnx,zynq-7000") {
+        Some(Soc::Zynq7000)
+    } else if has("p1020") {
+        Some(Soc::QoriqP1020)
+    } else if has("p1010") {
+        Some(Soc::QoriqP1010)
+    } else if has("p2020") {
+        Some(Soc::QoriqP2020)
+    } else {
+        None
+    }
+}
+
 /// Unlocated diagnostics, as [`validate`] returns them.
 pub fn bench(bench: &Bench, prefix: &str, board: Option<&Board>) -> Vec<Diagnostic> {
     let mut out = Vec::new();

@@ -14,6 +14,7 @@
 //! `xlnx,channel-ids` as hex strings. What each driver's probe reads is in
 //! [`crate::probe`].
 
+use zynq_net_model::drivers;
 use zynq_net_model::model::{
     Arch, Board, ClockRef, Driver, Gpio, IfaceDt, Interface, Irq, KernelFlavour, Mdio, PcsPmaMode, PlEthernet, Sfp, Soc,
 };
@@ -236,7 +237,7 @@ fn mdio_node(m: &Mdio) -> Node {
 }
 
 /// The SFP cage node (sff,sfp.yaml), when the board gives its I2C bus.
-fn sfp_node(iface: &str, s: &Sfp) -> Option<Node> {
+fn sfp_node(s: &Sfp) -> Option<Node> {
     let bus = s.i2c_bus.as_ref()?;
     let mut props = vec![Prop::str("compatible", "sff,sfp"), Prop::phandle("i2c-bus", bus)];
     for (name, g) in [
@@ -249,7 +250,9 @@ fn sfp_node(iface: &str, s: &Sfp) -> Option<Node> {
             props.push(Prop::cells(name, 32, vec![gpio_cells(g)]));
         }
     }
-    Some(Node { label: s.label.clone(), name: format!("sfp-{iface}"), props, children: Vec::new(), notes: Vec::new() })
+    // Named after its label, as the port names it (`sfp = <&label>`).
+    let name = s.label.replace('_', "-");
+    Some(Node { label: s.label.clone(), name, props, children: Vec::new(), notes: Vec::new() })
 }
 
 /// `xlnx,phy-type` handling for a patched AXI/XXV node with a `phy_mode`:
@@ -265,6 +268,9 @@ fn phy_type_fix(i: &Interface, dt: &IfaceDt, p: &mut Patch) {
     p.delete.push("xlnx,phy-type".into());
     match probe::phy_type_for_mode(mode) {
         Some(v) => p.overlay_props.push(Prop::u32("xlnx,phy-type", v)),
+        // XXV nodes never carry it (the Xilinx generator writes it for the
+        // 1G MAC only): the .dtsi still deletes it, without a note.
+        None if i.driver.is_xxv() => {}
         None => p.notes.push(format!(
             "overlay: xlnx,phy-type has no value for {mode}; if the base tree carries it, only the .dtsi (which deletes it) makes the driver read phy-mode"
         )),
@@ -303,7 +309,7 @@ fn pl_nodes(b: &Board, i: &Interface, r: &ResolvedIface, dt: &IfaceDt, n: &PlEth
         }
         dma_props.extend(clock_props(probe::DMA_CLOCKS_ETH, &d.clocks, n.clock.as_ref()));
         let compat = if i.driver.is_xxv() { "xlnx,xxv-ethernet-1.0" } else { "xlnx,axi-ethernet-1.00.a" };
-        mac_head(&mut eth, compat, i.driver, n, gic, cells);
+        mac_head(&mut eth, compat, i.driver, flavour, n, gic, cells);
         push_irqs(&mut eth, &layout.eth);
         eth.push(Prop::phandle("axistream-connected", &d.label));
         if let Some(q) = n.num_queues {
@@ -345,7 +351,7 @@ fn pl_nodes(b: &Board, i: &Interface, r: &ResolvedIface, dt: &IfaceDt, n: &PlEth
                 notes: Vec::new(),
             });
         }
-        mac_head(&mut eth, "xlnx,axi-ethernet-1.00.a", i.driver, n, gic, cells);
+        mac_head(&mut eth, "xlnx,axi-ethernet-1.00.a", i.driver, flavour, n, gic, cells);
         push_irqs(&mut eth, &layout.eth);
         eth.push(Prop::cells(
             "dmas",
@@ -388,11 +394,34 @@ fn push_irqs(eth: &mut Vec<Prop>, list: &[(Irq, String)]) {
 
 /// The MAC node's first properties, the same in both binding styles:
 /// compatible, reg, interrupt parent and the clocks the driver asks for.
-fn mac_head(eth: &mut Vec<Prop>, compat: &str, driver: Driver, n: &PlEthernet, gic: &str, cells: u32) {
+/// On linux-xlnx with `axistream-connected`, the DMA clocks go on the MAC
+/// node too when they are not the MAC's own (axienet_dma_clk_init reads
+/// them from the Ethernet device; drivers::mac_clock_names_written).
+fn mac_head(
+    eth: &mut Vec<Prop>,
+    compat: &str,
+    driver: Driver,
+    flavour: KernelFlavour,
+    n: &PlEthernet,
+    gic: &str,
+    cells: u32,
+) {
     eth.push(Prop::str("compatible", compat));
     eth.push(reg(cells, n.reg, n.size));
     eth.push(Prop::phandle("interrupt-parent", gic));
-    eth.extend(clock_props(probe::mac_clock_names(driver), &n.clocks, n.clock.as_ref()));
+    let names = drivers::mac_clock_names_written(driver, flavour, n);
+    let own = probe::mac_clock_names(driver);
+    let refs: Vec<Vec<Cell>> = names
+        .iter()
+        .filter_map(|name| {
+            let map = if own.contains(name) { &n.clocks } else { &n.dma.clocks };
+            map.get(*name).or(n.clock.as_ref()).map(clock_cells)
+        })
+        .collect();
+    if refs.len() == names.len() {
+        eth.push(Prop::cells("clocks", 32, refs));
+        eth.push(Prop::strs("clock-names", &names));
+    }
 }
 
 /// Builds the fragment view of a board. Depends only on `interfaces[].dt`,
@@ -405,7 +434,7 @@ pub fn view(loaded: &LoadedBoard) -> DtView {
     let mut root = Vec::new();
     for (i, r) in b.interfaces.iter().zip(&loaded.resolved.interfaces) {
         let Some(dt) = &i.dt else { continue };
-        if let Some(n) = dt.sfp.as_ref().and_then(|s| sfp_node(&i.name, s)) {
+        if let Some(n) = dt.sfp.as_ref().and_then(sfp_node) {
             root.push(n);
         }
         match &dt.node {
@@ -510,6 +539,54 @@ mod tests {
         assert_eq!((count(&plain, "phy-handle"), count(&plain, "xlnx,phy-type")), (0, 1), "{plain}");
         let dtsi = dtsi_of(&del);
         assert_eq!((count(&dtsi, "phy-handle"), count(&dtsi, "xlnx,phy-type")), (1, 1), "{dtsi}");
+    }
+
+    /// MCDMA channel ids as the Xilinx generator writes them ("1".."a"):
+    /// linux-xlnx's kstrtou16(s, 16) reads "a" as 10, so the channel's
+    /// interrupts are named `mm2s_ch10_introut` (axienet_mcdma_tx_probe),
+    /// and the ids are written as given.
+    #[test]
+    fn mcdma_channel_ids_without_0x_name_their_interrupts() {
+        let text = repo_text("meta-zynq-net/boards/zcu102.yml");
+        let dtg = text.replacen("channel_ids: [\"0x1\", \"0x2\"]", "channel_ids: [\"1\", \"a\"]", 1);
+        assert_ne!(dtg, text);
+        let dtsi = dtsi_of(&dtg);
+        for want in [
+            "xlnx,channel-ids = \"1\", \"a\";",
+            "\"mm2s_ch10_introut\"",
+            "\"s2mm_ch10_introut\"",
+            "\"mm2s_ch1_introut\"",
+        ] {
+            assert!(dtsi.contains(want), "{want}\n{dtsi}");
+        }
+        assert!(!dtsi.contains("ch2_introut"), "{dtsi}");
+    }
+
+    /// linux-xlnx axienet_dma_clk_init reads the DMA clocks from the
+    /// Ethernet device: a DMA clock that is not the MAC's goes on the MAC
+    /// node too (as the Xilinx generator writes them); with one clock for
+    /// everything, the MAC node keeps its own names only.
+    #[test]
+    fn linux_xlnx_dma_clocks_go_on_the_mac_when_they_differ() {
+        let text = repo_text("tests/kernel/fixtures/zcu102-axi-1g-xlnx.yml");
+        let own = text.replacen(
+            "          addrwidth: 32\n",
+            "          addrwidth: 32\n          clocks: { m_axi_sg_aclk: { label: zynqmp_clk, index: 72 } }\n",
+            1,
+        );
+        assert_ne!(own, text);
+        let mac = |dtsi: &str| {
+            let at = dtsi.find("ethernet@a0040000 {").unwrap_or_else(|| panic!("{dtsi}"));
+            dtsi[at..at + dtsi[at..].find("};").expect("node end")].to_string()
+        };
+        let same = mac(&dtsi_of(&text));
+        assert!(same.contains("clock-names = \"s_axi_lite_clk\", \"axis_clk\", \"ref_clk\", \"mgt_clk\";"), "{same}");
+        let differ = mac(&dtsi_of(&own));
+        assert!(
+            differ.contains("clock-names = \"s_axi_lite_clk\", \"axis_clk\", \"ref_clk\", \"mgt_clk\", \"m_axi_sg_aclk\", \"m_axi_mm2s_aclk\", \"m_axi_s2mm_aclk\";")
+                && differ.contains("<&zynqmp_clk 72>, <&zynqmp_clk 71>, <&zynqmp_clk 71>;"),
+            "{differ}"
+        );
     }
 
     /// A dmaengine AXI DMA (mainline `dmas`): one channel child per

@@ -272,6 +272,7 @@ pub fn verify(loaded: &LoadedBoard, fdt: &fdt::Fdt<'_>) -> Report {
             }
         }
         probe_checks(&t, i, flavour, d, at, &mut rep.problems);
+        open_checks(&t, i, flavour, at, &mut rep.problems);
         duplicate_reg(&t, at, &mut rep.problems);
     }
     rep
@@ -314,6 +315,74 @@ fn probe_checks(
         ps.extend(gianfar_queues(i, at));
     }
     out.extend(ps.into_iter().map(|p| format!("probe         {}: {p}", at.path)));
+}
+
+/// A compiled node as the open rows read it (drivers::OpenNode), with the
+/// tree to follow `axistream-connected` and the clock providers.
+struct OpenAt<'t, 'b, 'a> {
+    t: &'t Tree<'b, 'a>,
+    node: fdt::node::FdtNode<'b, 'a>,
+}
+
+impl Tree<'_, '_> {
+    /// `clocks` split by each provider's `#clock-cells`, named by
+    /// `clock-names`: `(name, "phandle:args")`.
+    fn clock_list(&self, n: &fdt::node::FdtNode<'_, '_>) -> Vec<(String, String)> {
+        let cells: Vec<u32> = n
+            .property("clocks")
+            .map(|p| p.value.chunks_exact(4).map(|c| u32::from_be_bytes([c[0], c[1], c[2], c[3]])).collect())
+            .unwrap_or_default();
+        let names: Vec<String> = n.property("clock-names").map(|p| crate::probe::strings(p.value)).unwrap_or_default();
+        let mut out = Vec::new();
+        let mut k = 0;
+        while k < cells.len() {
+            let ph = cells[k];
+            let nargs = self
+                .by_phandle(ph)
+                .and_then(|p| p.node.property("#clock-cells"))
+                .and_then(|p| p.value.try_into().ok())
+                .map_or(0, |b| u32::from_be_bytes(b) as usize);
+            let args = cells.get(k + 1..(k + 1 + nargs).min(cells.len())).unwrap_or_default();
+            let name = names.get(out.len()).cloned().unwrap_or_default();
+            out.push((name, format!("{ph}:{args:?}")));
+            k += 1 + nargs;
+        }
+        out
+    }
+}
+
+impl zynq_net_model::drivers::OpenNode for OpenAt<'_, '_, '_> {
+    fn has(&self, prop: &str) -> bool {
+        self.node.property(prop).is_some()
+    }
+    fn string(&self, prop: &str) -> Option<String> {
+        self.node.property(prop).and_then(|p| p.as_str()).map(str::to_string)
+    }
+    fn has_child(&self, name: &str) -> bool {
+        self.node.children().any(|c| c.name == name)
+    }
+    fn clocks(&self) -> Vec<(String, String)> {
+        self.t.clock_list(&self.node)
+    }
+    fn dma_clocks(&self) -> Option<Vec<(String, String)>> {
+        let ph = self.node.property("axistream-connected")?.value.get(..4)?.try_into().ok().map(u32::from_be_bytes)?;
+        let dma = self.t.by_phandle(ph)?;
+        Some(self.t.clock_list(&dma.node))
+    }
+}
+
+/// The open table (drivers::OPEN) on a compiled node: `open  PATH:
+/// [rule-id] ...` lines.
+fn open_checks(t: &Tree<'_, '_>, i: &Interface, flavour: KernelFlavour, at: At<'_, '_>, out: &mut Vec<String>) {
+    let n = OpenAt { t, node: at.node };
+    for (row, problem) in zynq_net_model::drivers::open_problems(i.driver, flavour, &n) {
+        out.push(format!(
+            "open          {}: [{}] {}",
+            at.path,
+            row.rule.id(),
+            zynq_net_model::drivers::open_message(row, &problem)
+        ));
+    }
 }
 
 /// gianfar: the queue count the board declares must match the eTSEC's

@@ -53,6 +53,14 @@ pub const VENDOR_ONLY: &[(&str, VendorOnly)] = &[
         },
     ),
     (
+        "XILINX_PHY",
+        VendorOnly {
+            trees: "linux-xlnx (kernel flavour linux-xlnx)",
+            source: "linux-xlnx drivers/net/phy/Kconfig: \"Drivers for Xilinx PHYs\" (xilinx_phy.c)",
+            note: "the Xilinx PCS/PMA PHY driver, which reads xlnx,phy-type on the PCS/PMA node; mainline has none",
+        },
+    ),
+    (
         "IO_URING_ZCRX",
         VendorOnly {
             trees: "Linux 6.15 and later",
@@ -129,6 +137,19 @@ pub fn features(b: &Board) -> Vec<Feature> {
             Driver::VirtioNet => drv.extend(y(&["VIRTIO", "VIRTIO_NET"])),
             Driver::Veth => drv.extend(y(&["VETH"])),
         }
+    }
+    // What the device tree names beside the MACs: an SFP cage
+    // (drivers/net/phy/Kconfig: SFP depends on I2C && PHYLINK, and PHYLINK
+    // comes selected by the phylink MACs, XILINX_AXI_EMAC and MACB) and,
+    // on linux-xlnx, the PCS/PMA PHY driver that reads `xlnx,phy-type`
+    // (linux-xlnx drivers/net/phy/xilinx_phy.c; XILINX_PHY, vendor-only).
+    let dts: Vec<&zynq_net_model::model::IfaceDt> = ifs.iter().filter_map(|i| i.dt.as_ref()).collect();
+    if dts.iter().any(|d| d.sfp.is_some()) {
+        drv.extend(y(&["I2C", "SFP"]));
+    }
+    let pcs_pma = dts.iter().any(|d| d.mdio.as_ref().is_some_and(|m| m.devices.iter().any(|x| x.pcs_pma.is_some())));
+    if pcs_pma && b.board.kernel == KernelFlavour::LinuxXlnx {
+        drv.extend(y(&["XILINX_PHY"]));
     }
     if !drv.is_empty() {
         out.push(Feature {

@@ -10,6 +10,7 @@ pub mod dt;
 pub mod dtb;
 pub mod dtval;
 pub mod kconfig;
+pub mod kernel_dts;
 pub mod manifest;
 pub mod plan;
 pub mod probe;

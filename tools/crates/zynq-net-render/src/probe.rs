@@ -392,7 +392,8 @@ pub trait NodeProps {
     fn prop(&self, name: &str) -> Option<&[u8]>;
 }
 
-fn strings(v: &[u8]) -> Vec<String> {
+/// The strings of a string-list property.
+pub(crate) fn strings(v: &[u8]) -> Vec<String> {
     v.split(|b| *b == 0).filter(|s| !s.is_empty()).map(|s| String::from_utf8_lossy(s).into_owned()).collect()
 }
 
