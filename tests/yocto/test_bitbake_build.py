@@ -16,6 +16,7 @@ its DL_DIR and sstate live in $ZYNQ_NET_CACHE/yocto/offline-build, so a
 second run restores from sstate. The script's task lines, comparison and
 costs are written to the terminal (and to
 $ZYNQ_NET_CACHE/yocto/offline-build/zynq-net-results/).
+ZYNQ_NET_OFFLINE_BOARDS=qemuarm64 runs one board.
 """
 import os
 import pathlib
@@ -34,7 +35,8 @@ import snapshots  # noqa: E402
 CACHE = pathlib.Path(os.environ.get("ZYNQ_NET_CACHE", "/var/tmp/zynq-net-cache"))
 BUILD = CACHE / "yocto" / "offline-build"
 SCRIPT = ROOT / "scripts" / "yocto-offline-build"
-BOARDS = ["zcu102", "p1020rdb", "qemuarm64"]
+# ZYNQ_NET_OFFLINE_BOARDS: a comma-separated subset (the faults run on qemuarm64).
+BOARDS = [b for b in os.environ.get("ZYNQ_NET_OFFLINE_BOARDS", "zcu102,p1020rdb,qemuarm64").split(",") if b]
 MACHINE = {"zcu102": "zcu102-zynqmp", "p1020rdb": "p1020rdb", "qemuarm64": "qemuarm64"}
 TOOLS_TASKS = ["do_fetch", "do_unpack", "do_patch", "do_prepare_recipe_sysroot", "do_configure",
                "do_compile", "do_install", "do_populate_sysroot"]
@@ -82,7 +84,8 @@ def run(script: pathlib.Path, layers: pathlib.Path, gen: pathlib.Path, *args) ->
 
 @pytest.fixture(scope="module")
 def build(request, layers, gen_binary):
-    res = run(SCRIPT, layers, gen_binary, "--machines", ",".join(BOARDS))
+    # --fresh-tmp: as a CI job with the sstate cache but no build folder.
+    res = run(SCRIPT, layers, gen_binary, "--machines", ",".join(BOARDS), "--fresh-tmp")
     report(request, res.stdout[-20000:] + res.stderr[-4000:])
     return res
 
@@ -96,18 +99,19 @@ def task_ran(out: str, board: str, pn: str, task: str) -> bool:
     """The task ran and succeeded, or bitbake restored its output from
     sstate (the _setscene task), in BOARD's run."""
     pat = rf"^  {board}: NOTE: recipe {re.escape(pn)}-[^:]+: task {task}(_setscene)?: Succeeded$"
+
     return re.search(pat, out, re.M) is not None
 
 
 def test_tools_native_tasks(build):
+    """Compiled in this run (cold), or restored from the sstate a compile
+    with the same signature left (warm: TMPDIR is removed first)."""
     out = build.stdout
-    # Built once (the first board); the others find it current.
-    missing = [t for t in TOOLS_TASKS if t not in ("do_populate_sysroot",)
-               and not task_ran(out, BOARDS[0], "zynq-net-tools-native", t)]
-    if task_ran(out, BOARDS[0], "zynq-net-tools-native", "do_populate_sysroot") and \
-            not task_ran(out, BOARDS[0], "zynq-net-tools-native", "do_compile"):
-        missing = []  # restored from sstate: its compile did not run this time
-    assert not missing, f"zynq-net-tools-native tasks without 'Succeeded': {missing}\n{out[-8000:]}"
+    ran = [t for t in TOOLS_TASKS if task_ran(out, BOARDS[0], "zynq-net-tools-native", t)]
+    restored = re.search(rf"^  {BOARDS[0]}: NOTE: recipe zynq-net-tools-native-[^:]+: "
+                         r"task do_populate_sysroot_setscene: Succeeded$", out, re.M)
+    assert ran == TOOLS_TASKS or restored, \
+        f"zynq-net-tools-native: only {ran} succeeded and no sstate restore\n{out[-8000:]}"
 
 
 @pytest.mark.parametrize("board", BOARDS)
