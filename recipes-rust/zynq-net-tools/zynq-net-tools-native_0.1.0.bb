@@ -47,11 +47,11 @@ inherit_defer native
 # The generator only: the CLI without its default `bench` feature, so the
 # benchmark crate (and indicatif) is not compiled.
 CARGO_BUILD_FLAGS:append = " --package zynq-net-cli --no-default-features"
-# tools/Cargo.toml's plain `release` profile (cargo.bbclass passes
-# --release), not its `dist` one (fat LTO, one codegen unit): the generator
-# runs once per build for milliseconds, and fat LTO over its ~170 crates
-# cost most of this recipe's CPU time in a vendor's build
-# (scripts/yocto-offline-build prints it; docs/yocto.md).
+# tools/Cargo.toml's `dist` profile (fat LTO, one codegen unit), applied to
+# the `release` build cargo.bbclass runs (it passes --release and installs
+# from target/<triple>/release): faster generation of large boards.
+export CARGO_PROFILE_RELEASE_LTO = "fat"
+export CARGO_PROFILE_RELEASE_CODEGEN_UNITS = "1"
 
 # tools/Cargo.toml's rust-version (tests/yocto/test_rust_version.py keeps
 # the two equal and checks that no locked crate needs more). Stock
