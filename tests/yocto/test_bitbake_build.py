@@ -199,6 +199,9 @@ def split_dir(board: str, pn: str, pkg: str) -> pathlib.Path:
 
 
 def test_package_tasks_succeed(packaged):
+    missing = sorted(set(re.findall(r"Nothing R?PROVIDES '([^']+)'", packaged.stdout)))
+    assert not missing, ("bitbake found no provider for (the sources or recipes missing from the "
+                         f"reduced offline layer set): {missing}")
     assert packaged.returncode == 0, packaged.stdout[-12000:] + packaged.stderr[-3000:]
     for board in BOARDS:
         for pn in ("zynq-net-tuning", "zynq-net-fragments"):
