@@ -19,7 +19,9 @@ import subprocess
 
 import pytest
 
-from conftest import BOARDS
+# The reference boards (as tests/conftest.py names them; not imported from
+# there: `conftest` resolves to whichever conftest.py pytest loaded last).
+BOARDS = pathlib.Path(__file__).resolve().parent.parent.parent / "meta-zynq-net" / "boards"
 
 
 # every rename system call (Rust's fs::rename is rename(2) or renameat(2);
