@@ -173,6 +173,12 @@ pub const SSH_OPTIONS: &[&str] = &[
     "LogLevel",
     "AddressFamily",
     "BatchMode",
+    // Which authentication methods to try (a farm's SSHDriver options:
+    // scripts/zynq-net-farm): they only narrow what ssh does.
+    "PasswordAuthentication",
+    "PubkeyAuthentication",
+    "KbdInteractiveAuthentication",
+    "PreferredAuthentications",
     "ControlMaster",
     "ControlPath",
     "ControlPersist",

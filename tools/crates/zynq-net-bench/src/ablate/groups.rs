@@ -127,12 +127,13 @@ pub const BUILTIN_GROUPS: &[(&str, &str)] = &[
 ];
 
 /// The built-in group of a step; `None` for the base every variant keeps
-/// (`wait`, `mac`, `mtu`, `net.ipv4.ip_forward`): without them the DUT
-/// would not be the same network, not a less tuned one.
+/// (`wait`, `ident`, `mac`, `mtu`, `net.ipv4.ip_forward`): without them the
+/// DUT would not be the same network, not a less tuned one (`ident` is the
+/// guard that the interface is the board's NIC, not tuning).
 pub fn builtin_group(step: &PlanStep) -> Option<&'static str> {
     let f = step.fields();
     Some(match f[0] {
-        "wait" | "mac" | "mtu" => return None,
+        "wait" | "ident" | "mac" | "mtu" => return None,
         "sysctl" => match f.get(1).copied().unwrap_or("") {
             "net.ipv4.ip_forward" => return None,
             "net.core.rps_sock_flow_entries" => "rfs",
@@ -365,6 +366,7 @@ sysctl net.ipv4.tcp_notsent_lowat 16384\n";
         // docs/plan-format.md verbs, grouped as BUILTIN_GROUPS describes them.
         for (line, want) in [
             ("wait eth0 10", None),
+            ("ident eth0 driver macb of-node /axi/ethernet@ff0e0000", None),
             ("mac eth0 02:00:00:00:00:01", None),
             ("mtu eth0 9000", None),
             ("sysctl net.ipv4.ip_forward 1", None),
