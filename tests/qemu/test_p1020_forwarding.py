@@ -362,7 +362,16 @@ def test_rfc2544_search_converges_at_every_seed_frame_size(labs, arm):
         assert all(s["error"] is None for s in f["steps"]), trace
         assert search[0]["offered_fps"] >= 0.99 * 1e9 / (8 * (size + 20)), trace
         assert all(s["sent"] - s["lost"] > 0 for s in f["steps"]), f"{size} B: a trial forwarded nothing\n{trace}"
-        assert confirm, f"{size} B: no confirmation trial\n{trace}"
+        if not confirm:
+            # Fast path only: every search trial lost frames, so the search
+            # ran out of trials with no passing rate to confirm; the tool
+            # reports that (not confirmed, exit 1: rfc()).
+            assert ARMS[arm] is not None, f"{size} B: no confirmation trial\n{trace}"
+            assert f["search_trials"] == MAX_TRIALS and not any(x["pass"] for x in search), trace
+            assert not f["confirmed"], trace
+            unconfirmed += 1
+            lines.append(f"{size:>5} B: no passing rate in {MAX_TRIALS} trials (NOT confirmed)")
+            continue
         if f["confirmed"]:
             assert confirm[-1]["pass"] and 0 < f["fps"] <= confirm[-1]["offered_fps"] * 1.0001, trace
         else:
