@@ -34,7 +34,17 @@ pub enum CpuListError {
     /// An empty list.
     #[error("the CPU list is empty")]
     Empty,
+    /// A well-formed list naming a CPU number no board has: at or above
+    /// [`CPU_NUMBER_LIMIT`] (or too large for a number at all).
+    #[error("`{0}` names CPU {1}, beyond any board (CPU numbers are below {CPU_NUMBER_LIMIT})")]
+    OutOfRange(String, String),
 }
+
+/// CPU numbers are below this: the board's `cpus` is at most 4096 (the
+/// schema's bound, arm64's `NR_CPUS` range 2-4096 in arch/arm64/Kconfig).
+/// A list is refused at the first number at or above it, before any range
+/// is expanded, so `"0-4294967295"` costs nothing.
+pub const CPU_NUMBER_LIMIT: u32 = 4096;
 
 impl CpuList {
     /// The set of CPU numbers in the list.
@@ -64,17 +74,26 @@ pub fn parse_cpu_list(s: &str) -> Result<BTreeSet<u32>, CpuListError> {
             Some((a, b)) => (a, b),
             None => (part, part),
         };
-        let a: u32 = a.parse().map_err(|_| CpuListError::Syntax(s.to_string()))?;
-        let b: u32 = b.parse().map_err(|_| CpuListError::Syntax(s.to_string()))?;
+        let a = cpu_number(s, a)?;
+        let b = cpu_number(s, b)?;
         if b < a {
             return Err(CpuListError::Reversed(part.to_string()));
-        }
-        if b - a > 65536 {
-            return Err(CpuListError::Syntax(s.to_string()));
         }
         out.extend(a..=b);
     }
     Ok(out)
+}
+
+/// One CPU number of the list `list`: digits only, below [`CPU_NUMBER_LIMIT`].
+fn cpu_number(list: &str, text: &str) -> Result<u32, CpuListError> {
+    if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(CpuListError::Syntax(list.to_string()));
+    }
+    match text.parse::<u32>() {
+        Ok(n) if n < CPU_NUMBER_LIMIT => Ok(n),
+        // all digits: well-formed, only too large (u32 overflow included)
+        _ => Err(CpuListError::OutOfRange(list.to_string(), text.trim_start_matches('0').to_string())),
+    }
 }
 
 /// Formats a CPU set as a kernel bitmap for a machine with `nr_cpus` CPUs:
@@ -159,15 +178,24 @@ mod tests {
         assert!(matches!(parse_cpu_list(""), Err(CpuListError::Empty)));
     }
 
-    /// A range is at most 65537 CPUs wide (the kernel's NR_CPUS tops out
-    /// far below): a wider one is refused before it is expanded, so
-    /// `0-4294967295` costs nothing; the widest allowed one still parses.
+    /// CPU numbers stop below CPU_NUMBER_LIMIT: a list reaching it is
+    /// well-formed but out of range (not a syntax error), refused before it
+    /// is expanded, so `0-4294967295` costs nothing; the last CPU parses.
     #[test]
-    fn huge_ranges_are_refused_before_expansion() {
-        // The small case first: with the cap gone it fails fast, where the
+    fn huge_ranges_are_out_of_range_before_expansion() {
+        // The small case first: with the limit gone it fails fast, where the
         // 4-billion range would run into the mutation run's timeout.
-        assert!(matches!(parse_cpu_list("1-65538"), Err(CpuListError::Syntax(_))));
-        assert!(matches!(parse_cpu_list("0-4294967295"), Err(CpuListError::Syntax(_))));
-        assert_eq!(parse_cpu_list("1-65537").map(|s| s.len()), Ok(65537));
+        assert_eq!(parse_cpu_list("2-4096"), Err(CpuListError::OutOfRange("2-4096".into(), "4096".into())));
+        assert_eq!(parse_cpu_list("0-4095").map(|s| s.len()), Ok(4096));
+        assert_eq!(parse_cpu_list("4095").map(|s| s.len()), Ok(1));
+        assert!(matches!(parse_cpu_list("0-4294967295"), Err(CpuListError::OutOfRange(..))));
+        // more digits than a u32 holds: still a number, still out of range
+        assert_eq!(
+            parse_cpu_list("1,099999999999999999999"),
+            Err(CpuListError::OutOfRange("1,099999999999999999999".into(), "99999999999999999999".into()))
+        );
+        // not digits at all: syntax
+        assert!(matches!(parse_cpu_list("1-+3"), Err(CpuListError::Syntax(_))));
+        assert!(matches!(parse_cpu_list("1-"), Err(CpuListError::Syntax(_))));
     }
 }

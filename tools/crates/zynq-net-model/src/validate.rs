@@ -7,7 +7,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::bench::Bench;
-use crate::cpus::CpuList;
+use crate::cpus::{CpuList, CpuListError};
 use crate::diag::Diagnostic;
 use crate::drivers::{self, caps, RingLimit};
 use crate::model::*;
@@ -1042,6 +1042,14 @@ fn cpu_set(
 ) -> Option<BTreeSet<u32>> {
     let set = match list.cpus() {
         Ok(set) => set,
+        Err(CpuListError::OutOfRange(_, cpu)) => {
+            let whole = match nr {
+                Some(n) => format!("the board's {n} CPUs (0-{})", n.saturating_sub(1)),
+                None => format!("any board (CPU numbers are below {})", crate::cpus::CPU_NUMBER_LIMIT),
+            };
+            out.push(Diagnostic::new(Rule::CpuRange, ptr(), format!("CPU {cpu} outside {whole}")));
+            return None;
+        }
         Err(e) => {
             out.push(Diagnostic::new(Rule::CpuListSyntax, ptr(), e.to_string()));
             return None;
