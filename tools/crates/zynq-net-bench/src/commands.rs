@@ -77,9 +77,7 @@ impl Where {
     pub fn load(&self, plan: &Plan) -> Result<Targets, BenchError> {
         match (&self.targets, &self.lab, &plan.targets) {
             (Some(p), _, _) => Targets::load(p),
-            (None, Some(name), _) => lab::state(name)
-                .map(|s| s.targets)
-                .map_err(|e| BenchError::Invalid(format!("lab `{name}` is not up: {e}"))),
+            (None, Some(name), _) => lab::state(name).map(|s| s.targets),
             (None, None, Some(t)) => Ok(t.clone()),
             (None, None, None) => {
                 Err(BenchError::Invalid("--targets or --lab is required (the plan names no DUT and peer)".into()))
@@ -563,7 +561,16 @@ fn ablate_reports(design: &Design, trials: &[AblateTrial], setup: &str, out: &Pa
 pub fn lab_up(o: &LabOptions, targets_out: Option<&Path>) -> Result<Outcome, BenchError> {
     let st = lab::up(o)?;
     if let Some(p) = targets_out {
-        st.targets.save(p)?;
+        // A lab whose targets could not be written is of no use to the
+        // caller who asked for them: take it down again, say so.
+        if let Err(e) = st.targets.save(p) {
+            let left = lab::down(&st.options.name).unwrap_or_else(|e| vec![e.to_string()]);
+            let mut msg = format!("{e} (the lab was taken down again)");
+            for m in left {
+                msg.push_str(&format!("\nlab down: {m}"));
+            }
+            return Err(BenchError::Invalid(msg));
+        }
     }
     outln!("{}", st.targets.description);
     outln!("state: {}", lab::state_path(&st.options.name).display());
@@ -666,7 +673,7 @@ mod tests {
         assert!(e.contains("--targets or --lab is required"), "{e}");
         let lab = Where { targets: None, lab: Some("zn-no-such-lab".into()) };
         let e = lab.load(&bare).unwrap_err().to_string();
-        assert!(e.contains("lab `zn-no-such-lab` is not up"), "{e}");
+        assert!(e.contains("no lab `zn-no-such-lab` is up"), "{e}");
     }
 
     /// A run directory whose results.jsonl holds `bps` as the repeats of cell `c`.

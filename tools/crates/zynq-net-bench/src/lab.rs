@@ -192,6 +192,14 @@ pub fn applier_env_vars(name: &str) -> Vec<String> {
     ]
 }
 
+/// MTU range of a veth: `ETH_MIN_MTU`..`ETH_MAX_MTU` (drivers/net/veth.c,
+/// `veth_setup`: `dev->min_mtu = ETH_MIN_MTU; dev->max_mtu = ETH_MAX_MTU`).
+pub const VETH_MTU: (u32, u32) = (68, 65535);
+
+/// Smallest `--shape` rate in bit/s: tbf takes its rate in bytes/s and
+/// refuses 0 (tc: "the \"rate\" parameter is mandatory").
+pub const MIN_SHAPE_BPS: f64 = 8.0;
+
 /// Most TX or RX queues a link may be created with
 /// (net/core/rtnetlink.c, rtnl_create_link: "Invalid number of transmit queues").
 pub const MAX_QUEUES: u32 = 4096;
@@ -209,6 +217,29 @@ pub fn up(o: &LabOptions) -> Result<LabState, BenchError> {
     }
     if o.subnet == 255 {
         return Err(BenchError::Invalid("--subnet must be below 255 (the server uses the next /24)".into()));
+    }
+    // Checked before anything is created (the namespaces were made first,
+    // and torn down again, when ip or tc refused these).
+    if !(VETH_MTU.0..=VETH_MTU.1).contains(&o.mtu) {
+        return Err(BenchError::Invalid(format!(
+            "--mtu {}: a veth takes {} to {} (drivers/net/veth.c: ETH_MIN_MTU, ETH_MAX_MTU)",
+            o.mtu, VETH_MTU.0, VETH_MTU.1
+        )));
+    }
+    if let Some(rate) = o.shape {
+        if !(rate.is_finite() && rate >= MIN_SHAPE_BPS) {
+            return Err(BenchError::Invalid(format!(
+                "--shape {rate}: expected a rate of at least {MIN_SHAPE_BPS} bit/s (tc's tbf needs a non-zero byte rate), e.g. 100M"
+            )));
+        }
+    }
+    if let Some(plan) = &o.plan {
+        if !plan.is_file() {
+            return Err(BenchError::Invalid(format!(
+                "--plan {}: not a readable file (expected the zynq-net.plan from `zynq-net gen`)",
+                plan.display()
+            )));
+        }
     }
     let [c, r, s] = namespaces(&o.name);
     if [&c, &r, &s].iter().any(|n| netns_exists(n)) {
@@ -322,7 +353,13 @@ fn build(o: &LabOptions, c: &str, r: &str, s: &str) -> Result<LabState, BenchErr
 /// Loads the state of a running lab.
 pub fn state(name: &str) -> Result<LabState, BenchError> {
     let p = state_path(name);
-    let t = std::fs::read_to_string(&p).map_err(|e| BenchError::io(&p, e))?;
+    let t = std::fs::read_to_string(&p).map_err(|e| match e.kind() {
+        std::io::ErrorKind::NotFound => BenchError::Invalid(format!(
+            "no lab `{name}` is up (no {}); start one with `zynq-net lab up --name {name}`",
+            p.display()
+        )),
+        _ => BenchError::io(&p, e),
+    })?;
     serde_json::from_str(&t).map_err(|e| BenchError::Invalid(format!("{}: {e}", p.display())))
 }
 

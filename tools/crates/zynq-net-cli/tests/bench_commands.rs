@@ -303,7 +303,7 @@ fn ablate_takes_the_matrix_from_the_bench_file_or_the_board_and_names_unknown_ce
     assert!(e.contains("cli-lab-nobench.yml: the board has no `bench` section"), "{e}");
     // Known cells pass; the targets are next.
     let e = ablate(&board, &["--cells", "tcp-rx-mtu1500-p1"]);
-    assert!(e.contains("lab `zn-nolab` is not up"), "{e}");
+    assert!(e.contains("no lab `zn-nolab` is up"), "{e}");
     assert!(!out.exists(), "nothing written before the run starts");
     let e = format!("{:#}", run_lab(&["status", "--name", "zn-nolab"]).unwrap_err());
     assert!(e.contains("/run/zynq-net/lab-zn-nolab.json"), "{e}");
@@ -330,6 +330,42 @@ impl Drop for LabDown {
     fn drop(&mut self) {
         let _ = zynq_net_bench::lab::down(&self.0);
     }
+}
+
+/// `lab up` refuses bad options before it creates anything, and a lab
+/// whose --targets-out cannot be written is taken down again.
+#[test]
+fn lab_up_checks_first_and_leaves_nothing_behind() {
+    let name = format!("zv{}", std::process::id() % 100_000);
+    let ns = |role: &str| Path::new("/run/netns").join(format!("{name}-{role}"));
+    let up_err = |extra: &[&str]| {
+        let mut args = vec!["up", "--name", name.as_str(), "--subnet", "48"];
+        args.extend_from_slice(extra);
+        format!("{:#}", run_lab(&args).unwrap_err())
+    };
+    let e = up_err(&["--mtu", "67"]);
+    assert!(e.contains("--mtu 67: a veth takes 68 to 65535"), "{e}");
+    let e = up_err(&["--mtu", "65536"]);
+    assert!(e.contains("--mtu 65536"), "{e}");
+    let e = up_err(&["--shape", "0"]);
+    assert!(e.contains("--shape 0: expected a rate of at least 8 bit/s"), "{e}");
+    let e = up_err(&["--plan", "/nonexistent/zynq-net.plan"]);
+    assert!(e.contains("--plan /nonexistent/zynq-net.plan: not a readable file"), "{e}");
+    assert!(!ns("router").exists(), "nothing created before the checks");
+    let e = format!("{:#}", run_lab(&["status", "--name", &name]).unwrap_err());
+    assert!(e.contains(&format!("no lab `{name}` is up")), "{e}");
+    if !is_root() || !have("ip") {
+        eprintln!("SKIPPED (the --targets-out half): the namespace lab needs root and ip (CI runs as root)");
+        return;
+    }
+    let _down = LabDown(name.clone());
+    // The edges pass: 68 and 65535 are a veth's own bounds.
+    let e = up_err(&["--mtu", "68", "--targets-out", "/proc/zynq-net-no/targets.json"]);
+    assert!(e.contains("(the lab was taken down again)"), "{e}");
+    for role in ["client", "router", "server"] {
+        assert!(!ns(role).exists(), "{role} namespace left behind: {e}");
+    }
+    assert!(!zynq_net_bench::lab::state_path(&name).exists());
 }
 
 #[test]
