@@ -148,6 +148,11 @@ pub fn dtb(b: &LoadedBoard, path: &Path) -> Result<(), Failure> {
         Ok(Err(e)) => {
             let why = match e {
                 fdt::FdtError::BadMagic => "bad magic (not a flattened device tree)".to_string(),
+                // fdt reads the 40-byte header first: a shorter file has none
+                // (Documentation/devicetree/usage-model.rst, the DTSpec's fdt_header)
+                fdt::FdtError::BufferTooSmall if data.len() < 40 => {
+                    format!("{} bytes, too short for the 40-byte DTB header", data.len())
+                }
                 fdt::FdtError::BufferTooSmall => "truncated (shorter than its header says)".to_string(),
                 other => format!("{other:?}"),
             };

@@ -708,3 +708,23 @@ fn labels_are_checked_against_the_board_dts() {
     assert_eq!(code, Some(1), "{err}");
     assert!(err.contains("error[soc-dts]") && err.contains("is a qoriq-p2020 board"), "{err}");
 }
+
+/// A file shorter than the DTB header (an empty file, a stray short
+/// config) is named as such, not as a truncated DTB; a longer non-DTB is
+/// bad magic. Both are usage errors (exit 2).
+#[test]
+fn short_and_foreign_files_are_not_dtbs() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let board = boards().join("zcu102.yml");
+    for (bytes, want) in [
+        (0usize, "0 bytes, too short for the 40-byte DTB header"),
+        (39, "39 bytes, too short for the 40-byte DTB header"),
+        (200, "bad magic"),
+    ] {
+        let p = tmp.path().join(format!("f{bytes}"));
+        std::fs::write(&p, "CONFIG_X=y\n".repeat(20).as_bytes()[..bytes].to_vec()).expect("write");
+        let (code, rep) = verify(&board, &p);
+        assert_eq!(code, Some(2), "{bytes}: {rep}");
+        assert!(rep.contains(want), "{bytes}: {rep}");
+    }
+}

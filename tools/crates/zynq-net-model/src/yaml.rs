@@ -671,10 +671,7 @@ impl DuplicateKeys {
                             ..Diagnostic::new(
                                 Rule::DuplicateKey,
                                 "",
-                                format!(
-                                    "YAML syntax error: duplicate key `{value}` (first at line {}, column {})",
-                                    first.line, first.col
-                                ),
+                                format!("duplicate key `{value}` (first at line {}, column {})", first.line, first.col),
                             )
                         });
                     } else {
