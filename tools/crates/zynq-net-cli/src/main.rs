@@ -110,14 +110,15 @@ struct DtsArgs {
 
 /// The checks against the board DTS ([`DtsArgs`]); nothing when no kernel
 /// tree is given or the board names no `dts`.
-fn check_dts(b: &LoadedBoard, a: &DtsArgs) -> Result<(), Failure> {
+/// `writes`: the command writes files (gen), so an error says nothing was.
+fn check_dts(b: &LoadedBoard, a: &DtsArgs, writes: bool) -> Result<(), Failure> {
     let Some(tree) = &a.kernel_tree else { return Ok(()) };
     let Some(dts) = &b.board.board.dts else {
         eprintln!("zynq-net: note: --kernel-tree given but the board names no `dts`: labels not checked");
         return Ok(());
     };
     let d = zynq_net_render::kernel_dts::board_dts(tree, b.board.board.arch, dts, &a.includes)
-        .map_err(|e| Failure::Usage(format!("board DTS: {e} (nothing was written)")))?;
+        .map_err(|e| Failure::Usage(format!("board DTS: {e}{}", if writes { " (nothing was written)" } else { "" })))?;
     let mut items = zynq_net_model::validate::labels(&b.board, &d.labels, &d.name);
     let soc = b.board.board.soc;
     if let Some(s) = zynq_net_model::validate::soc_of_compatible(&d.compatible) {
@@ -221,7 +222,7 @@ fn gen(board: &Path, out: &Path, dts: &DtsArgs) -> Result<(), Failure> {
     let resolved = zynq_net_render::write::resolve_output(out)
         .map_err(|e| Failure::Usage(format!("{e} (nothing was written)")))?;
     let loaded = load(board)?;
-    check_dts(&loaded, dts)?;
+    check_dts(&loaded, dts, true)?;
     let input = input_name(board);
     let artifacts =
         zynq_net_render::render_all(&loaded, &input).map_err(|e| Failure::Usage(format!("internal error: {e}")))?;
@@ -282,7 +283,7 @@ fn run(cmd: Cmd) -> Result<(), Failure> {
     match cmd {
         Cmd::Check { board, dts } => {
             let b = load(&board)?;
-            check_dts(&b, &dts)?;
+            check_dts(&b, &dts, false)?;
             zynq_net_model::outln!(
                 "{}: ok ({} interfaces, {} warning(s))",
                 shown(&board),

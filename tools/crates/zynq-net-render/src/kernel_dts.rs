@@ -90,7 +90,10 @@ pub fn board_dts(tree: &Path, arch: Arch, dts: &str, includes: &[PathBuf]) -> Re
         .output()
         .map_err(|e| format!("dtc: {e} (install the device-tree-compiler package)"))?;
     if !dtc.status.success() {
-        return Err(format!("dtc on {}: {}", board.display(), String::from_utf8_lossy(&dtc.stderr).trim()));
+        let files: Vec<&PathBuf> = std::iter::once(&board).chain(includes).collect();
+        let msg = String::from_utf8_lossy(&dtc.stderr);
+        let names: Vec<String> = files.iter().map(|p| p.display().to_string()).collect();
+        return Err(format!("dtc on {}: {}", names.join(" + "), wrapper_lines_named(msg.trim(), &wrapper, &files)));
     }
     let bytes = std::fs::read(&dtb).map_err(|e| format!("{}: {e}", dtb.display()))?;
     let fdt = fdt::Fdt::new(&bytes).map_err(|e| format!("{}: not a DTB ({e:?})", dtb.display()))?;
@@ -108,6 +111,36 @@ pub fn board_dts(tree: &Path, arch: Arch, dts: &str, includes: &[PathBuf]) -> Re
         name.push_str(&format!(" + {}", i.display()));
     }
     Ok(BoardDts { labels, compatible, name })
+}
+
+/// dtc's positions in the wrapper (`WRAPPER:L.C-L2.C2`, line L being the
+/// `#include` of `files[L-1]`, where dtc lands when an included file ends
+/// inside a node, e.g. an unclosed `{`) named by that file instead of the
+/// deleted temporary wrapper.
+fn wrapper_lines_named(msg: &str, wrapper: &Path, files: &[&PathBuf]) -> String {
+    let w = wrapper.display().to_string();
+    let mut out = String::new();
+    let mut rest = msg;
+    while let Some(i) = rest.find(&w) {
+        out.push_str(&rest[..i]);
+        let after = &rest[i + w.len()..];
+        let line: String = after.strip_prefix(':').unwrap_or("").chars().take_while(char::is_ascii_digit).collect();
+        let file = line.parse::<usize>().ok().and_then(|l| l.checked_sub(1)).and_then(|k| files.get(k));
+        match file {
+            Some(f) => {
+                out.push_str(&format!("the end of {}:", f.display()));
+                // skip the position: up to the next whitespace
+                let end = after.find(char::is_whitespace).unwrap_or(after.len());
+                rest = &after[end..];
+            }
+            None => {
+                out.push_str(&w);
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 #[cfg(test)]
@@ -133,5 +166,29 @@ mod tests {
         assert!(d.compatible.iter().any(|c| c == "xlnx,zynqmp"), "{:?}", d.compatible);
         let e = board_dts(&tree, Arch::Arm64, "xilinx/no-such-board.dts", &[]).expect_err("missing DTS");
         assert!(e.contains("does not exist"), "{e}");
+        // An include that ends inside a node: dtc stops at the wrapper's
+        // line of that include; the message names the include, not the
+        // deleted wrapper.
+        let tmp = tempfile::tempdir().expect("tmp");
+        let bad = tmp.path().join("bad.dtsi");
+        std::fs::write(&bad, "/ { broken\n").expect("write");
+        let e = board_dts(&tree, Arch::Arm64, "xilinx/zynqmp-zcu102-rev1.0.dts", &[bad.clone()]).expect_err("bad");
+        assert!(e.contains(&format!("the end of {}", bad.display())), "{e}");
+        assert!(!e.contains("board.dts:"), "{e}");
+    }
+
+    #[test]
+    fn wrapper_positions_name_the_included_file() {
+        let (w, a, b) = (Path::new("/t/board.dts"), PathBuf::from("/k/a.dts"), PathBuf::from("/d/b.dtsi"));
+        let files = [&a, &b];
+        assert_eq!(
+            wrapper_lines_named("Error: /t/board.dts:2.34-3.1 syntax error", w, &files),
+            "Error: the end of /d/b.dtsi: syntax error"
+        );
+        assert_eq!(wrapper_lines_named("/t/board.dts:1.5-6 x", w, &files), "the end of /k/a.dts: x");
+        // a line past the files, or none: left as dtc wrote it
+        assert_eq!(wrapper_lines_named("/t/board.dts:3.1 x", w, &files), "/t/board.dts:3.1 x");
+        assert_eq!(wrapper_lines_named("/t/board.dts: x", w, &files), "/t/board.dts: x");
+        assert_eq!(wrapper_lines_named("/k/a.dts:9.1-2 y", w, &files), "/k/a.dts:9.1-2 y");
     }
 }
