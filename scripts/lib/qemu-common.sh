@@ -10,6 +10,18 @@
 #   ZNQ<<< NAME rc=N       the section ends; N is the command's exit code
 #   ZNQ:DONE uptime=S      everything was written
 
+# seconds_ok VALUE: VALUE is whole seconds >= 1 (`timeout 0` would mean no
+# limit at all, defeating a hard limit; `timeout abc` fails only at boot).
+seconds_ok() {
+    case $1 in '' | *[!0-9]* | 0 | 0*) return 1 ;; esac
+}
+
+# gen_dir_ok DIR: DIR is `zynq-net gen` output (its manifest.json and the
+# tuning plan), so a wrong --gen is refused instead of booting untuned.
+gen_dir_ok() {
+    [ -f "$1/manifest.json" ] && [ -f "$1/tuning/zynq-net.plan" ]
+}
+
 # parse_console CONSOLE DIR: DIR/NAME.txt and DIR/NAME.rc for every section.
 parse_console() {
     rm -rf "$2"

@@ -1,0 +1,39 @@
+"""The QEMU harnesses refuse bad options with exit 2 before they fetch,
+build or boot anything (a typo found after a 20-minute kernel build is a
+wasted hour on a fresh machine). Runs on any host: nothing is booted."""
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+SCRIPTS = ["qemu-zcu102", "qemu-p1020", "qemu-zynq7000"]
+
+
+def run(args, tmp_path):
+    # An empty cache: a check that came after a fetch or build would try
+    # to fill it (and take far longer than the timeout below).
+    env = {"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "ZYNQ_NET_CACHE": str(tmp_path / "cache")}
+    return subprocess.run(args, capture_output=True, text=True, env=env, timeout=60, check=False)
+
+
+@pytest.mark.parametrize("script", SCRIPTS)
+@pytest.mark.parametrize("value", ["abc", "0", "", "-5", "1.5"])
+def test_timeout_is_whole_seconds_of_at_least_one(script, value, tmp_path):
+    """`timeout 0` is no limit at all and `timeout abc` failed only at boot
+    (exit 1, "the guest did not report"): both are usage errors."""
+    res = run([str(ROOT / "scripts" / script), "--timeout", value, "--no-boot", "--out", str(tmp_path / "o")], tmp_path)
+    assert res.returncode == 2, res.stderr
+    # an empty value stops at the shell's own ${2:?--timeout needs seconds}
+    want = "--timeout needs seconds" if value == "" else f"--timeout {value}: expected whole seconds >= 1"
+    assert want in res.stderr, res.stderr
+    assert not (tmp_path / "cache").exists(), "refused before the cache was touched"
+
+
+def test_p1020_kernel_board_must_exist(tmp_path):
+    """A missing --kernel-board made the kernel's kconfig check vanish
+    silently (exit 0, the error only inside kconfig-report.txt)."""
+    res = run([str(ROOT / "scripts/qemu-p1020"), "--kernel-board", str(tmp_path / "none.yml"), "--no-boot"], tmp_path)
+    assert res.returncode == 2, res.stderr
+    assert "--kernel-board" in res.stderr and "no such file" in res.stderr, res.stderr
+    assert not (tmp_path / "cache").exists()
