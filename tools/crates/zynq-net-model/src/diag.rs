@@ -143,7 +143,7 @@ impl fmt::Display for Rendered<'_> {
             f,
             "{kind}[{}]: {}:{}:{}: {}",
             self.d.rule.id(),
-            printable(&self.file.display().to_string()),
+            crate::out::escaped_path(self.file),
             self.d.pos.line,
             self.d.pos.col,
             crate::out::escaped(&shorten(&self.d.message))
@@ -197,10 +197,7 @@ impl Diagnostics {
         if let Some(n) = &self.note {
             out.push_str(&format!("note: {n}\n"));
         }
-        out.push_str(&format!(
-            "{}: {errors} error(s), {warnings} warning(s)\n",
-            printable(&self.file.display().to_string())
-        ));
+        out.push_str(&format!("{}: {errors} error(s), {warnings} warning(s)\n", crate::out::escaped_path(&self.file)));
         out
     }
 }
@@ -262,6 +259,10 @@ mod tests {
         assert!(out.contains("1 | name: \u{FFFD}[2J x\u{FFFD}1m\tz\n"), "{out:?}");
         // the caret still points at column 9 (one character per control character)
         assert!(out.contains("  |         ^\n"), "{out:?}");
+        // the file name as escapes, as docs/cli.md says of names and values
+        assert!(out.starts_with("error[yaml-syntax]: b\\u{1b}]0;t\\u{7}.yml:1:9: bad\n"), "{out:?}");
+        let all = Diagnostics { file: "a\nok.yml".into(), source: "x\n".into(), items: vec![d], note: None }.render();
+        assert!(all.ends_with("a\\nok.yml: 1 error(s), 0 warning(s)\n"), "{all:?}");
     }
 
     #[test]
