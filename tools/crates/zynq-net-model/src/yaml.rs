@@ -289,7 +289,7 @@ pub fn load(text: &str) -> Result<(Value, SourceMap), Vec<Diagnostic>> {
                 } else {
                     d
                 };
-                return Err(vec![Diagnostic { pos: Pos { line: m.line(), col: m.col() + 1 }, ..d }]);
+                return Err(vec![at_marker(text, m.index(), m.line(), m.col(), d)]);
             }
         };
         let pos = Pos { line: span.start.line(), col: span.start.col() + 1 };
@@ -698,6 +698,21 @@ fn scalar(s: &Scalar<'_>) -> Value {
     }
 }
 
+/// A syntax error at the scanner's marker (`index` in chars, `line`
+/// 1-based, `col` 0-based). At the end of the text (an unclosed `[` or
+/// quote) the marker sits one line past a file that ends without a newline:
+/// the error is put on the last character instead, and says it was the end.
+fn at_marker(text: &str, index: usize, line: usize, col: usize, d: Diagnostic) -> Diagnostic {
+    if index < text.chars().count() || text.is_empty() {
+        return Diagnostic { pos: Pos { line, col: col + 1 }, ..d };
+    }
+    let body = text.strip_suffix('\n').unwrap_or(text);
+    let last_line = body.split('\n').count();
+    let last_col = body.rsplit('\n').next().map_or(0, |l| l.chars().count());
+    let message = format!("{} (at the end of the file)", d.message);
+    Diagnostic { pos: Pos { line: last_line, col: last_col.max(1) }, message, ..d }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -718,10 +733,8 @@ mod tests {
         }
         let docs = MarkedYaml::load_from_str(text).map_err(|e| {
             let m = e.marker();
-            vec![Diagnostic {
-                pos: Pos { line: m.line(), col: m.col() + 1 },
-                ..Diagnostic::new(Rule::YamlSyntax, "", format!("YAML syntax error: {}", e.info()))
-            }]
+            let d = Diagnostic::new(Rule::YamlSyntax, "", format!("YAML syntax error: {}", e.info()));
+            vec![at_marker(text, m.index(), m.line(), m.col(), d)]
         })?;
         let mut map = SourceMap::default();
         let mut errors = dups.found;
@@ -1090,5 +1103,20 @@ mod tests {
         let e = load(&text).unwrap_err();
         let got: Vec<_> = e.iter().map(|d| d.rule).collect();
         assert_eq!(got, [Rule::YamlAlias], "{e:?}");
+    }
+
+    /// A file that ends inside a flow collection: the error sits on the
+    /// file's last character and says it is the end, with or without a
+    /// final newline (the scanner's marker is one line past the text); an
+    /// error inside the text keeps the scanner's position.
+    #[test]
+    fn a_syntax_error_at_the_end_points_into_the_file() {
+        for text in ["board:\n  name: [a, bc", "board:\n  name: [a, bc\n"] {
+            let e = load(text).unwrap_err();
+            assert_eq!((e[0].rule, e[0].pos.line, e[0].pos.col), (Rule::YamlSyntax, 2, 14), "{text:?}: {e:?}");
+            assert!(e[0].message.ends_with("(at the end of the file)"), "{e:?}");
+        }
+        let e = load("a: [1, 2\nb: ]\nc: 3\n").unwrap_err();
+        assert!(e[0].pos.line <= 2 && !e[0].message.contains("end of the file"), "{e:?}");
     }
 }
