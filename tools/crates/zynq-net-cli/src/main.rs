@@ -159,14 +159,8 @@ fn load_stdin() -> Result<zynq_net_model::LoadedBoard, LoadError> {
         .take(zynq_net_model::MAX_BOARD_BYTES + 1)
         .read_to_end(&mut bytes)
         .map_err(|source| LoadError::Io { path: file.to_path_buf(), source })?;
-    if bytes.len() as u64 > zynq_net_model::MAX_BOARD_BYTES {
-        let why = format!("larger than {} MiB: not a board file", zynq_net_model::MAX_BOARD_BYTES >> 20);
-        return Err(LoadError::Io { path: file.to_path_buf(), source: std::io::Error::other(why) });
-    }
-    let text = String::from_utf8(bytes).map_err(|e| LoadError::Io {
-        path: file.to_path_buf(),
-        source: std::io::Error::other(format!("not UTF-8 text (byte offset {})", e.utf8_error().valid_up_to())),
-    })?;
+    let read = (bytes.len() as u64 <= zynq_net_model::MAX_BOARD_BYTES).then_some(bytes);
+    let text = zynq_net_model::board_text(file, read)?;
     zynq_net_model::load_board_str(file, &text).map_err(LoadError::Invalid)
 }
 

@@ -34,6 +34,26 @@ fn board(name: &str) -> PathBuf {
     root().join("meta-zynq-net/boards").join(format!("{name}.yml"))
 }
 
+/// `zynq-net ARGS` with `input` on standard input.
+fn run_with_stdin(args: &[&str], input: Vec<u8>) -> Output {
+    use std::io::Write;
+    let mut child = Command::new(bin())
+        .args(args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn zynq-net");
+    let mut stdin = child.stdin.take().expect("stdin");
+    // the tool stops reading past 1 MiB: a broken pipe is its answer, not an error
+    let writer = std::thread::spawn(move || {
+        let _ = stdin.write_all(&input);
+    });
+    let o = child.wait_with_output().expect("zynq-net runs");
+    writer.join().expect("writer");
+    o
+}
+
 fn run(args: &[&str]) -> Output {
     Command::new(bin()).args(args).output().expect("run zynq-net")
 }
@@ -573,6 +593,14 @@ fn every_rule_has_a_failing_fixture() {
         fs::write(&f, bytes).expect("write");
         check_expectations(&f, name, &[Expect { rule, pos: pos.into(), msg: msg.into() }]);
         covered.insert(rule);
+        if matches!(rule, Rule::FileTooLarge | Rule::NotUtf8) {
+            // the same bytes on standard input: the same rule and exit 1
+            // (it was an I/O error, exit 2, with another wording)
+            let o = run_with_stdin(&["check", "-"], fs::read(&f).expect("read"));
+            let err = String::from_utf8_lossy(&o.stderr);
+            assert_eq!(o.status.code(), Some(1), "{name} on stdin: {err}");
+            assert!(err.contains(&format!("error[{}]: <stdin>:{pos}: {msg}", rule.id())), "{name} on stdin: {err}");
+        }
     }
     // Rules that need the kernel tree's board DTS (`--kernel-tree`): their
     // failing cases are in tests/dtb_verify.rs

@@ -345,6 +345,17 @@ fn read_bounded(path: &Path) -> Result<String, LoadError> {
     // Bounded read: a board is kilobytes; /dev/zero or a stray image file is refused.
     let read =
         read_at_most(path, MAX_BOARD_BYTES).map_err(|source| LoadError::Io { path: path.to_path_buf(), source })?;
+    board_text(path, read)
+}
+
+/// The text of a board read by [`read_at_most`] with [`MAX_BOARD_BYTES`]
+/// (`None`: more than that), named `path` in diagnostics; also for a board
+/// read from standard input, so both say the same (rules file-too-large,
+/// not-utf8; exit 1).
+///
+/// # Errors
+/// [`LoadError::Invalid`] with the file-too-large or not-utf8 diagnostic.
+pub fn board_text(path: &Path, read: Option<Vec<u8>>) -> Result<String, LoadError> {
     let Some(bytes) = read else {
         let d = Diagnostic {
             pos: Pos { line: 1, col: 1 },
