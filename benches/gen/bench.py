@@ -16,9 +16,9 @@ when the CPU has them. The instruction columns are left out, saying so,
 when valgrind is not installed. Prints a table; not a test (timings depend on the
 machine).
 
-The binary measured is the one shipped: tools/Cargo.toml's `dist` profile
-(fat LTO; the Yocto recipe builds the same), built first when no `--bin` is
-given. `--bin tools/target/release/zynq-net` measures the test build.
+The binary measured is tools/Cargo.toml's `dist` profile (fat LTO; the
+Yocto recipe builds its build-time generator unoptimised, which costs
+milliseconds per board there), built first when no `--bin` is given. `--bin tools/target/release/zynq-net` measures the test build.
 
 On a shared host the medians drift by 10-30 % from one minute to the next;
 `--against OTHER` times the 64x16 `gen` of both binaries interleaved, run

@@ -84,6 +84,12 @@ def test_place_run_records_what_ran(farm, dut, tmp_path):
     st = rec["dut"]["tuning_status"]
     assert st["exit"] == 0 and st["verdict"] == "in force", st
     assert "tcp_rmem" in json.dumps(st["report"]), st
+    # image.json, what `bench compare` holds runs against: the place's board
+    # tag, the DUT's kernel and plan (no image files: the DUT was not booted)
+    ident = json.loads((run / "image.json").read_text())
+    assert ident == {"format": "zynq-net-image 1", "booted_by": f"zynq-net-farm place {farm.place}",
+                     "board": "netns_lab", "kernel_release": os.uname().release,
+                     "kernel_version": os.uname().version, "plan_sha256": plan_sha}, ident
     # the targets the bench used: the DUT and tester over ssh, from the place
     t = json.loads((run / "farm-targets.json").read_text())
     assert t["client"]["host"]["dest"] == f"root@{farm.dut_addr}" and t["client"]["address"] == farm.dut_addr

@@ -16,6 +16,7 @@ use zynq_net_model::{eout, eoutln, outln};
 use crate::ablate::{self, groups, Design, Dut};
 use crate::compare;
 use crate::error::BenchError;
+use crate::image;
 use crate::lab::{self, LabOptions};
 use crate::plan::{Plan, PLAN_FORMAT};
 use crate::records::{self, files, AblateTrial};
@@ -288,17 +289,36 @@ pub fn rfc2544(input: &PlanInput, output: &Path, o: &Rfc2544Overrides, quiet: bo
 
 /// `bench compare A B`: the comparison on stdout, `compare.md` and
 /// `compare.json` in `output`; [`Outcome::Worse`] only with `fail_on_worse`.
+/// First, [`image::check_same`]: runs whose `image.json` records differ (or
+/// only one of which has one) are refused unless `allow_different_images`,
+/// which puts the differences at the top of the Markdown and on stderr.
 ///
 /// # Errors
-/// A run directory without results, damaged results, an unwritable `output`.
-pub fn compare(a: &Path, b: &Path, output: Option<&Path>, fail_on_worse: bool) -> Result<Outcome, BenchError> {
+/// A run directory without results, damaged results, a damaged
+/// `image.json`, runs of different images, an unwritable `output`.
+pub fn compare(
+    a: &Path,
+    b: &Path,
+    output: Option<&Path>,
+    fail_on_worse: bool,
+    allow_different_images: bool,
+) -> Result<Outcome, BenchError> {
     let (ra, xa) = compare::load_run(a)?;
     let (rb, xb) = compare::load_run(b)?;
-    let mut c = compare::compare_records(&a.display().to_string(), &ra, &b.display().to_string(), &rb);
+    let (la, lb) = (a.display().to_string(), b.display().to_string());
+    let notes =
+        image::check_same(&la, image::load(a)?.as_ref(), &lb, image::load(b)?.as_ref(), allow_different_images)?;
+    let mut c = compare::compare_records(&la, &ra, &lb, &rb);
     if let (Some(xa), Some(xb)) = (&xa, &xb) {
         compare::compare_rfc2544(&mut c, xa, xb);
     }
-    let md = compare::to_markdown(&c);
+    let mut md = compare::to_markdown(&c);
+    if !notes.is_empty() {
+        for n in &notes {
+            eoutln!("zynq-net: warning: {n}");
+        }
+        md = notes.iter().map(|n| format!("> {n}\n")).collect::<String>() + "\n" + &md;
+    }
     zynq_net_model::out!("{md}");
     if let Some(o) = output {
         std::fs::create_dir_all(o).map_err(|e| BenchError::io(o, e))?;
@@ -693,7 +713,7 @@ mod tests {
         let worse = run_dir(tmp.path(), "worse", &[50e6, 52e6, 51e6]);
         let better = run_dir(tmp.path(), "better", &[200e6, 202e6, 201e6]);
         let out = tmp.path().join("cmp");
-        let code = |b: &Path, fail: bool| compare(&a, b, Some(&out), fail).unwrap();
+        let code = |b: &Path, fail: bool| compare(&a, b, Some(&out), fail, false).unwrap();
         assert_eq!(code(&worse, true), Outcome::Worse(1));
         let json = std::fs::read_to_string(out.join("compare.json")).unwrap();
         assert!(json.contains("\"worse\"") && out.join("compare.md").exists(), "{json}");

@@ -9,6 +9,8 @@
 //! - [`records`]: the result records the runners write and the presenters
 //!   (report, chart, compare, the ablation report) read;
 //! - [`compare`]: A vs B with repeat-based noise estimates;
+//! - [`image`]: the image a run measured (`image.json`) and compare's
+//!   check that A and B measured the same one;
 //! - [`report`]: Markdown, CSV, JSON and a self-contained HTML page with SVG plots;
 //! - [`ablate`]: which groups of tuning steps help and which hurt
 //!   (leave-one-out, randomised interleaved order, simultaneous intervals);
@@ -25,6 +27,7 @@ pub mod compare;
 pub mod cpu;
 pub mod error;
 pub mod exec;
+pub mod image;
 pub mod iperf;
 pub mod lab;
 pub mod plan;

@@ -86,6 +86,11 @@ pub enum BenchCommand {
         /// Exit 1 when a cell is worse beyond noise.
         #[arg(long)]
         fail_on_worse: bool,
+        /// Compare runs whose image.json say they measured different
+        /// images (another board, kernel, image or tuning plan), or only
+        /// one of which says what it measured; refused otherwise (exit 2).
+        #[arg(long)]
+        allow_different_images: bool,
     },
     /// Which groups of tuning steps help and which hurt: the full plan, the
     /// plan without each group, and the untuned DUT, in random interleaved
@@ -356,8 +361,8 @@ pub fn run_bench(cmd: BenchCommand) -> Result<Outcome, BenchError> {
             };
             commands::rfc2544(&input.to_input(), &output, &o, quiet)
         }
-        BenchCommand::Compare { a, b, output, fail_on_worse } => {
-            commands::compare(&a, &b, output.as_deref(), fail_on_worse)
+        BenchCommand::Compare { a, b, output, fail_on_worse, allow_different_images } => {
+            commands::compare(&a, &b, output.as_deref(), fail_on_worse, allow_different_images)
         }
         BenchCommand::Ablate(a) => commands::ablate(&a.to_options()),
         BenchCommand::Report { dir, output } => commands::report(&dir, output.as_deref()),

@@ -207,6 +207,30 @@ fn rfc2544_writes_its_result_trials_and_plan_and_compare_reads_two_of_them() {
     assert_eq!(run_bench(&["compare", s(&a), s(&slow)]).unwrap(), 0, "worse, not asked to fail");
     assert_eq!(run_bench(&["compare", s(&slow), s(&a), "-o", s(&cmp), "--fail-on-worse"]).unwrap(), 0);
     assert_eq!(json(&cmp.join("compare.json"))["frames"][0]["verdict"], "better");
+    // What each run measured (image.json, as scripts/zynq-net-farm writes
+    // it): the same image compares; another plan is refused (exit 2, the
+    // difference and the override named, nothing written) unless asked;
+    // one run without a record is refused the same way.
+    let image = |plan: &str| {
+        format!(
+            r#"{{"format": "zynq-net-image 1", "board": "p1020_qemu", "kernel_release": "6.12.57", "plan_sha256": "{plan}"}}"#
+        )
+    };
+    std::fs::write(a.join("image.json"), image("aa")).unwrap();
+    let e = run_bench(&["compare", s(&a), s(&slow)]).unwrap_err();
+    assert!(e.contains("B (") && e.contains("has no image.json") && e.contains("--allow-different-images"), "{e}");
+    std::fs::write(slow.join("image.json"), image("aa")).unwrap();
+    assert_eq!(run_bench(&["compare", s(&a), s(&slow), "--fail-on-worse"]).unwrap(), 1, "same image: compared");
+    std::fs::write(slow.join("image.json"), image("bb")).unwrap();
+    let cmp2 = tmp.path().join("cmp2");
+    let e = run_bench(&["compare", s(&a), s(&slow), "-o", s(&cmp2), "--fail-on-worse"]).unwrap_err();
+    assert!(e.starts_with("not comparing ") && e.contains("plan_sha256: A aa, B bb"), "{e}");
+    assert!(!cmp2.exists(), "a refused comparison writes nothing");
+    let (code, out, err) = bench_process(&["compare", s(&a), s(&slow), "-o", s(&cmp2), "--allow-different-images"]);
+    assert_eq!(code, 0, "{err}");
+    let note = "different images, compared as asked: plan_sha256: A aa, B bb";
+    assert!(err.contains(note) && out.starts_with(&format!("> {note}")), "{out}\n{err}");
+    assert!(std::fs::read_to_string(cmp2.join("compare.md")).unwrap().starts_with(&format!("> {note}")));
 }
 
 #[test]
