@@ -307,9 +307,17 @@ static int transact(struct buf *b, uint32_t first, uint32_t n, const char *const
 				struct nlmsgerr *err = NLMSG_DATA(h);
 
 				if (err->error != 0) {
-					fprintf(stderr, "flowtable-load: the kernel refused %s: %s\n",
-						msg_name(h->nlmsg_seq, names, first, n),
-						strerror(-err->error));
+					const char *what = msg_name(h->nlmsg_seq, names, first, n);
+
+					fprintf(stderr, "flowtable-load: the kernel refused %s: %s%s\n",
+						what, strerror(-err->error),
+						/* nf_tables answers ENOENT for a flowtable when no
+						 * flowtable type is registered
+						 * (net/netfilter/nf_tables_api.c:
+						 * nft_flowtable_type_get), as nft shows too */
+						(-err->error == ENOENT && strcmp(what, "the flowtable") == 0)
+							? " (a kernel without CONFIG_NF_FLOW_TABLE and "
+							  "CONFIG_NF_FLOW_TABLE_INET?)" : "");
 					rc = 1;
 					break;
 				}
