@@ -44,7 +44,18 @@ env:  ZYNQ_NET_PROC ZYNQ_NET_SYS ZYNQ_NET_STATE ZYNQ_NET_LOG ZYNQ_NET_LOCK
 EOF
 }
 
-die() { printf 'zynq-net-apply: %s\n' "$1" >&2; exit "${2:-2}"; }
+# printable TEXT: PR is TEXT with each control character as '?' (a plan
+# line or an argument echoed to the terminal must not drive it: ESC
+# sequences clear the screen or set the title). Per character: for error
+# messages and unknown verbs only, never on the step path.
+printable() {
+	PR='' pr_s=$1
+	while [ -n "$pr_s" ]; do
+		pr_c=${pr_s%"${pr_s#?}"}; pr_s=${pr_s#?}
+		case $pr_c in [[:cntrl:]]) PR="$PR?" ;; *) PR="$PR$pr_c" ;; esac
+	done
+}
+die() { printable "$1"; printf 'zynq-net-apply: %s\n' "$PR" >&2; exit "${2:-2}"; }
 
 # --- output
 CNT_A=0 CNT_U=0 CNT_S=0 CNT_F=0 CNT_O=0 CNT_D=0 CNT_R=0
@@ -1120,7 +1131,10 @@ read_plan() {
 			esac
 		fi
 		if is_verb "$rpn_verb"; then "v_${rpn_verb}_run" "$@"
-		else report skipped "$rpn_verb" "${1:--}" - "" "" "unknown verb (newer plan?)"; fi
+		else
+			printable "$rpn_verb"; rpn_verb=$PR; printable "${1:--}"
+			report skipped "$rpn_verb" "$PR" - "" "" "unknown verb (newer plan?)"
+		fi
 	done 3<"$PLAN"
 	[ $rpn_ver = 1 ] || die "$PLAN: empty plan (no 'zynq-net-plan 2' line)"
 	if [ "$rpn_pass" = check ]; then

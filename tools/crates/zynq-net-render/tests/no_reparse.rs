@@ -53,6 +53,8 @@ const ALLOWED: &[(&str, &str, &str)] = &[
         "u16::from_str_radix(id.trim_start_matches(\"0x\")",
         "`verify`: xlnx,channel-ids strings read back from a compiled DTB",
     ),
+    ("zynq-net-render/src/kernel_dts.rs", "line.parse::<usize>()", "a line number in dtc's error message"),
+    ("zynq-net-bench/src/image.rs", "serde_json::from_str(&text)", "a run's image.json, written by the farm client"),
     ("zynq-net-bench/src/lab.rs", "cur.parse::<u64>()", "a /proc/sys value read on the lab host"),
     ("zynq-net-bench/src/lab.rs", "serde_json::from_str(&t)", "the lab's own JSON state file"),
     (
