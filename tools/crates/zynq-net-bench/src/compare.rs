@@ -357,6 +357,23 @@ mod tests {
         assert!(!md.contains("| cell |"), "no matrix table without cells: {md}");
     }
 
+    /// `compare`'s Markdown, byte for byte (tests/golden/compare/).
+    #[test]
+    fn compare_markdown_is_the_golden() {
+        let mut bound = rec("x", 2e6);
+        bound.cpu_bound = vec!["client cpu1 97%".into()];
+        let a = vec![bound.clone(), rec("x", 4e6), rec("y", 1e6), rec("z", 0.0), rec("z", 0.0), rec("only-a", 1.0)];
+        let b = vec![bound, rec("x", 2e6), rec("y", 2e6), rec("z", 3e6), rec("z", 2e6)];
+        let mut c = compare_records("runs/a", &a, "runs/b", &b);
+        let ra = rfc(1.0, &[(64, 100_000.0), (512, 20_000.0), (1024, 10_000.0)]);
+        let rb = rfc(2.0, &[(64, 101_500.0), (512, 20_500.0), (1024, 9_000.0)]);
+        compare_rfc2544(&mut c, &ra, &rb);
+        crate::golden::check("compare/compare.md", &to_markdown(&c));
+        c.frames.clear();
+        c.unmatched.clear();
+        crate::golden::check("compare/cells-only.md", &to_markdown(&c));
+    }
+
     #[test]
     fn markdown_rows_of_cells() {
         let mut bound = rec("x", 2e6);

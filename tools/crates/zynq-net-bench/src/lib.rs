@@ -25,6 +25,8 @@ pub mod compare;
 pub mod cpu;
 pub mod error;
 pub mod exec;
+#[cfg(test)]
+mod golden;
 pub mod iperf;
 pub mod lab;
 pub mod plan;

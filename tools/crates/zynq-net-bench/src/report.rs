@@ -736,6 +736,34 @@ mod tests {
         assert!(!to_html(&r).contains("plot-rfc2544"));
     }
 
+    /// Every file `report` writes, byte for byte (tests/golden/report/),
+    /// with the plan of a two-cell matrix.
+    #[test]
+    fn report_files_are_the_goldens() {
+        let d = run_dir(true);
+        let mut r = load(d.path()).unwrap();
+        r.title = "zcu102 <lab> & co".into();
+        let spec = crate::spec::BenchSpec {
+            protocols: vec![crate::iperf::Protocol::Tcp, crate::iperf::Protocol::Udp],
+            ..crate::spec::BenchSpec::default()
+        };
+        let mut plan = crate::plan::Plan::from_spec(Some("zcu102".into()), &spec);
+        plan.cells.truncate(2);
+        plan.cells[0].id = "tcp".into();
+        plan.cells[1].id = "udp".into();
+        r.plan = Some(plan);
+        let out = tempfile::tempdir().unwrap();
+        for p in write_all(&r, out.path()).unwrap() {
+            let name = p.file_name().unwrap().to_string_lossy().into_owned();
+            crate::golden::check(&format!("report/{name}"), &std::fs::read_to_string(&p).unwrap());
+        }
+        r.rfc2544 = None;
+        crate::golden::check("report/no-rfc2544.md", &to_markdown(&r));
+        r.cells.clear();
+        r.run = None;
+        crate::golden::check("report/rfc2544-only.html", &to_html(&Report { rfc2544: Some(frames()), ..r }));
+    }
+
     /// With the plan, each CSV row has its own cell's protocol, direction,
     /// MTU and streams.
     #[test]

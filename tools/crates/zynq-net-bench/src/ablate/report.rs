@@ -502,6 +502,7 @@ mod tests {
         assert!(!plan.lines().any(|l| l.starts_with("offload ")), "{plan}");
         assert!(plan.contains("\nsysctl net.ipv4.tcp_notsent_lowat 16384\n"), "{plan}");
         let md = to_markdown(&d, &r);
+        crate::golden::check("ablate/suggestion.md", &md);
         assert!(md.contains("| offloads | 1 |") && md.contains("**hurts**") && md.contains("**helps**"));
         // offloads' step was applied (changed the DUT): no "changed nothing" note on its rows;
         // xps' was skipped: the note.
@@ -655,6 +656,12 @@ mod tests {
         let alone = "| no step of the group changed anything on the DUT: its variant equals full |";
         assert!(md.lines().any(|l| l.starts_with("| offloads |") && l.ends_with(alone)), "{md}");
         assert!(!md.contains("| ; "), "{md}");
+        // Every report file, byte for byte (tests/golden/ablate/).
+        let out = tempfile::tempdir().unwrap();
+        for p in write_all(&d, &r, None, out.path()).unwrap() {
+            let name = p.file_name().unwrap().to_string_lossy().into_owned();
+            crate::golden::check(&format!("ablate/{name}"), &std::fs::read_to_string(&p).unwrap());
+        }
     }
 
     /// Effects pair each round's trials: a group whose effect swings from
