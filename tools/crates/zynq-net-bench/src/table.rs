@@ -346,7 +346,9 @@ mod tests {
     fn a_document_in_markdown_and_html() {
         let mut d = Doc::default();
         d.push(Block::H1("T <1>".into()));
-        d.push(Block::Para(Inline::text("Plan: ").code("a<b").and(", ").em("helps").and(" & ").strong("<more>").and(".")));
+        d.push(Block::Para(
+            Inline::text("Plan: ").code("a<b").and(", ").em("helps").and(" & ").strong("<more>").and("."),
+        ));
         d.push(Block::Table(sample()));
         d.push(Block::List { lead: Some("Notes:".into()), items: vec!["one".into(), "two".into()] });
         d.push(Block::List { lead: None, items: vec!["three".into()] });
