@@ -69,6 +69,9 @@ pub struct Rfc2544Spec {
     pub resolution_percent: f64,
 }
 
+/// Fixed values for unit tests that build settings by hand (the runner's
+/// come from the model's section: [`BenchSpec::from_model`]).
+#[cfg(test)]
 impl Default for Rfc2544Spec {
     fn default() -> Self {
         Rfc2544Spec {
@@ -122,7 +125,9 @@ pub struct BenchSpec {
 /// Fixed values for unit tests that build a spec by hand; a bench input's
 /// spec comes from [`BenchSpec::from_model`], whose defaults are the
 /// model's (3 repeats and 2 s / 10 s RFC 2544 trials where this has 1 and
-/// 1 s / 5 s).
+/// 1 s / 5 s). Tests only: no runner path starts from other defaults
+/// than the model's.
+#[cfg(test)]
 impl Default for BenchSpec {
     fn default() -> Self {
         BenchSpec {
