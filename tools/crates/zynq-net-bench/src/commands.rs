@@ -145,7 +145,7 @@ pub fn load_plan(path: &Path, o: &Overrides) -> Result<Plan, BenchError> {
         if let Some(r) = o.repeats {
             plan.spec.repeats = r;
         }
-        plan.spec.validate()?;
+        plan.spec.check()?;
         let targets = plan.targets.take();
         plan = Plan::from_spec(plan.board.clone(), &plan.spec);
         plan.targets = targets;
@@ -231,7 +231,7 @@ pub fn rfc2544(input: &PlanInput, output: &Path, o: &Rfc2544Overrides, quiet: bo
         r.max_trials = o.max_trials.unwrap_or(r.max_trials);
         r.loss_tolerance_percent = o.loss_tolerance.unwrap_or(r.loss_tolerance_percent);
         r.resolution_percent = o.resolution.unwrap_or(r.resolution_percent);
-        s.validate()?;
+        s.check()?;
     }
     let ctx = Context::new(&targets, &plan)?; // first: unreachable targets leave OUTPUT as it was
     std::fs::create_dir_all(output).map_err(|e| BenchError::io(output, e))?;
@@ -438,7 +438,7 @@ pub fn ablate(a: &AblateOptions) -> Result<Outcome, BenchError> {
         spec.duration = f64::from(d);
     }
     spec.repeats = a.repeats;
-    spec.validate()?;
+    spec.check()?;
     let mut bench = Plan::from_spec(Some(board_name.clone()), &spec);
     bench.targets = board_targets;
     let mut cells = bench.cells.clone();
