@@ -144,7 +144,7 @@ pub fn load_plan(path: &Path, o: &Overrides) -> Result<Plan, BenchError> {
         if let Some(r) = o.repeats {
             plan.spec.repeats = r;
         }
-        plan.spec.validate()?;
+        plan.spec.check()?;
         let targets = plan.targets.take();
         plan = Plan::from_spec(plan.board.clone(), &plan.spec);
         plan.targets = targets;
@@ -193,10 +193,11 @@ pub struct Rfc2544Overrides {
     pub frame_sizes: Vec<u32>,
     /// Line rate.
     pub line_rate: Option<Rate>,
-    /// Seconds per search trial.
-    pub trial_seconds: Option<f64>,
-    /// Seconds of the confirmation trial.
-    pub confirm_seconds: Option<f64>,
+    /// Seconds per search trial, 1 to 86400 (the file's `trial_s`, whole
+    /// seconds: iperf3 reads `-t` as a whole number).
+    pub trial_seconds: Option<u32>,
+    /// Seconds of the confirmation trial, 1 to 86400 (the file's `confirm_s`).
+    pub confirm_seconds: Option<u32>,
     /// Search trials per frame size.
     pub max_trials: Option<u32>,
     /// Loss counted as zero, percent.
@@ -224,12 +225,12 @@ pub fn rfc2544(input: &PlanInput, output: &Path, o: &Rfc2544Overrides, quiet: bo
             s.line_rate = l;
         }
         let r = &mut s.rfc2544;
-        r.trial_seconds = o.trial_seconds.unwrap_or(r.trial_seconds);
-        r.confirm_seconds = o.confirm_seconds.unwrap_or(r.confirm_seconds);
+        r.trial_seconds = o.trial_seconds.map_or(r.trial_seconds, f64::from);
+        r.confirm_seconds = o.confirm_seconds.map_or(r.confirm_seconds, f64::from);
         r.max_trials = o.max_trials.unwrap_or(r.max_trials);
         r.loss_tolerance_percent = o.loss_tolerance.unwrap_or(r.loss_tolerance_percent);
         r.resolution_percent = o.resolution.unwrap_or(r.resolution_percent);
-        s.validate()?;
+        s.check()?;
     }
     let ctx = Context::new(&targets, &plan)?; // first: unreachable targets leave OUTPUT as it was
     std::fs::create_dir_all(output).map_err(|e| BenchError::io(output, e))?;
@@ -359,8 +360,9 @@ pub struct AblateOptions {
     pub bench: Option<PathBuf>,
     /// A tuning plan file instead of the one generated from the board.
     pub tuning_plan: Option<PathBuf>,
-    /// Seconds per trial, at least 1 (may be fractional).
-    pub duration: Option<f64>,
+    /// Seconds per trial, 1 to 86400 (the file's `duration_s`, whole
+    /// seconds: iperf3 reads `-t` as a whole number).
+    pub duration: Option<u32>,
     /// Rounds, 2 to 1000.
     pub repeats: u32,
     /// Where it runs.
@@ -451,10 +453,10 @@ pub fn ablate(a: &AblateOptions) -> Result<Outcome, BenchError> {
         }
     };
     if let Some(d) = a.duration {
-        spec.duration = d;
+        spec.duration = f64::from(d);
     }
     spec.repeats = a.repeats;
-    spec.validate()?;
+    spec.check()?;
     let mut bench = Plan::from_spec(Some(board_name.clone()), &spec);
     bench.targets = board_targets;
     let mut cells = bench.cells.clone();

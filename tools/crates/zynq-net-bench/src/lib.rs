@@ -11,6 +11,9 @@
 //! - [`compare`]: A vs B with repeat-based noise estimates;
 //! - [`image`]: the image a run measured (`image.json`) and compare's
 //!   check that A and B measured the same one;
+//! - [`table`]: one table value (and a document of tables, headings,
+//!   paragraphs and lists) with Markdown, CSV and HTML writers, which
+//!   every presenter builds its output from;
 //! - [`report`]: Markdown, CSV, JSON and a self-contained HTML page with SVG plots;
 //! - [`ablate`]: which groups of tuning steps help and which hurt
 //!   (leave-one-out, randomised interleaved order, simultaneous intervals);
@@ -28,6 +31,8 @@ pub mod cpu;
 pub mod error;
 pub mod exec;
 pub mod image;
+#[cfg(test)]
+mod golden;
 pub mod iperf;
 pub mod lab;
 pub mod plan;
@@ -37,6 +42,7 @@ pub mod rfc2544;
 pub mod run;
 pub mod spec;
 pub mod stats;
+pub mod table;
 pub mod targets;
 
 pub use error::BenchError;

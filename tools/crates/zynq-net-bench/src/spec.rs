@@ -13,7 +13,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use zynq_net_model::bench::{Bench, Direction, Protocol};
+use zynq_net_model::bench::{Bench, Direction, Matrix, Protocol, Rfc2544};
 use zynq_net_model::resolve::{CpuSet, ResolvedBench};
 
 use crate::error::BenchError;
@@ -69,6 +69,9 @@ pub struct Rfc2544Spec {
     pub resolution_percent: f64,
 }
 
+/// Fixed values for unit tests that build settings by hand (the runner's
+/// come from the model's section: [`BenchSpec::from_model`]).
+#[cfg(test)]
 impl Default for Rfc2544Spec {
     fn default() -> Self {
         Rfc2544Spec {
@@ -122,7 +125,9 @@ pub struct BenchSpec {
 /// Fixed values for unit tests that build a spec by hand; a bench input's
 /// spec comes from [`BenchSpec::from_model`], whose defaults are the
 /// model's (3 repeats and 2 s / 10 s RFC 2544 trials where this has 1 and
-/// 1 s / 5 s).
+/// 1 s / 5 s). Tests only: no runner path starts from other defaults
+/// than the model's.
+#[cfg(test)]
 impl Default for BenchSpec {
     fn default() -> Self {
         BenchSpec {
@@ -144,20 +149,6 @@ impl Default for BenchSpec {
             zerocopy: false,
         }
     }
-}
-
-/// `x > 0` and not NaN.
-fn positive(x: f64) -> bool {
-    x > 0.0
-}
-
-/// Longest trial iperf3 runs, in seconds (`-t`: src/iperf.h MAX_TIME;
-/// iperf3 refuses more, and the trial would fail as "0 frames/s").
-pub const MAX_SECONDS: f64 = 86400.0;
-
-/// A trial length iperf3 accepts: `0 < x <= MAX_SECONDS`.
-fn seconds_ok(x: f64) -> bool {
-    positive(x) && x <= MAX_SECONDS
 }
 
 fn cpus(s: &CpuSet) -> Vec<usize> {
@@ -199,49 +190,71 @@ impl BenchSpec {
         }
     }
 
-    /// Checks the values command-line overrides can set (`--duration`,
-    /// `--repeats`, `bench rfc2544 --trial-seconds` ...; the file's values
-    /// were checked by the model's rules); collects every problem, naming
-    /// the option.
-    pub fn validate(&self) -> Result<(), BenchError> {
-        let mut errs = Vec::new();
-        if !seconds_ok(self.duration) {
-            errs.push(format!("--duration {}: expected seconds > 0 and at most {MAX_SECONDS}, e.g. 10", self.duration));
+    /// The model's `bench` section for these settings: the matrix and
+    /// the RFC 2544 search (seconds and the line rate as the file writes
+    /// them: whole seconds, whole Mbit/s rounded down); no DUT, peers,
+    /// CPU lists or UDP rate (no option overrides them, and the file's
+    /// were checked with the board).
+    pub fn to_model(&self) -> Bench {
+        // `as` saturates: a NaN or negative figure becomes 0, which the
+        // schema's minimum refuses.
+        let whole = |x: f64| x as u32;
+        Bench {
+            dut: None,
+            peers: Vec::new(),
+            matrix: Some(Matrix {
+                protocols: self.protocols.clone(),
+                directions: self.directions.clone(),
+                mtus: self.mtus.clone(),
+                streams: self.streams.clone(),
+                duration_s: whole(self.duration),
+                omit_s: self.omit,
+                pin_cpus: None,
+                peer_pin_cpus: None,
+                udp_rate: None,
+                tcp_length: self.tcp_length,
+                zerocopy: self.zerocopy,
+                cpu_bound_pct: self.cpu_bound_percent,
+                repeats: self.repeats,
+            }),
+            rfc2544: Some(Rfc2544 {
+                frame_sizes: self.frame_sizes.clone(),
+                line_rate_mbps: whole(self.line_rate.0 / 1e6),
+                loss_tolerance_pct: self.rfc2544.loss_tolerance_percent,
+                trial_s: whole(self.rfc2544.trial_seconds),
+                confirm_s: whole(self.rfc2544.confirm_seconds),
+                max_trials: self.rfc2544.max_trials,
+                resolution_pct: self.rfc2544.resolution_percent,
+            }),
         }
-        if self.repeats == 0 {
-            errs.push("--repeats 0: expected at least 1".to_string());
-        }
-        if !positive(self.line_rate.0) {
-            errs.push(format!("--line-rate {}: expected a rate > 0, e.g. 1G", self.line_rate.0));
-        }
-        for (i, f) in self.frame_sizes.iter().enumerate() {
-            if !(64..=9018).contains(f) {
-                errs.push(format!("--frame-sizes: {f} is outside 64..9018 bytes (RFC 2544 section 9.1, + 9018 jumbo)"));
-            }
-            // once per size, at its second listing (as rule bench-repeated)
-            if self.frame_sizes[..i].iter().filter(|x| *x == f).count() == 1 {
-                errs.push(format!("--frame-sizes: {f} is listed twice (each size is searched once)"));
-            }
-        }
-        let r = &self.rfc2544;
-        if !seconds_ok(r.trial_seconds) {
-            errs.push(format!("--trial-seconds {}: expected seconds > 0 and at most {MAX_SECONDS}", r.trial_seconds));
-        }
-        if !seconds_ok(r.confirm_seconds) {
-            errs.push(format!(
-                "--confirm-seconds {}: expected seconds > 0 and at most {MAX_SECONDS}",
-                r.confirm_seconds
-            ));
-        }
-        if r.max_trials == 0 {
-            errs.push("--max-trials 0: expected at least 1".to_string());
-        }
-        if !(0.0..100.0).contains(&r.loss_tolerance_percent) {
-            errs.push(format!("--loss-tolerance {}: expected percent in [0, 100)", r.loss_tolerance_percent));
-        }
-        if !(r.resolution_percent > 0.0 && r.resolution_percent < 50.0) {
-            errs.push(format!("--resolution {}: expected percent in (0, 50)", r.resolution_percent));
-        }
+    }
+
+    /// Checks the settings after command-line overrides (`--duration`,
+    /// `--repeats`, `bench rfc2544 --frame-sizes` ...) with the model's
+    /// checks of a bench file ([`zynq_net_model::check_bench`]: the
+    /// schema's ranges, the bench rules): every problem at once, each
+    /// named by the option that sets the key and the key in the file
+    /// (`--resolution: 60 is outside (0, 50) percent (the file's
+    /// rfc2544.resolution_pct)`).
+    ///
+    /// # Errors
+    /// [`BenchError::Invalid`], one line per problem.
+    pub fn check(&self) -> Result<(), BenchError> {
+        let errs: Vec<String> = zynq_net_model::check_bench(&self.to_model())
+            .iter()
+            .map(|d| {
+                let key = d.pointer.trim_start_matches('/');
+                // `/rfc2544/frame_sizes/1` is the list's option
+                let flag = FLAGS
+                    .iter()
+                    .find(|(k, _)| key == *k || key.strip_prefix(k).is_some_and(|r| r.starts_with('/')))
+                    .map(|(k, f)| (*f, k.replace('/', ".")));
+                match flag {
+                    Some((f, k)) => format!("{f}: {} (the file's {k})", d.message),
+                    None => format!("{}: {}", key.replace('/', "."), d.message),
+                }
+            })
+            .collect();
         if errs.is_empty() {
             Ok(())
         } else {
@@ -249,6 +262,20 @@ impl BenchSpec {
         }
     }
 }
+
+/// The option that overrides each key of the section, for
+/// [`BenchSpec::check`]'s messages.
+const FLAGS: &[(&str, &str)] = &[
+    ("matrix/duration_s", "--duration"),
+    ("matrix/repeats", "--repeats"),
+    ("rfc2544/frame_sizes", "--frame-sizes"),
+    ("rfc2544/line_rate_mbps", "--line-rate"),
+    ("rfc2544/trial_s", "--trial-seconds"),
+    ("rfc2544/confirm_s", "--confirm-seconds"),
+    ("rfc2544/max_trials", "--max-trials"),
+    ("rfc2544/loss_tolerance_pct", "--loss-tolerance"),
+    ("rfc2544/resolution_pct", "--resolution"),
+];
 
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
@@ -306,7 +333,7 @@ mod tests {
             zerocopy: true,
         };
         assert_eq!(s, want);
-        want.validate().unwrap();
+        want.check().unwrap();
     }
 
     #[test]
@@ -324,14 +351,25 @@ mod tests {
     #[test]
     fn overrides_are_checked_naming_the_option() {
         let s = BenchSpec { repeats: 0, duration: 0.0, ..BenchSpec::default() };
-        let e = s.validate().unwrap_err().to_string();
-        assert!(e.contains("--repeats 0") && e.contains("--duration 0"), "{e}");
+        let e = s.check().unwrap_err().to_string();
+        assert_eq!(
+            e,
+            "--duration: 0 is less than the minimum of 1 (the file's matrix.duration_s)\n\
+--repeats: 0 is less than the minimum of 1 (the file's matrix.repeats)"
+        );
         let s = BenchSpec {
             rfc2544: Rfc2544Spec { resolution_percent: 50.0, ..Rfc2544Spec::default() },
             ..BenchSpec::default()
         };
-        assert!(s.validate().unwrap_err().to_string().contains("--resolution 50"));
-        BenchSpec::default().validate().unwrap();
+        assert_eq!(
+            s.check().unwrap_err().to_string(),
+            "--resolution: 50 is outside (0, 50) percent (the file's rfc2544.resolution_pct)"
+        );
+        BenchSpec::default().check().unwrap();
+        // A key no option sets (a saved plan's) is named by its key.
+        let s = BenchSpec { cpu_bound_percent: 0.0, ..BenchSpec::default() };
+        let e = s.check().unwrap_err().to_string();
+        assert!(e.starts_with("matrix.cpu_bound_pct: 0 is outside"), "{e}");
     }
 
     #[test]
@@ -350,35 +388,44 @@ mod tests {
         let rfc = |r: Rfc2544Spec| BenchSpec { rfc2544: r, ..BenchSpec::default() };
         let d = Rfc2544Spec::default();
         let inside = [
-            BenchSpec { duration: 0.001, repeats: 1, line_rate: Rate(1.0), ..BenchSpec::default() },
-            BenchSpec { frame_sizes: vec![64, 9018], duration: 86400.0, ..BenchSpec::default() },
+            BenchSpec { duration: 1.0, repeats: 1, line_rate: Rate(1e6), ..BenchSpec::default() },
+            BenchSpec { frame_sizes: vec![64, 9018], duration: 86400.0, repeats: 1000, ..BenchSpec::default() },
             rfc(Rfc2544Spec { trial_seconds: 86400.0, confirm_seconds: 86400.0, ..d.clone() }),
-            rfc(Rfc2544Spec { trial_seconds: 0.001, confirm_seconds: 0.001, max_trials: 1, ..d.clone() }),
+            rfc(Rfc2544Spec { trial_seconds: 1.0, confirm_seconds: 1.0, max_trials: 1, ..d.clone() }),
             rfc(Rfc2544Spec { loss_tolerance_percent: 0.0, resolution_percent: 0.001, ..d.clone() }),
             rfc(Rfc2544Spec { loss_tolerance_percent: 99.99, resolution_percent: 49.99, ..d.clone() }),
         ];
         for s in inside {
-            s.validate().unwrap_or_else(|e| panic!("{e}: {s:?}"));
+            s.check().unwrap_or_else(|e| panic!("{e}: {s:?}"));
         }
         let outside = [
-            (BenchSpec { line_rate: Rate(0.0), ..BenchSpec::default() }, "--line-rate 0:"),
-            (BenchSpec { frame_sizes: vec![63], ..BenchSpec::default() }, "--frame-sizes: 63 is outside"),
-            (BenchSpec { frame_sizes: vec![9019], ..BenchSpec::default() }, "--frame-sizes: 9019 is outside"),
-            (rfc(Rfc2544Spec { trial_seconds: 0.0, ..d.clone() }), "--trial-seconds 0:"),
-            (rfc(Rfc2544Spec { confirm_seconds: 0.0, ..d.clone() }), "--confirm-seconds 0:"),
-            (rfc(Rfc2544Spec { max_trials: 0, ..d.clone() }), "--max-trials 0:"),
-            (rfc(Rfc2544Spec { loss_tolerance_percent: 100.0, ..d.clone() }), "--loss-tolerance 100:"),
-            (rfc(Rfc2544Spec { loss_tolerance_percent: -0.1, ..d.clone() }), "--loss-tolerance -0.1:"),
-            (rfc(Rfc2544Spec { resolution_percent: 0.0, ..d.clone() }), "--resolution 0:"),
+            (
+                BenchSpec { line_rate: Rate(0.0), ..BenchSpec::default() },
+                "--line-rate: 0 is less than the minimum of 1",
+            ),
+            // below 1 Mbit/s: the file's line_rate_mbps is whole Mbit/s
+            (BenchSpec { line_rate: Rate(999e3), ..BenchSpec::default() }, "--line-rate: 0 is less"),
+            (BenchSpec { frame_sizes: vec![63], ..BenchSpec::default() }, "--frame-sizes: frame size 63 outside"),
+            (BenchSpec { frame_sizes: vec![9019], ..BenchSpec::default() }, "--frame-sizes: frame size 9019 outside"),
+            (rfc(Rfc2544Spec { trial_seconds: 0.0, ..d.clone() }), "--trial-seconds: 0 is less"),
+            (rfc(Rfc2544Spec { confirm_seconds: 0.0, ..d.clone() }), "--confirm-seconds: 0 is less"),
+            (rfc(Rfc2544Spec { max_trials: 0, ..d.clone() }), "--max-trials: 0 is less"),
+            (rfc(Rfc2544Spec { loss_tolerance_percent: 100.0, ..d.clone() }), "--loss-tolerance: 100 is outside"),
+            (rfc(Rfc2544Spec { loss_tolerance_percent: -0.1, ..d.clone() }), "--loss-tolerance: -0.1 is outside"),
+            (rfc(Rfc2544Spec { resolution_percent: 0.0, ..d.clone() }), "--resolution: 0 is outside"),
             // iperf3 refuses -t above 86400 (src/iperf.h MAX_TIME): refused
             // here, not a trial that fails with "0 frames/s, NOT confirmed"
-            (rfc(Rfc2544Spec { trial_seconds: 86400.5, ..d.clone() }), "--trial-seconds 86400.5:"),
-            (rfc(Rfc2544Spec { confirm_seconds: 86401.0, ..d.clone() }), "--confirm-seconds 86401:"),
-            (BenchSpec { duration: 86401.0, ..BenchSpec::default() }, "--duration 86401:"),
-            (BenchSpec { frame_sizes: vec![64, 128, 64], ..BenchSpec::default() }, "--frame-sizes: 64 is listed twice"),
+            (rfc(Rfc2544Spec { trial_seconds: 86401.0, ..d.clone() }), "--trial-seconds: 86401 is greater"),
+            (rfc(Rfc2544Spec { confirm_seconds: 86401.0, ..d.clone() }), "--confirm-seconds: 86401 is greater"),
+            (BenchSpec { duration: 86401.0, ..BenchSpec::default() }, "--duration: 86401 is greater"),
+            (BenchSpec { repeats: 1001, ..BenchSpec::default() }, "--repeats: 1001 is greater"),
+            (
+                BenchSpec { frame_sizes: vec![64, 128, 64], ..BenchSpec::default() },
+                "--frame-sizes: `64` is listed twice",
+            ),
         ];
         for (s, want) in &outside {
-            let e = s.validate().unwrap_err().to_string();
+            let e = s.check().unwrap_err().to_string();
             assert!(e.starts_with(want) && !e.contains('\n'), "{want}: {e}");
         }
         let all = BenchSpec {
@@ -387,6 +434,6 @@ mod tests {
             rfc2544: Rfc2544Spec { max_trials: 0, resolution_percent: 60.0, ..d },
             ..BenchSpec::default()
         };
-        assert_eq!(all.validate().unwrap_err().to_string().lines().count(), 5);
+        assert_eq!(all.check().unwrap_err().to_string().lines().count(), 5);
     }
 }

@@ -55,12 +55,14 @@ pub enum BenchCommand {
         /// Line rate (e.g. 1G, 200M): upper search bound and 100% mark.
         #[arg(long)]
         line_rate: Option<Rate>,
-        /// Seconds per search trial.
-        #[arg(long)]
-        trial_seconds: Option<f64>,
-        /// Seconds of the confirmation trial.
-        #[arg(long)]
-        confirm_seconds: Option<f64>,
+        /// Seconds per search trial: whole seconds, 1 to 86400 (the file's
+        /// `trial_s`; see --duration for why whole).
+        #[arg(long, value_parser = whole_seconds)]
+        trial_seconds: Option<u32>,
+        /// Seconds of the confirmation trial: whole seconds, 1 to 86400
+        /// (the file's `confirm_s`).
+        #[arg(long, value_parser = whole_seconds)]
+        confirm_seconds: Option<u32>,
         /// Maximum search trials per frame size.
         #[arg(long)]
         max_trials: Option<u32>,
@@ -129,10 +131,10 @@ pub struct AblateArgs {
     /// A tuning plan file instead of the one generated from the board.
     #[arg(long)]
     pub tuning_plan: Option<PathBuf>,
-    /// Seconds per trial, at least 1 (a fraction is passed to iperf3 `-t`
-    /// as written; iperf3 3.12 reads the whole part).
-    #[arg(long, value_parser = seconds_at_least_one)]
-    pub duration: Option<f64>,
+    /// Seconds per trial: whole seconds, 1 to 86400, as the file's
+    /// `duration_s` (see `bench run --duration`).
+    #[arg(long, value_parser = whole_seconds)]
+    pub duration: Option<u32>,
     /// Rounds: every variant × cell runs once per round (default 5; 2 to
     /// 1000, as the board's `repeats`).
     #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..=1000))]
@@ -196,21 +198,29 @@ pub struct PlanInput {
     pub target: TargetArgs,
 }
 
-/// A `--duration` of ablate: a finite number of seconds, at least 1 (not
-/// `inf` or `nan`, which a saved design could not hold as JSON).
-fn seconds_at_least_one(s: &str) -> Result<f64, String> {
-    match s.parse::<f64>() {
-        Ok(v) if v.is_finite() && v >= 1.0 => Ok(v),
-        _ => Err(format!("`{s}` is not a number of seconds of at least 1")),
+/// Trial seconds on the command line (`--duration`, `--trial-seconds`,
+/// `--confirm-seconds`): whole seconds, 1 to 86400, the type of the
+/// file's `duration_s`, `trial_s` and `confirm_s`. Whole, because iperf3
+/// reads `-t` as a whole number (src/iperf_api.c, `atoi`: iperf3 3.12 run
+/// with `-t 1.5` reports `"duration": 1` and measures about 1.0 s), so
+/// `--duration 1.5` is refused rather than run as 1 s; at most iperf3's
+/// MAX_TIME (src/iperf.h).
+fn whole_seconds(s: &str) -> Result<u32, String> {
+    match s.parse::<u32>() {
+        Ok(v) if (1..=86400).contains(&v) => Ok(v),
+        _ => Err(format!(
+            "`{s}` is not a whole number of seconds from 1 to 86400 (iperf3 -t takes whole seconds: -t 1.5 runs 1 s)"
+        )),
     }
 }
 
 /// Quick overrides of the bench section.
 #[derive(Debug, Args, Default)]
 pub struct Overrides {
-    /// Seconds per matrix trial: a whole number, 1 to 86400 (the board's
-    /// `duration_s`; iperf3 `-t`, which stops at MAX_TIME 86400).
-    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=86400))]
+    /// Seconds per matrix trial: whole seconds, 1 to 86400 (the board's
+    /// `duration_s`; iperf3 reads `-t` as a whole number and stops at
+    /// MAX_TIME 86400, so a fraction such as 1.5 is refused).
+    #[arg(long, value_parser = whole_seconds)]
     pub duration: Option<u32>,
     /// Repeats per cell, 1 to 1000 (the board's `repeats`).
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1000))]

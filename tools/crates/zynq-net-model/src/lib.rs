@@ -262,6 +262,23 @@ pub fn load_bench_str(file: &Path, text: &str) -> Result<LoadedBench, Diagnostic
     Ok(LoadedBench { bench, resolved, board: None, file: file.to_path_buf(), source: text.to_string(), warnings })
 }
 
+/// Checks a `bench` section that no file holds as is (a file's section or
+/// a saved plan's settings with command-line overrides applied): the
+/// schema's ranges and types for a bench file and the bench rules that
+/// need no board ([`validate::bench`]), the same checks a bench file gets.
+/// Returns the errors, unlocated: each pointer is into the section
+/// (`/matrix/duration_s`, `/rfc2544/frame_sizes/1`), for the caller to
+/// name the option that set it.
+pub fn check_bench(b: &bench::Bench) -> Vec<Diagnostic> {
+    let mut out = match serde_json::to_value(b) {
+        Ok(v) => schema::validate_structure_of(&v, &SourceMap::default(), schema::DocKind::Bench),
+        Err(e) => vec![Diagnostic::new(Rule::Internal, "", format!("internal error: bench section as JSON: {e}"))],
+    };
+    out.extend(validate::bench(b, "", None));
+    out.retain(Diagnostic::is_error);
+    out
+}
+
 /// Reads a benchmark description: a board file's `bench` section or a
 /// standalone bench file ([`load_bench_str`]), within the board loader's
 /// limits (size, UTF-8, YAML limits).
