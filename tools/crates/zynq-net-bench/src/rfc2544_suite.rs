@@ -1,0 +1,413 @@
+//! `bench rfc2544-tester`: the RFC 2544 tests ([`crate::suite`]) run
+//! through the trafgen/nftables tester ([`crate::tester`]) on a
+//! `zynq-net lab`, full duplex by default, after calibrating the
+//! generator port to port; results in `tester.json` and a table per frame
+//! size in the shape an analyser prints (`tester.md`).
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::BenchError;
+use crate::records::{line_percent, max_fps};
+use crate::suite::{self, BackToBack, LossStep, SearchSettings, Throughput};
+use crate::tester::{self, Ceiling, DirTrial, Tester, Way};
+
+/// Output format tag of `tester.json`.
+pub const FORMAT: &str = "zynq-net-bench-rfc2544-tester 1";
+
+/// The tests to run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Test {
+    /// RFC 2544 §26.1, NDR and each PDR.
+    Throughput,
+    /// RFC 2544 §26.3.
+    FrameLoss,
+    /// RFC 2544 §26.4.
+    BackToBack,
+}
+
+/// Everything the run needs (the knobs of RFC 2544 §23-26).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Options {
+    /// The lab (`zynq-net lab up`) whose client and server namespaces are the tester ports.
+    pub lab: String,
+    /// Frame sizes (bytes incl. FCS).
+    pub frame_sizes: Vec<u32>,
+    /// Line rate, bit/s: the 100 % mark and the search's top (with the calibrated ceiling).
+    pub line_rate_bps: f64,
+    /// Both ports send at once (full duplex); else A to B only.
+    pub duplex: bool,
+    /// Flows per port (198.18.0.0/15 addresses, UDP source ports).
+    pub flows: u32,
+    /// Tests to run, in order.
+    pub tests: Vec<Test>,
+    /// Throughput search settings (NDR: its tolerance is ignored and 0 used).
+    pub search: SearchSettings,
+    /// Partial drop rates to search for besides the NDR, percent each.
+    pub pdr_percent: Vec<f64>,
+    /// Frame loss step, percent of the top rate (at most 10).
+    pub loss_step_percent: f64,
+    /// Frame loss trial length, seconds.
+    pub loss_trial_seconds: f64,
+    /// Longest burst tried (frames per direction).
+    pub b2b_max_frames: u64,
+    /// Back-to-back repetitions.
+    pub b2b_repeats: u32,
+    /// Back-to-back resolution, percent of the burst (at least one frame).
+    pub b2b_resolution_percent: f64,
+    /// Wait before each trial, seconds (RFC 2544 §23: the DUT restabilizes).
+    pub settle_seconds: f64,
+    /// Wait after learning frames, seconds (RFC 2544 §23).
+    pub learning_seconds: f64,
+    /// Wait after the senders stop before the counters are read, seconds (RFC 2544 §23: 2 s).
+    pub drain_seconds: f64,
+    /// Frames per direction of the port-to-port calibration (0: no calibration).
+    pub calibrate_frames: u64,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            lab: "znlab".into(),
+            frame_sizes: vec![64, 128, 256, 512, 1024, 1280, 1518],
+            line_rate_bps: 1e9,
+            duplex: true,
+            flows: 16,
+            tests: vec![Test::Throughput, Test::FrameLoss, Test::BackToBack],
+            search: SearchSettings {
+                trial_seconds: 2.0,
+                final_seconds: 10.0,
+                max_trials: 8,
+                resolution_percent: 1.0,
+                loss_tolerance_percent: 0.0,
+            },
+            pdr_percent: vec![0.1],
+            loss_step_percent: 10.0,
+            loss_trial_seconds: 2.0,
+            b2b_max_frames: 100_000,
+            b2b_repeats: 5,
+            b2b_resolution_percent: 1.0,
+            settle_seconds: 1.0,
+            learning_seconds: 0.5,
+            drain_seconds: 2.0,
+            calibrate_frames: 300_000,
+        }
+    }
+}
+
+/// Results for one frame size.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FrameReport {
+    /// Frame size (bytes incl. FCS).
+    pub frame_size: u32,
+    /// Line-rate maximum, frames/s per direction.
+    pub max_fps: f64,
+    /// Generator ceiling port to port (frames/s per direction, the lowest), if calibrated.
+    pub ceiling_fps: Option<f64>,
+    /// The searches' top: the line-rate maximum or the ceiling, whichever is lower.
+    pub top_fps: f64,
+    /// NDR search.
+    pub ndr: Option<Throughput>,
+    /// PDR searches.
+    pub pdr: Vec<Throughput>,
+    /// Frame loss rate steps.
+    pub frame_loss: Vec<LossStep>,
+    /// Back-to-back.
+    pub back_to_back: Option<BackToBack>,
+}
+
+/// `tester.json`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Report {
+    /// [`FORMAT`].
+    pub format: String,
+    /// The options of the run.
+    pub options: Options,
+    /// Directions traffic went.
+    pub ways: Vec<Way>,
+    /// Port-to-port calibration per frame size.
+    pub ceilings: Vec<Ceiling>,
+    /// Per frame size.
+    pub frames: Vec<FrameReport>,
+    /// Where this differs from RFC 2544.
+    pub deviations: Vec<String>,
+}
+
+fn validate(o: &Options) -> Result<(), BenchError> {
+    let mut errs = Vec::new();
+    let s = &o.search;
+    if o.frame_sizes.is_empty() {
+        errs.push("no frame sizes".to_string());
+    }
+    for &f in &o.frame_sizes {
+        if !(tester::FRAME_RANGE.0..=tester::FRAME_RANGE.1).contains(&f) {
+            errs.push(format!("frame size {f}: {}-{} B", tester::FRAME_RANGE.0, tester::FRAME_RANGE.1));
+        }
+    }
+    if !(1..=tester::MAX_FLOWS).contains(&o.flows) {
+        errs.push(format!("--flows {}: 1 to {}", o.flows, tester::MAX_FLOWS));
+    }
+    let pos = |x: f64| x.is_finite() && x > 0.0;
+    let nonneg = |x: f64| x.is_finite() && x >= 0.0;
+    for (name, v) in [
+        ("--line-rate", o.line_rate_bps),
+        ("--trial-seconds", s.trial_seconds),
+        ("--final-seconds", s.final_seconds),
+        ("--resolution", s.resolution_percent),
+        ("--loss-trial-seconds", o.loss_trial_seconds),
+        ("--b2b-resolution", o.b2b_resolution_percent),
+    ] {
+        if !pos(v) {
+            errs.push(format!("{name} {v}: a number above 0"));
+        }
+    }
+    for (name, v) in
+        [("--settle", o.settle_seconds), ("--learning-wait", o.learning_seconds), ("--drain", o.drain_seconds)]
+    {
+        if !nonneg(v) {
+            errs.push(format!("{name} {v}: 0 or more seconds"));
+        }
+    }
+    if !(o.loss_step_percent > 0.0 && o.loss_step_percent <= 10.0) {
+        errs.push(format!("--loss-step {}: above 0 and at most 10 (RFC 2544 §26.3)", o.loss_step_percent));
+    }
+    for &p in &o.pdr_percent {
+        if !(p > 0.0 && p < 100.0) {
+            errs.push(format!("--pdr {p}: a loss percentage above 0 and below 100 (0 is the NDR, always searched)"));
+        }
+    }
+    if s.max_trials == 0 || o.b2b_max_frames == 0 || o.b2b_repeats == 0 {
+        errs.push("--max-trials, --b2b-max-frames and --b2b-repeats must be at least 1".into());
+    }
+    if errs.is_empty() {
+        Ok(())
+    } else {
+        Err(BenchError::Invalid(errs.join("\n")))
+    }
+}
+
+fn secs(x: f64) -> Duration {
+    Duration::from_secs_f64(x.max(0.0))
+}
+
+/// Runs the tests; writes `tester.json` and `tester.md` into `out`; prints progress unless `quiet`.
+pub fn run(o: &Options, out: &Path, quiet: bool) -> Result<Report, BenchError> {
+    validate(o)?;
+    std::fs::create_dir_all(out).map_err(|e| BenchError::io(out, e))?;
+    let ways = if o.duplex { vec![Way::Ab, Way::Ba] } else { vec![Way::Ab] };
+    let work: PathBuf = out.join("tester");
+    let say = |s: String| {
+        if !quiet {
+            eprintln!("{s}");
+        }
+    };
+    let mut ceilings = Vec::new();
+    if o.calibrate_frames > 0 {
+        let (a, b) = tester::calibration_ports(&o.lab)?;
+        let res = Tester::new(a, b, o.flows, work.join("calibration"))
+            .and_then(|t| tester::calibrate(&t, &ways, &o.frame_sizes, o.calibrate_frames));
+        tester::remove_calibration_ports(&o.lab);
+        ceilings = res?;
+        for c in &ceilings {
+            say(format!(
+                "calibration {} B port to port: {}",
+                c.frame_size,
+                c.fps.iter().map(|(w, f)| format!("{} {:.0} frames/s", w.label(), f)).collect::<Vec<_>>().join(", ")
+            ));
+        }
+    }
+    let (a, b) = tester::lab_ports(&o.lab)?;
+    let t = Tester::new(a, b, o.flows, work.join("dut"))?;
+    let res = run_sizes(o, &t, &ways, &ceilings, &say);
+    t.close();
+    let frames = res?;
+    let report =
+        Report { format: FORMAT.into(), options: o.clone(), ways, ceilings, frames, deviations: deviations(o) };
+    let j = out.join("tester.json");
+    std::fs::write(&j, serde_json::to_string_pretty(&report).unwrap_or_default() + "\n")
+        .map_err(|e| BenchError::io(&j, e))?;
+    let m = out.join("tester.md");
+    std::fs::write(&m, markdown(&report)).map_err(|e| BenchError::io(&m, e))?;
+    Ok(report)
+}
+
+fn run_sizes(
+    o: &Options,
+    t: &Tester,
+    ways: &[Way],
+    ceilings: &[Ceiling],
+    say: &dyn Fn(String),
+) -> Result<Vec<FrameReport>, BenchError> {
+    let mut frames = Vec::new();
+    for &f in &o.frame_sizes {
+        let line = max_fps(o.line_rate_bps, f);
+        let ceiling = ceilings.iter().find(|c| c.frame_size == f).map(Ceiling::min_fps);
+        let top = ceiling.map_or(line, |c| c.min(line));
+        let mut trial = |fps: f64, count: u64| -> Result<Vec<DirTrial>, BenchError> {
+            std::thread::sleep(secs(o.settle_seconds));
+            t.learn(ways, f, secs(o.learning_seconds))?;
+            t.trial(ways, f, fps, count, secs(o.drain_seconds))
+        };
+        let mut fr = FrameReport {
+            frame_size: f,
+            max_fps: line,
+            ceiling_fps: ceiling,
+            top_fps: top,
+            ndr: None,
+            pdr: Vec::new(),
+            frame_loss: Vec::new(),
+            back_to_back: None,
+        };
+        for test in &o.tests {
+            match test {
+                Test::Throughput => {
+                    let ndr = suite::throughput(
+                        top,
+                        &SearchSettings { loss_tolerance_percent: 0.0, ..o.search.clone() },
+                        &mut trial,
+                    )?;
+                    say(format!(
+                        "{f} B NDR {:.0} frames/s per direction ({} search trials, confirmed {})",
+                        ndr.fps, ndr.search_trials, ndr.confirmed
+                    ));
+                    for &p in &o.pdr_percent {
+                        let r = suite::throughput(
+                            top,
+                            &SearchSettings { loss_tolerance_percent: p, ..o.search.clone() },
+                            &mut trial,
+                        )?;
+                        say(format!("{f} B PDR {p} %: {:.0} frames/s", r.fps));
+                        fr.pdr.push(r);
+                    }
+                    fr.ndr = Some(ndr);
+                }
+                Test::FrameLoss => {
+                    fr.frame_loss = suite::frame_loss(line, o.loss_step_percent, o.loss_trial_seconds, &mut trial)?;
+                    say(format!("{f} B frame loss: {} steps", fr.frame_loss.len()));
+                }
+                Test::BackToBack => {
+                    let b = suite::back_to_back(o.b2b_max_frames, o.b2b_repeats, o.b2b_resolution_percent, &mut trial)?;
+                    say(format!("{f} B back-to-back: {:?} frames (mean {:.1})", b.bursts, b.mean));
+                    fr.back_to_back = Some(b);
+                }
+            }
+        }
+        frames.push(fr);
+    }
+    Ok(frames)
+}
+
+/// How this run differs from RFC 2544 and from a hardware analyser.
+pub fn deviations(o: &Options) -> Vec<String> {
+    let mut d = vec![
+        "The tester is trafgen (netsniff-ng, packet mmap) on host network stacks, not a hardware analyser: frame timing is the host's; the searches' top is the lower of the line-rate maximum and the generator's port-to-port ceiling, and a result at the ceiling says the tester, not the DUT, was the limit.".to_string(),
+        "Frames received are counted by nftables netdev ingress counters on the far port that match only the test flows; frames sent are trafgen's count (the port's own tx counter is kept beside it).".to_string(),
+    ];
+    if o.search.trial_seconds < 60.0 || o.search.final_seconds < 60.0 {
+        d.push(format!(
+            "Trials of {} s (search) and {} s (final) where RFC 2544 §24 asks for at least 60 s.",
+            o.search.trial_seconds, o.search.final_seconds
+        ));
+    }
+    if o.drain_seconds < 2.0 || o.settle_seconds < 5.0 {
+        d.push(format!(
+            "Waits of {} s before each trial and {} s after it where RFC 2544 §23 has about 5 s and 2 s.",
+            o.settle_seconds, o.drain_seconds
+        ));
+    }
+    if o.b2b_repeats < 50 {
+        d.push(format!("Back-to-back repeated {} times (RFC 2544 §26.4: 50).", o.b2b_repeats));
+    }
+    d.push("No latency test (RFC 2544 §26.2) in this command yet.".into());
+    d
+}
+
+fn fmt_fps(x: f64) -> String {
+    format!("{x:.0}")
+}
+
+/// The analyser-shaped table: per frame size and direction, the NDR in
+/// frames/s, payload Mbit/s (UDP payload, `F - 46` bytes a frame) and %
+/// of line rate; the PDRs; back-to-back; and the loss curve.
+pub fn markdown(r: &Report) -> String {
+    let mut s = format!(
+        "# RFC 2544 ({}, {} flow(s) per port, line rate {:.1} Mbit/s)\n\n",
+        if r.options.duplex { "full duplex" } else { "A to B" },
+        r.options.flows,
+        r.options.line_rate_bps / 1e6
+    );
+    s.push_str("| frame size (B) | direction | NDR frames/s | payload Mbit/s | line rate % | generator ceiling frames/s | limited by |\n|---|---|---|---|---|---|---|\n");
+    for f in &r.frames {
+        let Some(n) = &f.ndr else { continue };
+        for (i, w) in r.ways.iter().enumerate() {
+            let _ = i;
+            let payload = n.fps * 8.0 * f64::from(tester::payload_len(f.frame_size)) / 1e6;
+            let ceiling = r
+                .ceilings
+                .iter()
+                .find(|c| c.frame_size == f.frame_size)
+                .and_then(|c| c.fps.iter().find(|(x, _)| x == w))
+                .map(|(_, v)| *v);
+            s.push_str(&format!(
+                "| {} | {} | {} | {:.3} | {:.1} | {} | {} |\n",
+                f.frame_size,
+                w.label(),
+                fmt_fps(n.fps),
+                payload,
+                line_percent(n.fps, f.frame_size, r.options.line_rate_bps),
+                ceiling.map_or("-".into(), fmt_fps),
+                if n.tester_limited || f.ceiling_fps.is_some_and(|c| n.fps >= 0.95 * c) { "tester" } else { "DUT" }
+            ));
+        }
+    }
+    if r.frames.iter().any(|f| !f.pdr.is_empty()) {
+        s.push_str("\n| frame size (B) | loss tolerated % | frames/s per direction |\n|---|---|---|\n");
+        for f in &r.frames {
+            for p in &f.pdr {
+                s.push_str(&format!("| {} | {} | {} |\n", f.frame_size, p.loss_tolerance_percent, fmt_fps(p.fps)));
+            }
+        }
+    }
+    if r.frames.iter().any(|f| f.back_to_back.is_some()) {
+        s.push_str(
+            "\n| frame size (B) | back-to-back frames (mean) | min | max | repetitions |\n|---|---|---|---|---|\n",
+        );
+        for f in &r.frames {
+            if let Some(b) = &f.back_to_back {
+                let (mn, mx) =
+                    (b.bursts.iter().min().copied().unwrap_or(0), b.bursts.iter().max().copied().unwrap_or(0));
+                s.push_str(&format!("| {} | {:.1} | {mn} | {mx} | {} |\n", f.frame_size, b.mean, b.bursts.len()));
+            }
+        }
+    }
+    if r.frames.iter().any(|f| !f.frame_loss.is_empty()) {
+        s.push_str("\n| frame size (B) | offered % of line rate | frames/s asked | ");
+        s.push_str(&r.ways.iter().map(|w| format!("{} loss %", w.label())).collect::<Vec<_>>().join(" | "));
+        s.push_str(" |\n|---|---|---|");
+        s.push_str(&"---|".repeat(r.ways.len()));
+        s.push('\n');
+        for f in &r.frames {
+            for st in &f.frame_loss {
+                s.push_str(&format!("| {} | {:.0} | {} | ", f.frame_size, st.percent, fmt_fps(st.offered_fps)));
+                s.push_str(
+                    &st.dirs
+                        .iter()
+                        .map(|d| {
+                            format!("{:.2}{}", d.loss_percent(), if st.sender_short { " (sender short)" } else { "" })
+                        })
+                        .collect::<Vec<_>>()
+                        .join(" | "),
+                );
+                s.push_str(" |\n");
+            }
+        }
+    }
+    s.push_str("\nDeviations from RFC 2544:\n\n");
+    for d in &r.deviations {
+        s.push_str(&format!("- {d}\n"));
+    }
+    s
+}
