@@ -15,6 +15,7 @@ use plotters::prelude::*;
 use crate::cpu::CoreLoad;
 use crate::records::{max_fps, CellSummary, Rfc2544Result};
 use crate::stats::Verdict;
+use crate::table::esc;
 
 /// Throughput bars (not CPU-bound).
 pub const TEAL: RGBColor = RGBColor(0x0d, 0x94, 0x88);
@@ -56,10 +57,6 @@ fn svg(w: u32, h: u32, label: &str, draw: impl FnOnce(&Area<'_>) -> DrawResult) 
             esc(&e)
         ),
     }
-}
-
-fn esc(s: &str) -> String {
-    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
 }
 
 fn font(size: u32) -> TextStyle<'static> {
@@ -351,7 +348,6 @@ mod tests {
         assert_eq!(super::human(999_999.0), "999.999k");
         assert_eq!(super::human(1e3), "1k");
         assert_eq!(super::human(999.0), "999");
-        assert_eq!(super::esc("<a & \"b\">"), "&lt;a &amp; &quot;b&quot;&gt;");
     }
 
     use super::*;

@@ -14,6 +14,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::BenchError;
 use crate::records::{files, read_trials, Rfc2544Result, TrialRecord};
 use crate::stats::Stats;
+use crate::table::{Align::Left, Align::Right, Block, Doc, Inline, Table};
 
 /// One compared cell.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -182,25 +183,27 @@ pub fn load_run(path: &Path) -> Result<(Vec<TrialRecord>, Option<Rfc2544Result>)
     Ok((recs, rfc))
 }
 
-/// Markdown table of a comparison.
-pub fn to_markdown(c: &Comparison) -> String {
-    let mut s = format!("# zynq-net bench compare\n\nA = `{}`, B = `{}`\n\n", c.a, c.b);
-    if !c.cells.is_empty() {
-        s.push_str(
-            "| cell | A Mbit/s (n) | B Mbit/s (n) | delta | noise (±) | verdict |\n|---|---:|---:|---:|---:|---|\n",
-        );
-        for d in &c.cells {
-            s.push_str(&format!(
-                "| {} | {:.1} ± {:.1} ({}) | {:.1} ± {:.1} ({}) | {} | {} | {}{} |\n",
-                d.cell,
-                d.a.mean / 1e6,
-                d.a.sd / 1e6,
-                d.a.n,
-                d.b.mean / 1e6,
-                d.b.sd / 1e6,
-                d.b.n,
-                d.delta_percent.map_or("n/a".to_string(), |x| format!("{x:+.1}%")),
-                d.noise_percent.map_or("n/a".to_string(), |n| format!("{n:.1}%")),
+/// The matrix table of a comparison: A and B (mean ± sd (n)), delta,
+/// noise bound and verdict per cell, as [`compare_records`] derived them.
+pub fn cells_table(c: &Comparison) -> Table {
+    let mut t = Table::new(&[
+        ("cell", Left),
+        ("A Mbit/s (n)", Right),
+        ("B Mbit/s (n)", Right),
+        ("delta", Right),
+        ("noise (±)", Right),
+        ("verdict", Left),
+    ]);
+    let side = |s: &Stats| format!("{:.1} ± {:.1} ({})", s.mean / 1e6, s.sd / 1e6, s.n);
+    for d in &c.cells {
+        t.row([
+            d.cell.as_str().into(),
+            side(&d.a).into(),
+            side(&d.b).into(),
+            d.delta_percent.map_or("n/a".to_string(), |x| format!("{x:+.1}%")).into(),
+            d.noise_percent.map_or("n/a".to_string(), |n| format!("{n:.1}%")).into(),
+            format!(
+                "{}{}",
                 d.verdict,
                 match d.cpu_bound {
                     (true, true) => ", CPU-bound in A and B",
@@ -208,22 +211,54 @@ pub fn to_markdown(c: &Comparison) -> String {
                     (false, true) => ", CPU-bound in B",
                     _ => "",
                 }
-            ));
-        }
+            )
+            .into(),
+        ]);
+    }
+    t
+}
+
+/// The RFC 2544 table of a comparison: frames/s of A and B per frame size.
+pub fn frames_table(c: &Comparison) -> Table {
+    let mut t = Table::new(&[
+        ("frame size", Right),
+        ("A frames/s", Right),
+        ("B frames/s", Right),
+        ("delta", Right),
+        ("verdict", Left),
+    ]);
+    for f in &c.frames {
+        t.row([
+            f.frame_size.to_string().into(),
+            format!("{:.0}", f.a_fps).into(),
+            format!("{:.0}", f.b_fps).into(),
+            format!("{:+.1}%", f.delta_percent).into(),
+            f.verdict.as_str().into(),
+        ]);
+    }
+    t
+}
+
+/// The comparison as a document: title, which run is A and B, the tables.
+pub fn document(c: &Comparison) -> Doc {
+    let mut d = Doc::default();
+    d.push(Block::H1("zynq-net bench compare".into()));
+    d.push(Block::Para(Inline::text("A = ").code(c.a.as_str()).and(", B = ").code(c.b.as_str())));
+    if !c.cells.is_empty() {
+        d.push(Block::Table(cells_table(c)));
     }
     if !c.frames.is_empty() {
-        s.push_str("\n| frame size | A frames/s | B frames/s | delta | verdict |\n|---:|---:|---:|---:|---|\n");
-        for f in &c.frames {
-            s.push_str(&format!(
-                "| {} | {:.0} | {:.0} | {:+.1}% | {} |\n",
-                f.frame_size, f.a_fps, f.b_fps, f.delta_percent, f.verdict
-            ));
-        }
+        d.push(Block::Table(frames_table(c)));
     }
     if !c.unmatched.is_empty() {
-        s.push_str(&format!("\nCells in only one run (or failed): {}\n", c.unmatched.join(", ")));
+        d.push(Block::Para(format!("Cells in only one run (or failed): {}", c.unmatched.join(", ")).into()));
     }
-    s
+    d
+}
+
+/// Markdown of a comparison ([`document`]).
+pub fn to_markdown(c: &Comparison) -> String {
+    document(c).to_markdown()
 }
 
 #[cfg(test)]
@@ -355,6 +390,23 @@ mod tests {
         let md = to_markdown(&c);
         assert!(md.contains("| 512 | 20000 | 20500 | +2.5% | better |"), "{md}");
         assert!(!md.contains("| cell |"), "no matrix table without cells: {md}");
+    }
+
+    /// `compare`'s Markdown, byte for byte (tests/golden/compare/).
+    #[test]
+    fn compare_markdown_is_the_golden() {
+        let mut bound = rec("x", 2e6);
+        bound.cpu_bound = vec!["client cpu1 97%".into()];
+        let a = vec![bound.clone(), rec("x", 4e6), rec("y", 1e6), rec("z", 0.0), rec("z", 0.0), rec("only-a", 1.0)];
+        let b = vec![bound, rec("x", 2e6), rec("y", 2e6), rec("z", 3e6), rec("z", 2e6)];
+        let mut c = compare_records("runs/a", &a, "runs/b", &b);
+        let ra = rfc(1.0, &[(64, 100_000.0), (512, 20_000.0), (1024, 10_000.0)]);
+        let rb = rfc(2.0, &[(64, 101_500.0), (512, 20_500.0), (1024, 9_000.0)]);
+        compare_rfc2544(&mut c, &ra, &rb);
+        crate::golden::check("compare/compare.md", &to_markdown(&c));
+        c.frames.clear();
+        c.unmatched.clear();
+        crate::golden::check("compare/cells-only.md", &to_markdown(&c));
     }
 
     #[test]

@@ -9,6 +9,9 @@
 //! - [`records`]: the result records the runners write and the presenters
 //!   (report, chart, compare, the ablation report) read;
 //! - [`compare`]: A vs B with repeat-based noise estimates;
+//! - [`table`]: one table value (and a document of tables, headings,
+//!   paragraphs and lists) with Markdown, CSV and HTML writers, which
+//!   every presenter builds its output from;
 //! - [`report`]: Markdown, CSV, JSON and a self-contained HTML page with SVG plots;
 //! - [`ablate`]: which groups of tuning steps help and which hurt
 //!   (leave-one-out, randomised interleaved order, simultaneous intervals);
@@ -25,6 +28,8 @@ pub mod compare;
 pub mod cpu;
 pub mod error;
 pub mod exec;
+#[cfg(test)]
+mod golden;
 pub mod iperf;
 pub mod lab;
 pub mod plan;
@@ -36,6 +41,7 @@ pub mod run;
 pub mod spec;
 pub mod stats;
 pub mod suite;
+pub mod table;
 pub mod targets;
 pub mod tester;
 

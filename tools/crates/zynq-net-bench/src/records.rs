@@ -75,6 +75,30 @@ pub struct TrialRecord {
     pub error: Option<String>,
 }
 
+impl TrialRecord {
+    /// The busiest core of any machine over the trial, percent
+    /// (usr+sys+irq+softirq, [`CoreLoad::busy`]); 0 without CPU figures.
+    pub fn max_core_busy(&self) -> f64 {
+        self.cpu.iter().flat_map(|m| m.cores.iter()).map(CoreLoad::busy).fold(0.0, f64::max)
+    }
+
+    /// Sent throughput (bit/s), both directions for `--bidir`; 0 without
+    /// a parsed iperf3 result.
+    pub fn sent_bps(&self) -> f64 {
+        self.summary.as_ref().map_or(0.0, |x| x.forward.sent_bps + x.reverse_flow.as_ref().map_or(0.0, |f| f.sent_bps))
+    }
+
+    /// UDP loss of the forward flow, percent (iperf3 `end.sum.lost_percent`).
+    pub fn lost_percent(&self) -> Option<f64> {
+        self.summary.as_ref()?.forward.lost_percent
+    }
+
+    /// TCP retransmits of the forward flow.
+    pub fn retransmits(&self) -> Option<u64> {
+        self.summary.as_ref()?.forward.retransmits
+    }
+}
+
 #[cfg(test)]
 impl TrialRecord {
     /// A successful trial of `cell` at `bps` bit/s (1 s, no summary, no
@@ -114,6 +138,23 @@ pub struct CellSummary {
     pub cpu: Vec<(String, Vec<CoreLoad>)>,
     /// Notes of the first repeat.
     pub notes: Vec<String>,
+}
+
+impl CellSummary {
+    /// The busiest mean core of any machine, percent ([`CoreLoad::busy`]).
+    pub fn max_core_busy(&self) -> f64 {
+        self.cpu.iter().flat_map(|(_, cs)| cs.iter()).map(CoreLoad::busy).fold(0.0, f64::max)
+    }
+}
+
+/// The worst UDP loss (percent) among the trials of `cell`, failed ones
+/// included; `None` when no trial reports a loss (TCP).
+pub fn worst_loss_percent(trials: &[TrialRecord], cell: &str) -> Option<f64> {
+    trials
+        .iter()
+        .filter(|t| t.cell == cell)
+        .filter_map(TrialRecord::lost_percent)
+        .fold(None, |m: Option<f64>, v| Some(m.map_or(v, |m| m.max(v))))
 }
 
 // ---- RFC 2544 ----

@@ -10,8 +10,9 @@ use serde::{Deserialize, Serialize};
 use crate::cpu::CoreLoad;
 use crate::error::BenchError;
 use crate::plan::Plan;
-use crate::records::{files, read_trials, CellSummary, Rfc2544Result, TrialRecord};
+use crate::records::{files, read_trials, worst_loss_percent, CellSummary, Rfc2544Result, TrialRecord};
 use crate::stats::Stats;
+use crate::table::{esc, html_page, Align::Left, Align::Right, Block, Doc, Inline, Table};
 
 /// Everything a report shows.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -127,9 +128,79 @@ fn mbit(bps: f64) -> String {
     format!("{:.1}", bps / 1e6)
 }
 
-/// Markdown.
-pub fn to_markdown(r: &Report) -> String {
-    let mut s = format!("# zynq-net benchmark: {}\n\n", r.title);
+/// The matrix table: one row per cell (mean ± sd of the good repeats,
+/// worst UDP loss, busiest mean core, CPU-bound, failed repeats).
+pub fn matrix_table(r: &Report) -> Table {
+    let mut t = Table::new(&[
+        ("cell", Left),
+        ("Mbit/s (mean ± sd)", Right),
+        ("n", Right),
+        ("UDP loss (max)", Right),
+        ("max core busy", Right),
+        ("CPU-bound", Left),
+        ("failed", Right),
+    ]);
+    for c in &r.cells {
+        let loss = worst_loss_percent(&r.trials, &c.cell);
+        t.row([
+            c.cell.as_str().into(),
+            format!("{} ± {}", mbit(c.throughput.mean), mbit(c.throughput.sd)).into(),
+            c.throughput.n.to_string().into(),
+            loss.map_or_else(|| "-".to_string(), |v| format!("{v:.2}%")).into(),
+            format!("{:.0}%", c.max_core_busy()).into(),
+            if c.cpu_bound.is_empty() {
+                "no".into()
+            } else {
+                Inline::default().strong("yes").and(format!(" ({})", dedup(&c.cpu_bound).join(", ")))
+            },
+            c.failed.to_string().into(),
+        ]);
+    }
+    t
+}
+
+/// The RFC 2544 table as the report shows it: frames/s, Mbit/s of
+/// frames, % of line rate, the line-rate maximum, trials, confirmation
+/// and notes (sender-limited, CPU-bound), figures from
+/// [`crate::records::FrameResult`].
+pub fn rfc2544_table(x: &Rfc2544Result) -> Table {
+    let mut t = Table::new(&[
+        ("frame size (B)", Right),
+        ("frames/s", Right),
+        ("Mbit/s (frames)", Right),
+        ("% of line rate", Right),
+        ("line-rate frames/s", Right),
+        ("search trials", Right),
+        ("confirmed", Left),
+        ("notes", Left),
+    ]);
+    for f in &x.frames {
+        let mut notes = Vec::new();
+        if f.sender_limited {
+            notes.push("sender-limited".to_string());
+        }
+        if !f.cpu_bound.is_empty() {
+            notes.push(format!("CPU-bound ({})", f.cpu_bound.join(", ")));
+        }
+        t.row([
+            f.frame_size.to_string().into(),
+            format!("{:.0}", f.fps).into(),
+            mbit(f.frame_bps).into(),
+            format!("{:.1}%", f.line_percent).into(),
+            format!("{:.0}", f.max_fps).into(),
+            f.search_trials.to_string().into(),
+            if f.confirmed { "yes" } else { "no" }.into(),
+            notes.join("; ").into(),
+        ]);
+    }
+    t
+}
+
+/// The document of a report: title, context, the matrix and the RFC 2544
+/// sections (Markdown and the HTML body are its encodings).
+pub fn document(r: &Report) -> Doc {
+    let mut d = Doc::default();
+    d.push(Block::H1(format!("zynq-net benchmark: {}", r.title).into()));
     if let Some(run) = &r.run {
         let ctx = &run["context"];
         let pin = |v: &serde_json::Value| match v.as_array() {
@@ -138,86 +209,39 @@ pub fn to_markdown(r: &Report) -> String {
             }
             _ => "not pinned".to_string(),
         };
-        let _ = writeln!(
-            s,
-            "iperf3 client {} / server {}; client {}, server {} (taskset).\n",
-            ver(&ctx["client_version"]),
-            ver(&ctx["server_version"]),
-            pin(&ctx["client_cpus"]),
-            pin(&ctx["server_cpus"])
-        );
-        if let Some(d) = ctx["targets"]["description"].as_str().filter(|d| !d.is_empty()) {
-            let _ = writeln!(s, "Setup: {d}\n");
+        d.push(Block::Para(
+            format!(
+                "iperf3 client {} / server {}; client {}, server {} (taskset).",
+                ver(&ctx["client_version"]),
+                ver(&ctx["server_version"]),
+                pin(&ctx["client_cpus"]),
+                pin(&ctx["server_cpus"])
+            )
+            .into(),
+        ));
+        if let Some(desc) = ctx["targets"]["description"].as_str().filter(|x| !x.is_empty()) {
+            d.push(Block::Para(format!("Setup: {desc}").into()));
         }
     }
     if !r.cells.is_empty() {
-        s.push_str("## Matrix\n\n| cell | Mbit/s (mean ± sd) | n | UDP loss (max) | max core busy | CPU-bound | failed |\n|---|---:|---:|---:|---:|---|---:|\n");
-        for c in &r.cells {
-            let busy = c.cpu.iter().flat_map(|(_, cs)| cs.iter()).map(CoreLoad::busy).fold(0.0, f64::max);
-            // UDP: the worst repeat's loss (iperf3 end.sum.lost_percent), as in report.csv
-            let loss = r
-                .trials
-                .iter()
-                .filter(|t| t.cell == c.cell)
-                .filter_map(|t| t.summary.as_ref()?.forward.lost_percent)
-                .fold(None, |m: Option<f64>, v| Some(m.map_or(v, |m| m.max(v))));
-            let _ = writeln!(
-                s,
-                "| {} | {} ± {} | {} | {} | {:.0}% | {} | {} |",
-                c.cell,
-                mbit(c.throughput.mean),
-                mbit(c.throughput.sd),
-                c.throughput.n,
-                loss.map_or_else(|| "-".to_string(), |v| format!("{v:.2}%")),
-                busy,
-                if c.cpu_bound.is_empty() {
-                    "no".to_string()
-                } else {
-                    format!("**yes** ({})", dedup(&c.cpu_bound).join(", "))
-                },
-                c.failed
-            );
-        }
+        d.push(Block::H2("Matrix".into()));
+        d.push(Block::Table(matrix_table(r)));
         let notes: Vec<String> = dedup(&r.cells.iter().flat_map(|c| c.notes.iter().cloned()).collect::<Vec<_>>());
         if !notes.is_empty() {
-            s.push_str("\nNotes:\n");
-            for n in notes {
-                let _ = writeln!(s, "- {n}");
-            }
+            d.push(Block::List { lead: Some("Notes:".into()), items: notes.into_iter().map(Inline::from).collect() });
         }
-        s.push_str("\nA cell is CPU-bound when a core of any machine was at least ");
-        let _ = writeln!(
-            s,
-            "{}% busy (usr+sys+irq+softirq) during a trial.\n",
-            r.plan.as_ref().map_or(95.0, |p| p.spec.cpu_bound_percent)
-        );
+        d.push(Block::Para(
+            format!(
+                "A cell is CPU-bound when a core of any machine was at least {}% busy (usr+sys+irq+softirq) during a trial.",
+                r.plan.as_ref().map_or(95.0, |p| p.spec.cpu_bound_percent)
+            )
+            .into(),
+        ));
     }
     if let Some(x) = &r.rfc2544 {
-        let _ = writeln!(s, "## RFC 2544-style throughput (line rate {} Mbit/s)\n", mbit(x.line_rate_bps));
-        s.push_str("| frame size (B) | frames/s | Mbit/s (frames) | % of line rate | line-rate frames/s | search trials | confirmed | notes |\n|---:|---:|---:|---:|---:|---:|---|---|\n");
-        for f in &x.frames {
-            let mut notes = Vec::new();
-            if f.sender_limited {
-                notes.push("sender-limited".to_string());
-            }
-            if !f.cpu_bound.is_empty() {
-                notes.push(format!("CPU-bound ({})", f.cpu_bound.join(", ")));
-            }
-            let _ = writeln!(
-                s,
-                "| {} | {:.0} | {} | {:.1}% | {:.0} | {} | {} | {} |",
-                f.frame_size,
-                f.fps,
-                mbit(f.frame_bps),
-                f.line_percent,
-                f.max_fps,
-                f.search_trials,
-                if f.confirmed { "yes" } else { "no" },
-                notes.join("; ")
-            );
-        }
-        s.push_str("\nSearch (frames/s asked of iperf3, and sent when >2% short: pass ✓ / loss ✗ with frames lost; c = confirmation trial):\n");
-        for f in &x.frames {
+        d.push(Block::H2(format!("RFC 2544-style throughput (line rate {} Mbit/s)", mbit(x.line_rate_bps)).into()));
+        d.push(Block::Table(rfc2544_table(x)));
+        let steps = |f: &crate::records::FrameResult| -> Inline {
             let steps: Vec<String> = f
                 .steps
                 .iter()
@@ -235,17 +259,27 @@ pub fn to_markdown(r: &Report) -> String {
                     )
                 })
                 .collect();
-            let _ = writeln!(s, "- {} B: {}", f.frame_size, steps.join(", "));
-        }
-        s.push_str("\nDeviations from RFC 2544:\n");
-        for d in &x.deviations {
-            let _ = writeln!(s, "- {d}");
-        }
-        s.push_str(
-            "\nPercent of line rate counts 20 bytes of wire overhead per frame (preamble+SFD 8, inter-frame gap 12).\n",
-        );
+            format!("{} B: {}", f.frame_size, steps.join(", ")).into()
+        };
+        d.push(Block::List {
+            lead: Some("Search (frames/s asked of iperf3, and sent when >2% short: pass ✓ / loss ✗ with frames lost; c = confirmation trial):".into()),
+            items: x.frames.iter().map(steps).collect(),
+        });
+        d.push(Block::List {
+            lead: Some("Deviations from RFC 2544:".into()),
+            items: x.deviations.iter().map(|s| s.as_str().into()).collect(),
+        });
+        d.push(Block::Para(
+            "Percent of line rate counts 20 bytes of wire overhead per frame (preamble+SFD 8, inter-frame gap 12)."
+                .into(),
+        ));
     }
-    s
+    d
+}
+
+/// Markdown.
+pub fn to_markdown(r: &Report) -> String {
+    document(r).to_markdown()
 }
 
 fn ver(v: &serde_json::Value) -> String {
@@ -262,66 +296,86 @@ fn dedup(v: &[String]) -> Vec<String> {
     o
 }
 
-fn csv_field(s: &str) -> String {
-    if s.contains([',', '"', '\n']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_string()
+/// The trials table of `report.csv`: one row per matrix trial, its cell's
+/// settings from the plan (empty without one), rates in Mbit/s.
+pub fn trials_table(r: &Report) -> Table {
+    let mut t = Table::new(&[
+        ("cell", Left),
+        ("repeat", Right),
+        ("protocol", Left),
+        ("direction", Left),
+        ("mtu", Right),
+        ("streams", Right),
+        ("received_mbps", Right),
+        ("sent_mbps", Right),
+        ("retransmits", Right),
+        ("lost_percent", Right),
+        ("max_core_busy", Right),
+        ("cpu_bound", Left),
+        ("error", Left),
+    ]);
+    for tr in &r.trials {
+        let cell = r.plan.as_ref().and_then(|p| p.cells.iter().find(|c| c.id == tr.cell));
+        t.row([
+            tr.cell.as_str().into(),
+            tr.repeat.to_string().into(),
+            cell.map_or(String::new(), |c| c.protocol.to_string()).into(),
+            cell.map_or(String::new(), |c| c.direction.to_string()).into(),
+            cell.map_or(String::new(), |c| c.mtu.to_string()).into(),
+            cell.map_or(String::new(), |c| c.streams.to_string()).into(),
+            format!("{:.3}", tr.throughput_bps / 1e6).into(),
+            format!("{:.3}", tr.sent_bps() / 1e6).into(),
+            tr.retransmits().map_or(String::new(), |v| v.to_string()).into(),
+            tr.lost_percent().map_or(String::new(), |v| format!("{v:.4}")).into(),
+            format!("{:.1}", tr.max_core_busy()).into(),
+            tr.cpu_bound.join(" ").into(),
+            tr.error.as_deref().unwrap_or("").into(),
+        ]);
     }
+    t
 }
 
-/// CSV of every matrix trial.
+/// CSV of every matrix trial ([`trials_table`]).
 pub fn to_csv(r: &Report) -> String {
-    let mut s = String::from("cell,repeat,protocol,direction,mtu,streams,received_mbps,sent_mbps,retransmits,lost_percent,max_core_busy,cpu_bound,error\n");
-    for t in &r.trials {
-        let cell = r.plan.as_ref().and_then(|p| p.cells.iter().find(|c| c.id == t.cell));
-        let sm = t.summary.as_ref();
-        let busy = t.cpu.iter().flat_map(|m| m.cores.iter()).map(CoreLoad::busy).fold(0.0, f64::max);
-        let _ = writeln!(
-            s,
-            "{},{},{},{},{},{},{:.3},{:.3},{},{},{:.1},{},{}",
-            csv_field(&t.cell),
-            t.repeat,
-            cell.map_or(String::new(), |c| c.protocol.to_string()),
-            cell.map_or(String::new(), |c| c.direction.to_string()),
-            cell.map_or(String::new(), |c| c.mtu.to_string()),
-            cell.map_or(String::new(), |c| c.streams.to_string()),
-            t.throughput_bps / 1e6,
-            sm.map_or(0.0, |x| x.forward.sent_bps + x.reverse_flow.as_ref().map_or(0.0, |f| f.sent_bps)) / 1e6,
-            sm.and_then(|x| x.forward.retransmits).map_or(String::new(), |v| v.to_string()),
-            sm.and_then(|x| x.forward.lost_percent).map_or(String::new(), |v| format!("{v:.4}")),
-            busy,
-            csv_field(&t.cpu_bound.join(" ")),
-            csv_field(t.error.as_deref().unwrap_or(""))
-        );
-    }
-    s
+    trials_table(r).to_csv()
 }
 
-/// CSV of the RFC 2544 table.
-pub fn rfc2544_csv(x: &Rfc2544Result) -> String {
-    let mut s = String::from("frame_size,udp_payload,fps,frame_mbps,payload_mbps,line_percent,max_fps,search_trials,confirmed,sender_limited\n");
+/// The RFC 2544 table of `report-rfc2544.csv`: every figure of
+/// [`crate::records::FrameResult`] at full precision, Mbit/s of frames
+/// and of UDP payload.
+pub fn rfc2544_data_table(x: &Rfc2544Result) -> Table {
+    let mut t = Table::new(&[
+        ("frame_size", Right),
+        ("udp_payload", Right),
+        ("fps", Right),
+        ("frame_mbps", Right),
+        ("payload_mbps", Right),
+        ("line_percent", Right),
+        ("max_fps", Right),
+        ("search_trials", Right),
+        ("confirmed", Left),
+        ("sender_limited", Left),
+    ]);
     for f in &x.frames {
-        let _ = writeln!(
-            s,
-            "{},{},{:.1},{:.3},{:.3},{:.2},{:.1},{},{},{}",
-            f.frame_size,
-            f.udp_payload,
-            f.fps,
-            f.frame_bps / 1e6,
-            f.payload_bps / 1e6,
-            f.line_percent,
-            f.max_fps,
-            f.search_trials,
-            f.confirmed,
-            f.sender_limited
-        );
+        t.row([
+            f.frame_size.to_string().into(),
+            f.udp_payload.to_string().into(),
+            format!("{:.1}", f.fps).into(),
+            format!("{:.3}", f.frame_bps / 1e6).into(),
+            format!("{:.3}", f.payload_bps / 1e6).into(),
+            format!("{:.2}", f.line_percent).into(),
+            format!("{:.1}", f.max_fps).into(),
+            f.search_trials.to_string().into(),
+            f.confirmed.to_string().into(),
+            f.sender_limited.to_string().into(),
+        ]);
     }
-    s
+    t
 }
 
-pub(crate) fn esc(s: &str) -> String {
-    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
+/// CSV of the RFC 2544 table ([`rfc2544_data_table`]).
+pub fn rfc2544_csv(x: &Rfc2544Result) -> String {
+    rfc2544_data_table(x).to_csv()
 }
 
 /// SVG: frame size vs frames/s (log scale), measured points and the
@@ -342,71 +396,11 @@ pub fn svg_cpu(cell: &CellSummary, threshold: f64) -> String {
     crate::chart::cpu(&cell.cpu, threshold)
 }
 
-/// Minimal Markdown table → HTML for the report body.
-pub(crate) fn md_tables_to_html(md: &str) -> String {
-    let mut out = String::new();
-    let mut in_table = false;
-    let mut in_list = false;
-    for line in md.lines() {
-        let t = line.trim();
-        if t.starts_with('|') {
-            if t.contains("---") {
-                continue;
-            }
-            let cells: Vec<&str> = t.trim_matches('|').split('|').map(str::trim).collect();
-            if !in_table {
-                out.push_str("<table><tr>");
-                for c in cells {
-                    let _ = write!(out, "<th>{}</th>", esc(c));
-                }
-                out.push_str("</tr>\n");
-                in_table = true;
-            } else {
-                out.push_str("<tr>");
-                for c in cells {
-                    let _ = write!(out, "<td>{}</td>", esc(&c.replace("**", "")));
-                }
-                out.push_str("</tr>\n");
-            }
-            continue;
-        }
-        if in_table {
-            out.push_str("</table>\n");
-            in_table = false;
-        }
-        if let Some(item) = t.strip_prefix("- ") {
-            if !in_list {
-                out.push_str("<ul>");
-                in_list = true;
-            }
-            let _ = write!(out, "<li>{}</li>", esc(item));
-            continue;
-        }
-        if in_list {
-            out.push_str("</ul>\n");
-            in_list = false;
-        }
-        if let Some(hh) = t.strip_prefix("## ") {
-            let _ = writeln!(out, "<h2>{}</h2>", esc(hh));
-        } else if let Some(hh) = t.strip_prefix("# ") {
-            let _ = writeln!(out, "<h1>{}</h1>", esc(hh));
-        } else if !t.is_empty() {
-            let _ = writeln!(out, "<p>{}</p>", esc(&t.replace('`', "")));
-        }
-    }
-    if in_table {
-        out.push_str("</table>\n");
-    }
-    if in_list {
-        out.push_str("</ul>\n");
-    }
-    out
-}
-
-/// One self-contained HTML page (no external resources).
+/// One self-contained HTML page (no external resources): the report's
+/// [`document`] and the plots.
 pub fn to_html(r: &Report) -> String {
     let threshold = r.plan.as_ref().map_or(95.0, |p| p.spec.cpu_bound_percent);
-    let mut body = md_tables_to_html(&to_markdown(r));
+    let mut body = document(r).to_html();
     if let Some(x) = &r.rfc2544 {
         let _ = write!(
             body,
@@ -432,14 +426,7 @@ pub fn to_html(r: &Report) -> String {
             }
         }
     }
-    format!(
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>zynq-net benchmark: {}</title>\
-<style>body{{font-family:sans-serif;margin:2em;max-width:1100px;color:#111}}table{{border-collapse:collapse;margin:1em 0}}\
-td,th{{border:1px solid #ccc;padding:3px 8px;font-size:13px;text-align:right}}th{{background:#eee}}td:first-child{{text-align:left}}\
-figure{{margin:1em 0}}figcaption{{font-size:13px;font-weight:bold}}</style></head><body>\n{}\n</body></html>\n",
-        esc(&r.title),
-        body
-    )
+    html_page(&format!("zynq-net benchmark: {}", r.title), "figcaption{font-size:13px;font-weight:bold}", &body)
 }
 
 /// Writes `text` to `out/name` and records the path (the reports' writer).
@@ -683,26 +670,10 @@ mod tests {
         // sent: both directions of a bidir result (52 + 3 Mbit/s)
         assert_eq!(lines[4], "udp,0,,,,,50.000,55.000,,0.1234,0.0,,");
         assert_eq!(lines[5], "udp,1,,,,,40.000,41.000,,1.5000,0.0,,");
-        assert_eq!(csv_field("a\nb"), "\"a\nb\"");
         let rfc = rfc2544_csv(&frames());
         let lines: Vec<&str> = rfc.lines().collect();
         assert_eq!(lines[1], "1518,1472,40000.0,485.760,471.040,49.22,81274.4,2,true,false");
         assert_eq!(lines[2], "64,18,50000.0,25.600,7.200,3.36,1488095.2,1,false,true");
-    }
-
-    #[test]
-    fn markdown_to_html_keeps_tables_lists_and_headings() {
-        let html = md_tables_to_html(
-            "# T <1>\n\n| a | b |\n|---|---:|\n| x | **y** & z |\n\nSome `code`.\n- one\n- two\n## H\ntail\n| last | table |\n",
-        );
-        assert_eq!(
-            html,
-            "<h1>T &lt;1&gt;</h1>\n<table><tr><th>a</th><th>b</th></tr>\n<tr><td>x</td><td>y &amp; z</td></tr>\n\
-</table>\n<p>Some code.</p>\n<ul><li>one</li><li>two</li></ul>\n<h2>H</h2>\n<p>tail</p>\n\
-<table><tr><th>last</th><th>table</th></tr>\n</table>\n"
-        );
-        assert_eq!(md_tables_to_html("- open list"), "<ul><li>open list</li></ul>\n");
-        assert_eq!(esc("<a href=\"x\">&</a>"), "&lt;a href=&quot;x&quot;&gt;&amp;&lt;/a&gt;");
     }
 
     #[test]
@@ -734,6 +705,34 @@ mod tests {
         let written = write_all(&r, out.path()).unwrap();
         assert_eq!(written.len(), 4);
         assert!(!to_html(&r).contains("plot-rfc2544"));
+    }
+
+    /// Every file `report` writes, byte for byte (tests/golden/report/),
+    /// with the plan of a two-cell matrix.
+    #[test]
+    fn report_files_are_the_goldens() {
+        let d = run_dir(true);
+        let mut r = load(d.path()).unwrap();
+        r.title = "zcu102 <lab> & co".into();
+        let spec = crate::spec::BenchSpec {
+            protocols: vec![crate::iperf::Protocol::Tcp, crate::iperf::Protocol::Udp],
+            ..crate::spec::BenchSpec::default()
+        };
+        let mut plan = crate::plan::Plan::from_spec(Some("zcu102".into()), &spec);
+        plan.cells.truncate(2);
+        plan.cells[0].id = "tcp".into();
+        plan.cells[1].id = "udp".into();
+        r.plan = Some(plan);
+        let out = tempfile::tempdir().unwrap();
+        for p in write_all(&r, out.path()).unwrap() {
+            let name = p.file_name().unwrap().to_string_lossy().into_owned();
+            crate::golden::check(&format!("report/{name}"), &std::fs::read_to_string(&p).unwrap());
+        }
+        r.rfc2544 = None;
+        crate::golden::check("report/no-rfc2544.md", &to_markdown(&r));
+        r.cells.clear();
+        r.run = None;
+        crate::golden::check("report/rfc2544-only.html", &to_html(&Report { rfc2544: Some(frames()), ..r }));
     }
 
     /// With the plan, each CSV row has its own cell's protocol, direction,

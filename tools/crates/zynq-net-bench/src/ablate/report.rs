@@ -15,8 +15,8 @@ use super::groups::{write_plan, PlanStep};
 use crate::chart::{self, EffectRow};
 use crate::error::BenchError;
 use crate::records::AblateTrial;
-use crate::report::{esc, md_tables_to_html};
 use crate::stats::{paired_effect, Analysis, Effect, Stats, Verdict, MAX_REPEATS_ESTIMATE};
+use crate::table::{esc, html_page, Align::Left, Align::Right, Block, Doc, Inline, Table};
 
 /// Throughput of one variant in one cell.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -275,113 +275,154 @@ fn repeats(e: &Effect) -> String {
     }
 }
 
-/// Markdown report.
-pub fn to_markdown(design: &Design, r: &AblationReport) -> String {
-    let mut s = format!("# zynq-net ablation: {}\n\n", r.board.as_deref().unwrap_or(&r.plan_source));
-    let _ = writeln!(
-        s,
-        "Plan: `{}`, {} steps in {} groups. Setup: {}.\n",
-        r.plan_source,
+/// The groups table of one cell: per group its steps, what the DUT did
+/// with them, the effect with its interval, the verdict and the repeats
+/// for a clear one; last, the whole plan against untuned.
+pub fn groups_table(design: &Design, c: &CellAnalysis) -> Table {
+    let mut t = Table::new(&[
+        ("group", Left),
+        ("steps", Right),
+        ("DUT: applied / unchanged / skipped / failed", Left),
+        ("effect [interval]", Right),
+        ("verdict", Left),
+        ("repeats for a clear verdict", Right),
+        ("notes", Left),
+    ]);
+    for g in &c.groups {
+        let mut notes = vec![];
+        if !g.effect.note.is_empty() {
+            notes.push(g.effect.note.clone());
+        }
+        if g.dut.changed_nothing() {
+            notes.push("no step of the group changed anything on the DUT: its variant equals full".into());
+        }
+        t.row([
+            g.group.as_str().into(),
+            g.steps.to_string().into(),
+            format!("{} / {} / {} / {}", g.dut.applied, g.dut.unchanged, g.dut.skipped, g.dut.failed).into(),
+            interval(&g.effect).into(),
+            Inline::default().strong(g.effect.verdict.to_string()),
+            repeats(&g.effect).into(),
+            notes.join("; ").into(),
+        ]);
+    }
+    let w = &c.whole_plan;
+    t.row([
+        "whole plan vs untuned".into(),
+        design.plan.steps.len().to_string().into(),
+        Inline::default(),
+        interval(w).into(),
+        Inline::default().strong(w.verdict.to_string()),
+        repeats(w).into(),
+        w.note.as_str().into(),
+    ]);
+    t
+}
+
+/// The variants table of one cell: throughput, repeats, failures and
+/// CPU-bound trials per variant.
+pub fn variants_table(c: &CellAnalysis) -> Table {
+    let mut t = Table::new(&[
+        ("variant", Left),
+        ("Mbit/s (mean ± sd)", Right),
+        ("n", Right),
+        ("failed", Right),
+        ("CPU-bound trials", Right),
+    ]);
+    for v in &c.variants {
+        t.row([
+            v.variant.as_str().into(),
+            format!("{:.1} ± {:.1}", v.throughput.mean / 1e6, v.throughput.sd / 1e6).into(),
+            v.throughput.n.to_string().into(),
+            v.failed.to_string().into(),
+            v.cpu_bound.to_string().into(),
+        ]);
+    }
+    t
+}
+
+/// The report as a document: design, method, per cell its two tables,
+/// the suggestion.
+pub fn document(design: &Design, r: &AblationReport) -> Doc {
+    let mut d = Doc::default();
+    d.push(Block::H1(format!("zynq-net ablation: {}", r.board.as_deref().unwrap_or(&r.plan_source)).into()));
+    d.push(Block::Para(Inline::text("Plan: ").code(r.plan_source.as_str()).and(format!(
+        ", {} steps in {} groups. Setup: {}.",
         design.plan.steps.len(),
         design.groups.len(),
         r.setup
-    );
-    let _ = writeln!(
-        s,
-        "Design: {} rounds × {} variants (full, untuned, and the plan without each group) × {} cells; the order of the variants (and of the cells within a variant) is drawn afresh every round (seed {}); the applier reverts to untuned and applies the variant's plan before each. {} trials, {} failed.\n",
+    ))));
+    d.push(Block::Para(format!(
+        "Design: {} rounds × {} variants (full, untuned, and the plan without each group) × {} cells; the order of the variants (and of the cells within a variant) is drawn afresh every round (seed {}); the applier reverts to untuned and applies the variant's plan before each. {} trials, {} failed.",
         r.rounds,
         design.variants.len(),
         design.cells.len(),
         design.seed,
         r.trials,
         r.failed
-    );
-    let _ = writeln!(
-        s,
-        "Effect of a group = throughput with the full plan vs without that group, paired by round, on log throughput (percent). Intervals are simultaneous {:.0}% intervals over all {} comparisons (Student t, Bonferroni: each at {:.2}%), so pure noise gets a verdict in at most {:.0}% of ablations. *helps* / *hurts* only when the whole interval is on one side of zero and the estimate is at least {}%; otherwise *no measurable effect*, with the repeats that would make an effect of the measured size (or {}%, if larger) clear.\n",
-        r.analysis.confidence * 100.0,
-        r.analysis.comparisons,
-        100.0 * (1.0 - r.analysis.alpha_each()),
-        (1.0 - r.analysis.confidence) * 100.0,
-        r.analysis.min_effect_percent,
-        r.analysis.min_effect_percent
-    );
+    ).into()));
+    d.push(Block::Para(
+        Inline::text(format!(
+            "Effect of a group = throughput with the full plan vs without that group, paired by round, on log throughput (percent). Intervals are simultaneous {:.0}% intervals over all {} comparisons (Student t, Bonferroni: each at {:.2}%), so pure noise gets a verdict in at most {:.0}% of ablations. ",
+            r.analysis.confidence * 100.0,
+            r.analysis.comparisons,
+            100.0 * (1.0 - r.analysis.alpha_each()),
+            (1.0 - r.analysis.confidence) * 100.0,
+        ))
+        .em("helps")
+        .and(" / ")
+        .em("hurts")
+        .and(format!(
+            " only when the whole interval is on one side of zero and the estimate is at least {}%; otherwise ",
+            r.analysis.min_effect_percent
+        ))
+        .em("no measurable effect")
+        .and(format!(
+            ", with the repeats that would make an effect of the measured size (or {}%, if larger) clear.",
+            r.analysis.min_effect_percent
+        )),
+    ));
     for c in &r.cells {
-        let _ = writeln!(s, "## {}\n", c.cell);
-        s.push_str("| group | steps | DUT: applied / unchanged / skipped / failed | effect [interval] | verdict | repeats for a clear verdict | notes |\n|---|---:|---|---:|---|---:|---|\n");
-        for g in &c.groups {
-            let mut notes = vec![];
-            if !g.effect.note.is_empty() {
-                notes.push(g.effect.note.clone());
-            }
-            if g.dut.changed_nothing() {
-                notes.push("no step of the group changed anything on the DUT: its variant equals full".into());
-            }
-            let _ = writeln!(
-                s,
-                "| {} | {} | {} / {} / {} / {} | {} | **{}** | {} | {} |",
-                g.group,
-                g.steps,
-                g.dut.applied,
-                g.dut.unchanged,
-                g.dut.skipped,
-                g.dut.failed,
-                interval(&g.effect),
-                g.effect.verdict,
-                repeats(&g.effect),
-                notes.join("; ")
-            );
-        }
-        let w = &c.whole_plan;
-        let _ = writeln!(
-            s,
-            "| whole plan vs untuned | {} | | {} | **{}** | {} | {} |\n",
-            design.plan.steps.len(),
-            interval(w),
-            w.verdict,
-            repeats(w),
-            w.note
-        );
-        s.push_str("| variant | Mbit/s (mean ± sd) | n | failed | CPU-bound trials |\n|---|---:|---:|---:|---:|\n");
-        for v in &c.variants {
-            let _ = writeln!(
-                s,
-                "| {} | {:.1} ± {:.1} | {} | {} | {} |",
-                v.variant,
-                v.throughput.mean / 1e6,
-                v.throughput.sd / 1e6,
-                v.throughput.n,
-                v.failed,
-                v.cpu_bound
-            );
-        }
-        s.push('\n');
+        d.push(Block::H2(c.cell.as_str().into()));
+        d.push(Block::Table(groups_table(design, c)));
+        d.push(Block::Table(variants_table(c)));
     }
-    s.push_str("## Suggestion\n\n");
+    d.push(Block::H2("Suggestion".into()));
     if r.suggestion.remove.is_empty() {
-        s.push_str("No group hurts at this confidence: no change suggested.\n");
+        d.push(Block::Para("No group hurts at this confidence: no change suggested.".into()));
     } else {
-        let _ = writeln!(
-            s,
-            "Leave out {} (hurt in at least one cell, help in none): `{}` and, for the board, `{}`. Both are suggestions to review; nothing was applied.",
-            r.suggestion.remove.join(", "),
-            files::SUGGESTED_PLAN,
-            files::SUGGESTED_DIFF
-        );
+        d.push(Block::Para(
+            Inline::text(format!(
+                "Leave out {} (hurt in at least one cell, help in none): ",
+                r.suggestion.remove.join(", ")
+            ))
+            .code(files::SUGGESTED_PLAN)
+            .and(" and, for the board, ")
+            .code(files::SUGGESTED_DIFF)
+            .and(". Both are suggestions to review; nothing was applied."),
+        ));
     }
     if !r.suggestion.mixed.is_empty() {
-        let _ = writeln!(
-            s,
-            "\nMixed (hurt in some cells, help in others; kept): {}. Which matters depends on your traffic.",
-            r.suggestion.mixed.join(", ")
-        );
+        d.push(Block::Para(
+            format!(
+                "Mixed (hurt in some cells, help in others; kept): {}. Which matters depends on your traffic.",
+                r.suggestion.mixed.join(", ")
+            )
+            .into(),
+        ));
     }
-    s
+    d
 }
 
-/// Self-contained HTML page: the Markdown report and one effects chart per cell.
+/// Markdown report ([`document`]).
+pub fn to_markdown(design: &Design, r: &AblationReport) -> String {
+    document(design, r).to_markdown()
+}
+
+/// Self-contained HTML page: the report's [`document`] and one effects
+/// chart per cell.
 pub fn to_html(design: &Design, r: &AblationReport) -> String {
-    let mut body = md_tables_to_html(&to_markdown(design, r));
+    let mut body = document(design, r).to_html();
     body.push_str("<h2>Effects</h2>");
     for c in &r.cells {
         let mut rows: Vec<EffectRow> = c
@@ -409,14 +450,7 @@ pub fn to_html(design: &Design, r: &AblationReport) -> String {
             chart::effects(&c.cell, &rows)
         );
     }
-    format!(
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>zynq-net ablation: {}</title>\
-<style>body{{font-family:sans-serif;margin:2em;max-width:1100px;color:#111}}table{{border-collapse:collapse;margin:1em 0}}\
-td,th{{border:1px solid #ccc;padding:3px 8px;font-size:13px;text-align:right}}th{{background:#eee}}td:first-child{{text-align:left}}\
-figure{{margin:1em 0}}</style></head><body>\n{}\n</body></html>\n",
-        esc(r.board.as_deref().unwrap_or(&r.plan_source)),
-        body
-    )
+    html_page(&format!("zynq-net ablation: {}", r.board.as_deref().unwrap_or(&r.plan_source)), "", &body)
 }
 
 /// Writes the reports (and the suggestion files) into `out`; returns the paths.
@@ -502,6 +536,7 @@ mod tests {
         assert!(!plan.lines().any(|l| l.starts_with("offload ")), "{plan}");
         assert!(plan.contains("\nsysctl net.ipv4.tcp_notsent_lowat 16384\n"), "{plan}");
         let md = to_markdown(&d, &r);
+        crate::golden::check("ablate/suggestion.md", &md);
         assert!(md.contains("| offloads | 1 |") && md.contains("**hurts**") && md.contains("**helps**"));
         // offloads' step was applied (changed the DUT): no "changed nothing" note on its rows;
         // xps' was skipped: the note.
@@ -643,7 +678,7 @@ mod tests {
             "simultaneous 95% intervals over all 8 comparisons (Student t, Bonferroni: each at 99.38%), so pure noise gets a verdict in at most 5% of ablations.",
             "| offloads | 1 | 0 / 1 / 0 / 0 |",
             "no step of the group changed anything on the DUT: its variant equals full",
-            "| whole plan vs untuned | 4 | |",
+            "| whole plan vs untuned | 4 |  |",
             "No group hurts at this confidence: no change suggested.",
             "Mixed (hurt in some cells, help in others; kept): sysctl, offloads.",
         ] {
@@ -655,6 +690,12 @@ mod tests {
         let alone = "| no step of the group changed anything on the DUT: its variant equals full |";
         assert!(md.lines().any(|l| l.starts_with("| offloads |") && l.ends_with(alone)), "{md}");
         assert!(!md.contains("| ; "), "{md}");
+        // Every report file, byte for byte (tests/golden/ablate/).
+        let out = tempfile::tempdir().unwrap();
+        for p in write_all(&d, &r, None, out.path()).unwrap() {
+            let name = p.file_name().unwrap().to_string_lossy().into_owned();
+            crate::golden::check(&format!("ablate/{name}"), &std::fs::read_to_string(&p).unwrap());
+        }
     }
 
     /// Effects pair each round's trials: a group whose effect swings from
