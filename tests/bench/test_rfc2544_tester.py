@@ -22,6 +22,7 @@ while the burst arrives.
 
 CI time: about 2-3 minutes on 2 loaded cores (the trials are 1-2 s, waits 0.1-1.2 s).
 """
+import csv
 import json
 import subprocess
 
@@ -114,6 +115,10 @@ def test_ndr_within_one_percent_of_the_shaped_rate_both_ways(lab, tmp_path, fram
     assert len({a for a in seen if a.startswith("198.19.")}) == FLOWS, sorted(seen)
     table = (tmp_path / "tester.md").read_text()
     assert f"| {frame} | A->B | {ndr['fps']:.0f} |" in table and f"| {frame} | B->A |" in table, table
+    rows = list(csv.DictReader((tmp_path / "tester.csv").open()))
+    assert [(r["frame size (B)"], r["direction"]) for r in rows] == [(str(frame), "A->B"), (str(frame), "B->A")]
+    assert float(rows[0]["payload Mbit/s"]) == pytest.approx(ndr["fps"] * 8 * (frame - 46) / 1e6, abs=1e-3)
+    assert "<table>" in (tmp_path / "tester.html").read_text()
 
 
 def test_back_to_back_matches_the_configured_queue(lab, tmp_path):

@@ -1,8 +1,9 @@
 //! `bench rfc2544-tester`: the RFC 2544 tests ([`crate::suite`]) run
 //! through the trafgen/nftables tester ([`crate::tester`]) on a
 //! `zynq-net lab`, full duplex by default, after calibrating the
-//! generator port to port; results in `tester.json` and a table per frame
-//! size in the shape an analyser prints (`tester.md`).
+//! generator port to port; results in `tester.json`, and the tables per
+//! frame size in the shape an analyser prints in `tester.md`,
+//! `tester.html` and (the throughput table) `tester.csv`.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -12,6 +13,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::BenchError;
 use crate::records::{line_percent, max_fps};
 use crate::suite::{self, BackToBack, LossStep, SearchSettings, Throughput};
+use crate::table::{Align, Block, Doc, Inline, Table};
 use crate::tester::{self, Ceiling, DirTrial, Tester, Way};
 
 /// Output format tag of `tester.json`.
@@ -229,8 +231,14 @@ pub fn run(o: &Options, out: &Path, quiet: bool) -> Result<Report, BenchError> {
     let j = out.join("tester.json");
     std::fs::write(&j, serde_json::to_string_pretty(&report).unwrap_or_default() + "\n")
         .map_err(|e| BenchError::io(&j, e))?;
-    let m = out.join("tester.md");
-    std::fs::write(&m, markdown(&report)).map_err(|e| BenchError::io(&m, e))?;
+    for (name, text) in [
+        ("tester.md", markdown(&report)),
+        ("tester.csv", throughput_table(&report).to_csv()),
+        ("tester.html", html(&report)),
+    ] {
+        let p = out.join(name);
+        std::fs::write(&p, text).map_err(|e| BenchError::io(&p, e))?;
+    }
     Ok(report)
 }
 
@@ -329,21 +337,26 @@ fn fmt_fps(x: f64) -> String {
     format!("{x:.0}")
 }
 
-/// The analyser-shaped table: per frame size and direction, the NDR in
-/// frames/s, payload Mbit/s (UDP payload, `F - 46` bytes a frame) and %
-/// of line rate; the PDRs; back-to-back; and the loss curve.
-pub fn markdown(r: &Report) -> String {
-    let mut s = format!(
-        "# RFC 2544 ({}, {} flow(s) per port, line rate {:.1} Mbit/s)\n\n",
-        if r.options.duplex { "full duplex" } else { "A to B" },
-        r.options.flows,
-        r.options.line_rate_bps / 1e6
-    );
-    s.push_str("| frame size (B) | direction | NDR frames/s | payload Mbit/s | line rate % | generator ceiling frames/s | limited by |\n|---|---|---|---|---|---|---|\n");
+fn t(s: impl Into<String>) -> Inline {
+    Inline::text(s)
+}
+
+/// The analyser-shaped throughput table: per frame size and direction, the
+/// NDR in frames/s, payload Mbit/s (UDP payload, `F - 46` bytes a frame),
+/// % of line rate, the generator's ceiling and what limited the result.
+pub fn throughput_table(r: &Report) -> Table {
+    let mut tb = Table::new(&[
+        ("frame size (B)", Align::Right),
+        ("direction", Align::Left),
+        ("NDR frames/s", Align::Right),
+        ("payload Mbit/s", Align::Right),
+        ("line rate %", Align::Right),
+        ("generator ceiling frames/s", Align::Right),
+        ("limited by", Align::Left),
+    ]);
     for f in &r.frames {
         let Some(n) = &f.ndr else { continue };
-        for (i, w) in r.ways.iter().enumerate() {
-            let _ = i;
+        for w in &r.ways {
             let payload = n.fps * 8.0 * f64::from(tester::payload_len(f.frame_size)) / 1e6;
             let ceiling = r
                 .ceilings
@@ -351,63 +364,114 @@ pub fn markdown(r: &Report) -> String {
                 .find(|c| c.frame_size == f.frame_size)
                 .and_then(|c| c.fps.iter().find(|(x, _)| x == w))
                 .map(|(_, v)| *v);
-            s.push_str(&format!(
-                "| {} | {} | {} | {:.3} | {:.1} | {} | {} |\n",
-                f.frame_size,
-                w.label(),
-                fmt_fps(n.fps),
-                payload,
-                line_percent(n.fps, f.frame_size, r.options.line_rate_bps),
-                ceiling.map_or("-".into(), fmt_fps),
-                if n.tester_limited || f.ceiling_fps.is_some_and(|c| n.fps >= 0.95 * c) { "tester" } else { "DUT" }
-            ));
+            let limited = n.tester_limited || f.ceiling_fps.is_some_and(|c| n.fps >= 0.95 * c);
+            tb.row([
+                t(f.frame_size.to_string()),
+                t(w.label()),
+                t(fmt_fps(n.fps)),
+                t(format!("{payload:.3}")),
+                t(format!("{:.1}", line_percent(n.fps, f.frame_size, r.options.line_rate_bps))),
+                t(ceiling.map_or("-".into(), fmt_fps)),
+                t(if limited { "tester" } else { "DUT" }),
+            ]);
         }
+    }
+    tb
+}
+
+/// The whole report as a document: the throughput table, the PDRs,
+/// back-to-back, the loss curve and the deviations.
+pub fn document(r: &Report) -> Doc {
+    let mut d = Doc::default();
+    d.push(Block::H1(t(format!(
+        "RFC 2544 ({}, {} flow(s) per port, line rate {:.1} Mbit/s)",
+        if r.options.duplex { "full duplex" } else { "A to B" },
+        r.options.flows,
+        r.options.line_rate_bps / 1e6
+    ))));
+    if r.frames.iter().any(|f| f.ndr.is_some()) {
+        d.push(Block::H2(t("Throughput (NDR)")));
+        d.push(Block::Table(throughput_table(r)));
     }
     if r.frames.iter().any(|f| !f.pdr.is_empty()) {
-        s.push_str("\n| frame size (B) | loss tolerated % | frames/s per direction |\n|---|---|---|\n");
+        let mut tb = Table::new(&[
+            ("frame size (B)", Align::Right),
+            ("loss tolerated %", Align::Right),
+            ("frames/s per direction", Align::Right),
+            ("confirmed", Align::Left),
+        ]);
         for f in &r.frames {
             for p in &f.pdr {
-                s.push_str(&format!("| {} | {} | {} |\n", f.frame_size, p.loss_tolerance_percent, fmt_fps(p.fps)));
+                tb.row([
+                    t(f.frame_size.to_string()),
+                    t(p.loss_tolerance_percent.to_string()),
+                    t(fmt_fps(p.fps)),
+                    t(if p.confirmed { "yes" } else { "no" }),
+                ]);
             }
         }
+        d.push(Block::H2(t("Partial drop rate (PDR)")));
+        d.push(Block::Table(tb));
     }
     if r.frames.iter().any(|f| f.back_to_back.is_some()) {
-        s.push_str(
-            "\n| frame size (B) | back-to-back frames (mean) | min | max | repetitions |\n|---|---|---|---|---|\n",
-        );
+        let mut tb = Table::new(&[
+            ("frame size (B)", Align::Right),
+            ("back-to-back frames (mean)", Align::Right),
+            ("min", Align::Right),
+            ("max", Align::Right),
+            ("repetitions", Align::Right),
+            ("burst frames/s", Align::Right),
+        ]);
         for f in &r.frames {
             if let Some(b) = &f.back_to_back {
                 let (mn, mx) =
                     (b.bursts.iter().min().copied().unwrap_or(0), b.bursts.iter().max().copied().unwrap_or(0));
-                s.push_str(&format!("| {} | {:.1} | {mn} | {mx} | {} |\n", f.frame_size, b.mean, b.bursts.len()));
+                let mean = if b.unbounded { format!("> {:.1}", b.mean) } else { format!("{:.1}", b.mean) };
+                tb.row([
+                    t(f.frame_size.to_string()),
+                    t(mean),
+                    t(mn.to_string()),
+                    t(mx.to_string()),
+                    t(b.bursts.len().to_string()),
+                    t(fmt_fps(b.burst_fps)),
+                ]);
             }
         }
+        d.push(Block::H2(t("Back-to-back")));
+        d.push(Block::Table(tb));
     }
     if r.frames.iter().any(|f| !f.frame_loss.is_empty()) {
-        s.push_str("\n| frame size (B) | offered % of line rate | frames/s asked | ");
-        s.push_str(&r.ways.iter().map(|w| format!("{} loss %", w.label())).collect::<Vec<_>>().join(" | "));
-        s.push_str(" |\n|---|---|---|");
-        s.push_str(&"---|".repeat(r.ways.len()));
-        s.push('\n');
+        let mut cols: Vec<(String, Align)> = vec![
+            ("frame size (B)".into(), Align::Right),
+            ("offered % of line rate".into(), Align::Right),
+            ("frames/s asked".into(), Align::Right),
+        ];
+        cols.extend(r.ways.iter().map(|w| (format!("{} loss %", w.label()), Align::Right)));
+        cols.push(("sender short".into(), Align::Left));
+        let refs: Vec<(&str, Align)> = cols.iter().map(|(c, a)| (c.as_str(), *a)).collect();
+        let mut tb = Table::new(&refs);
         for f in &r.frames {
             for st in &f.frame_loss {
-                s.push_str(&format!("| {} | {:.0} | {} | ", f.frame_size, st.percent, fmt_fps(st.offered_fps)));
-                s.push_str(
-                    &st.dirs
-                        .iter()
-                        .map(|d| {
-                            format!("{:.2}{}", d.loss_percent(), if st.sender_short { " (sender short)" } else { "" })
-                        })
-                        .collect::<Vec<_>>()
-                        .join(" | "),
-                );
-                s.push_str(" |\n");
+                let mut row =
+                    vec![t(f.frame_size.to_string()), t(format!("{:.0}", st.percent)), t(fmt_fps(st.offered_fps))];
+                row.extend(st.dirs.iter().map(|x| t(format!("{:.2}", x.loss_percent()))));
+                row.push(t(if st.sender_short { "yes" } else { "no" }));
+                tb.row(row);
             }
         }
+        d.push(Block::H2(t("Frame loss rate")));
+        d.push(Block::Table(tb));
     }
-    s.push_str("\nDeviations from RFC 2544:\n\n");
-    for d in &r.deviations {
-        s.push_str(&format!("- {d}\n"));
-    }
-    s
+    d.push(Block::List { lead: Some(t("Deviations from RFC 2544:")), items: r.deviations.iter().map(t).collect() });
+    d
+}
+
+/// `tester.md`.
+pub fn markdown(r: &Report) -> String {
+    document(r).to_markdown()
+}
+
+/// `tester.html`: the same document as one self-contained page.
+pub fn html(r: &Report) -> String {
+    crate::table::html_page("RFC 2544", "", &document(r).to_html())
 }
