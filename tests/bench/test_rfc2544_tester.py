@@ -159,3 +159,21 @@ def test_calibration_reports_the_ceiling_and_a_search_capped_by_it_says_so(lab, 
     ndr = f["ndr"]
     limited = ndr["tester_limited"] or ndr["fps"] >= 0.95 * f["ceiling_fps"]
     assert row.endswith("| tester |") == limited, (row, ndr["fps"], f["ceiling_fps"])
+
+
+def test_frame_loss_curve_follows_the_shaped_rate(lab, tmp_path):
+    # tbf 2 Mbit/s = 4,166.7 frames/s of 64 B; a 5 Mbit/s line carries
+    # 7,440.5. At p % of the line the loss is 1 - 4,166.7 / (74.405 p) (0 at
+    # 56 % and below), give or take the bucket and queue (32 frames, under
+    # 0.5 % of a 1 s trial): steps 100, 90, ..., 60 lose, 50 and 40 do not.
+    shape("2mbit", 1000, 1000)
+    res, _ = run(lab, tmp_path, "--tests", "frame-loss", "--frame-sizes", "64", "--line-rate", "5M",
+                 "--loss-step", "10", "--loss-trial-seconds", "1", "--calibrate-frames", "0")
+    steps = res["frames"][0]["frame_loss"]
+    assert [s["percent"] for s in steps] == [100, 90, 80, 70, 60, 50, 40], steps
+    for s in steps:
+        want = max(0.0, 1 - 4166.7 / s["offered_fps"]) * 100
+        for d in s["dirs"]:
+            got = 100 * (d["sent"] - d["received"]) / d["sent"]
+            assert abs(got - want) <= 2.0, f"{s['percent']} %: {got:.2f} % lost, expected {want:.2f} %: {s}"
+    assert all(d["received"] == d["sent"] for s in steps[-2:] for d in s["dirs"]), steps[-2:]
