@@ -475,3 +475,77 @@ pub fn markdown(r: &Report) -> String {
 pub fn html(r: &Report) -> String {
     crate::table::html_page("RFC 2544", "", &document(r).to_html())
 }
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bad_options_are_refused_all_at_once() {
+        let o = Options {
+            frame_sizes: vec![63, 64],
+            flows: 0,
+            loss_step_percent: 12.0,
+            pdr_percent: vec![0.0],
+            drain_seconds: -1.0,
+            search: SearchSettings { trial_seconds: f64::NAN, ..Options::default().search },
+            ..Options::default()
+        };
+        let e = validate(&o).unwrap_err().to_string();
+        for want in ["frame size 63", "--flows 0", "--loss-step 12", "--pdr 0", "--drain -1", "--trial-seconds NaN"] {
+            assert!(e.contains(want), "{want} missing from:\n{e}");
+        }
+        assert!(validate(&Options::default()).is_ok());
+    }
+
+    fn dir(way: Way, sent: u64, received: u64) -> DirTrial {
+        DirTrial { way, asked_fps: 0.0, sent, port_tx: sent, received, send_seconds: 1.0, error: None }
+    }
+
+    #[test]
+    fn the_table_has_a_row_per_size_and_direction_in_the_analysers_terms() {
+        let ndr = Throughput {
+            loss_tolerance_percent: 0.0,
+            fps: 81_274.4,
+            confirmed: true,
+            search_trials: 1,
+            lowest_fail_fps: None,
+            tester_limited: false,
+            steps: vec![],
+        };
+        let r = Report {
+            format: FORMAT.into(),
+            options: Options { frame_sizes: vec![1518], ..Options::default() },
+            ways: vec![Way::Ab, Way::Ba],
+            ceilings: vec![Ceiling {
+                frame_size: 1518,
+                fps: vec![(Way::Ab, 82_000.0), (Way::Ba, 200_000.0)],
+                trials: vec![],
+            }],
+            frames: vec![FrameReport {
+                frame_size: 1518,
+                max_fps: 81_274.4,
+                ceiling_fps: Some(82_000.0),
+                top_fps: 81_274.4,
+                ndr: Some(ndr),
+                pdr: vec![],
+                frame_loss: vec![LossStep {
+                    percent: 100.0,
+                    offered_fps: 81_274.4,
+                    sender_short: false,
+                    dirs: vec![dir(Way::Ab, 1000, 990), dir(Way::Ba, 1000, 1000)],
+                }],
+                back_to_back: None,
+            }],
+            deviations: vec!["d".into()],
+        };
+        let md = markdown(&r);
+        // 1518 B at line rate: 1472 B of payload a frame, 957.087 Mbit/s; at
+        // 99 % of the ceiling (82,000) the tester is the limit.
+        assert!(md.contains("| 1518 | A->B | 81274 | 957.087 | 100.0 | 82000 | tester |"), "{md}");
+        assert!(md.contains("| 1518 | 100 | 81274 | 1.00 | 0.00 | no |"), "{md}");
+        let csv = throughput_table(&r).to_csv();
+        assert_eq!(csv.lines().count(), 3, "{csv}");
+    }
+}
