@@ -39,10 +39,13 @@ pub mod plan;
 pub mod records;
 pub mod report;
 pub mod rfc2544;
+pub mod rfc2544_suite;
 pub mod run;
 pub mod spec;
 pub mod stats;
+pub mod suite;
 pub mod table;
 pub mod targets;
+pub mod tester;
 
 pub use error::BenchError;

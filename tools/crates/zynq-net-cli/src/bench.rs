@@ -76,6 +76,9 @@ pub enum BenchCommand {
         #[arg(short, long)]
         quiet: bool,
     },
+    /// RFC 2544 through a lab with the trafgen/nftables tester: NDR/PDR
+    /// throughput, frame loss rate, back-to-back, full duplex over many flows.
+    Rfc2544Tester(TesterArgs),
     /// Compare two run directories (A = baseline, B = candidate).
     Compare {
         /// Baseline run directory (or results.jsonl).
@@ -335,6 +338,128 @@ impl AblateArgs {
     }
 }
 
+/// `bench rfc2544-tester` (docs/bench.md, "RFC 2544 with the trafgen tester").
+#[derive(Debug, Args)]
+pub struct TesterArgs {
+    /// The lab (`zynq-net lab up`): its client and server namespaces are the tester's ports A and B.
+    #[arg(long)]
+    pub lab: String,
+    /// Run directory (tester.json, tester.md).
+    #[arg(short, long)]
+    pub output: PathBuf,
+    /// Tests, comma-separated: throughput, frame-loss, back-to-back.
+    #[arg(long, value_delimiter = ',', default_value = "throughput,frame-loss,back-to-back")]
+    pub tests: Vec<TestName>,
+    /// Frame sizes (bytes incl. FCS), comma-separated.
+    #[arg(long, value_delimiter = ',', default_value = "64,128,256,512,1024,1280,1518")]
+    pub frame_sizes: Vec<u32>,
+    /// Line rate (e.g. 1G): the 100 % mark and the searches' top.
+    #[arg(long, default_value = "1G")]
+    pub line_rate: Rate,
+    /// Port A sends to B only (default: both ports at once, full duplex).
+    #[arg(long)]
+    pub one_way: bool,
+    /// Flows per port (198.18.0.0/15 addresses and UDP source ports).
+    #[arg(long, default_value_t = 16)]
+    pub flows: u32,
+    /// Seconds per search trial.
+    #[arg(long, default_value_t = 2.0)]
+    pub trial_seconds: f64,
+    /// Seconds of the final full-length trial.
+    #[arg(long, default_value_t = 10.0)]
+    pub final_seconds: f64,
+    /// Search trials per frame size and search.
+    #[arg(long, default_value_t = 8)]
+    pub max_trials: u32,
+    /// Search resolution, percent.
+    #[arg(long, default_value_t = 1.0)]
+    pub resolution: f64,
+    /// Partial drop rates to search besides the NDR, percent (comma-separated; `--pdr ''` for none).
+    #[arg(long, value_delimiter = ',', default_value = "0.1")]
+    pub pdr: Vec<f64>,
+    /// Frame loss step, percent of the line rate (at most 10).
+    #[arg(long, default_value_t = 10.0)]
+    pub loss_step: f64,
+    /// Seconds per frame loss trial.
+    #[arg(long, default_value_t = 2.0)]
+    pub loss_trial_seconds: f64,
+    /// Longest back-to-back burst tried (frames per direction).
+    #[arg(long, default_value_t = 100_000)]
+    pub b2b_max_frames: u64,
+    /// Back-to-back repetitions.
+    #[arg(long, default_value_t = 5)]
+    pub b2b_repeats: u32,
+    /// Back-to-back resolution, percent of the burst (at least one frame).
+    #[arg(long, default_value_t = 1.0)]
+    pub b2b_resolution: f64,
+    /// Seconds to wait before each trial.
+    #[arg(long, default_value_t = 1.0)]
+    pub settle: f64,
+    /// Seconds to wait after the learning frames.
+    #[arg(long, default_value_t = 0.5)]
+    pub learning_wait: f64,
+    /// Seconds to wait after sending before reading the counters.
+    #[arg(long, default_value_t = 2.0)]
+    pub drain: f64,
+    /// Frames per direction of the port-to-port calibration (0: skip it).
+    #[arg(long, default_value_t = 300_000)]
+    pub calibrate_frames: u64,
+    /// No progress output.
+    #[arg(short, long)]
+    pub quiet: bool,
+}
+
+/// A test of `bench rfc2544-tester`.
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+pub enum TestName {
+    /// NDR and PDR throughput (RFC 2544 §26.1).
+    Throughput,
+    /// Frame loss rate (RFC 2544 §26.3).
+    FrameLoss,
+    /// Back-to-back frames (RFC 2544 §26.4).
+    BackToBack,
+}
+
+impl TesterArgs {
+    fn to_options(&self) -> zynq_net_bench::rfc2544_suite::Options {
+        use zynq_net_bench::rfc2544_suite::{Options, Test};
+        use zynq_net_bench::suite::SearchSettings;
+        Options {
+            lab: self.lab.clone(),
+            frame_sizes: self.frame_sizes.clone(),
+            line_rate_bps: self.line_rate.0,
+            duplex: !self.one_way,
+            flows: self.flows,
+            tests: self
+                .tests
+                .iter()
+                .map(|t| match t {
+                    TestName::Throughput => Test::Throughput,
+                    TestName::FrameLoss => Test::FrameLoss,
+                    TestName::BackToBack => Test::BackToBack,
+                })
+                .collect(),
+            search: SearchSettings {
+                trial_seconds: self.trial_seconds,
+                final_seconds: self.final_seconds,
+                max_trials: self.max_trials,
+                resolution_percent: self.resolution,
+                loss_tolerance_percent: 0.0,
+            },
+            pdr_percent: self.pdr.clone(),
+            loss_step_percent: self.loss_step,
+            loss_trial_seconds: self.loss_trial_seconds,
+            b2b_max_frames: self.b2b_max_frames,
+            b2b_repeats: self.b2b_repeats,
+            b2b_resolution_percent: self.b2b_resolution,
+            settle_seconds: self.settle,
+            learning_seconds: self.learning_wait,
+            drain_seconds: self.drain,
+            calibrate_frames: self.calibrate_frames,
+        }
+    }
+}
+
 /// Runs a `bench` command.
 ///
 /// # Errors
@@ -370,6 +495,19 @@ pub fn run_bench(cmd: BenchCommand) -> Result<Outcome, BenchError> {
                 resolution,
             };
             commands::rfc2544(&input.to_input(), &output, &o, quiet)
+        }
+        BenchCommand::Rfc2544Tester(t) => {
+            let r = zynq_net_bench::rfc2544_suite::run(&t.to_options(), &t.output, t.quiet)?;
+            if !t.quiet {
+                zynq_net_model::out!("{}", zynq_net_bench::rfc2544_suite::markdown(&r));
+            }
+            let unconfirmed: Vec<u32> = r
+                .frames
+                .iter()
+                .filter(|f| f.ndr.as_ref().is_some_and(|n| !n.confirmed))
+                .map(|f| f.frame_size)
+                .collect();
+            Ok(if unconfirmed.is_empty() { Outcome::Done } else { Outcome::NotConfirmed(unconfirmed) })
         }
         BenchCommand::Compare { a, b, output, fail_on_worse, allow_different_images } => {
             commands::compare(&a, &b, output.as_deref(), fail_on_worse, allow_different_images)

@@ -1,0 +1,551 @@
+//! `bench rfc2544-tester`: the RFC 2544 tests ([`crate::suite`]) run
+//! through the trafgen/nftables tester ([`crate::tester`]) on a
+//! `zynq-net lab`, full duplex by default, after calibrating the
+//! generator port to port; results in `tester.json`, and the tables per
+//! frame size in the shape an analyser prints in `tester.md`,
+//! `tester.html` and (the throughput table) `tester.csv`.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::BenchError;
+use crate::records::{line_percent, max_fps};
+use crate::suite::{self, BackToBack, LossStep, SearchSettings, Throughput};
+use crate::table::{Align, Block, Doc, Inline, Table};
+use crate::tester::{self, Ceiling, DirTrial, Tester, Way};
+
+/// Output format tag of `tester.json`.
+pub const FORMAT: &str = "zynq-net-bench-rfc2544-tester 1";
+
+/// The tests to run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Test {
+    /// RFC 2544 §26.1, NDR and each PDR.
+    Throughput,
+    /// RFC 2544 §26.3.
+    FrameLoss,
+    /// RFC 2544 §26.4.
+    BackToBack,
+}
+
+/// Everything the run needs (the knobs of RFC 2544 §23-26).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Options {
+    /// The lab (`zynq-net lab up`) whose client and server namespaces are the tester ports.
+    pub lab: String,
+    /// Frame sizes (bytes incl. FCS).
+    pub frame_sizes: Vec<u32>,
+    /// Line rate, bit/s: the 100 % mark and the search's top (with the calibrated ceiling).
+    pub line_rate_bps: f64,
+    /// Both ports send at once (full duplex); else A to B only.
+    pub duplex: bool,
+    /// Flows per port (198.18.0.0/15 addresses, UDP source ports).
+    pub flows: u32,
+    /// Tests to run, in order.
+    pub tests: Vec<Test>,
+    /// Throughput search settings (NDR: its tolerance is ignored and 0 used).
+    pub search: SearchSettings,
+    /// Partial drop rates to search for besides the NDR, percent each.
+    pub pdr_percent: Vec<f64>,
+    /// Frame loss step, percent of the top rate (at most 10).
+    pub loss_step_percent: f64,
+    /// Frame loss trial length, seconds.
+    pub loss_trial_seconds: f64,
+    /// Longest burst tried (frames per direction).
+    pub b2b_max_frames: u64,
+    /// Back-to-back repetitions.
+    pub b2b_repeats: u32,
+    /// Back-to-back resolution, percent of the burst (at least one frame).
+    pub b2b_resolution_percent: f64,
+    /// Wait before each trial, seconds (RFC 2544 §23: the DUT restabilizes).
+    pub settle_seconds: f64,
+    /// Wait after learning frames, seconds (RFC 2544 §23).
+    pub learning_seconds: f64,
+    /// Wait after the senders stop before the counters are read, seconds (RFC 2544 §23: 2 s).
+    pub drain_seconds: f64,
+    /// Frames per direction of the port-to-port calibration (0: no calibration).
+    pub calibrate_frames: u64,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            lab: "znlab".into(),
+            frame_sizes: vec![64, 128, 256, 512, 1024, 1280, 1518],
+            line_rate_bps: 1e9,
+            duplex: true,
+            flows: 16,
+            tests: vec![Test::Throughput, Test::FrameLoss, Test::BackToBack],
+            search: SearchSettings {
+                trial_seconds: 2.0,
+                final_seconds: 10.0,
+                max_trials: 8,
+                resolution_percent: 1.0,
+                loss_tolerance_percent: 0.0,
+            },
+            pdr_percent: vec![0.1],
+            loss_step_percent: 10.0,
+            loss_trial_seconds: 2.0,
+            b2b_max_frames: 100_000,
+            b2b_repeats: 5,
+            b2b_resolution_percent: 1.0,
+            settle_seconds: 1.0,
+            learning_seconds: 0.5,
+            drain_seconds: 2.0,
+            calibrate_frames: 300_000,
+        }
+    }
+}
+
+/// Results for one frame size.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FrameReport {
+    /// Frame size (bytes incl. FCS).
+    pub frame_size: u32,
+    /// Line-rate maximum, frames/s per direction.
+    pub max_fps: f64,
+    /// Generator ceiling port to port (frames/s per direction, the lowest), if calibrated.
+    pub ceiling_fps: Option<f64>,
+    /// The searches' top: the line-rate maximum or the ceiling, whichever is lower.
+    pub top_fps: f64,
+    /// NDR search.
+    pub ndr: Option<Throughput>,
+    /// PDR searches.
+    pub pdr: Vec<Throughput>,
+    /// Frame loss rate steps.
+    pub frame_loss: Vec<LossStep>,
+    /// Back-to-back.
+    pub back_to_back: Option<BackToBack>,
+}
+
+/// `tester.json`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Report {
+    /// [`FORMAT`].
+    pub format: String,
+    /// The options of the run.
+    pub options: Options,
+    /// Directions traffic went.
+    pub ways: Vec<Way>,
+    /// Port-to-port calibration per frame size.
+    pub ceilings: Vec<Ceiling>,
+    /// Per frame size.
+    pub frames: Vec<FrameReport>,
+    /// Where this differs from RFC 2544.
+    pub deviations: Vec<String>,
+}
+
+fn validate(o: &Options) -> Result<(), BenchError> {
+    let mut errs = Vec::new();
+    let s = &o.search;
+    if o.frame_sizes.is_empty() {
+        errs.push("no frame sizes".to_string());
+    }
+    for &f in &o.frame_sizes {
+        if !(tester::FRAME_RANGE.0..=tester::FRAME_RANGE.1).contains(&f) {
+            errs.push(format!("frame size {f}: {}-{} B", tester::FRAME_RANGE.0, tester::FRAME_RANGE.1));
+        }
+    }
+    if !(1..=tester::MAX_FLOWS).contains(&o.flows) {
+        errs.push(format!("--flows {}: 1 to {}", o.flows, tester::MAX_FLOWS));
+    }
+    let pos = |x: f64| x.is_finite() && x > 0.0;
+    let nonneg = |x: f64| x.is_finite() && x >= 0.0;
+    for (name, v) in [
+        ("--line-rate", o.line_rate_bps),
+        ("--trial-seconds", s.trial_seconds),
+        ("--final-seconds", s.final_seconds),
+        ("--resolution", s.resolution_percent),
+        ("--loss-trial-seconds", o.loss_trial_seconds),
+        ("--b2b-resolution", o.b2b_resolution_percent),
+    ] {
+        if !pos(v) {
+            errs.push(format!("{name} {v}: a number above 0"));
+        }
+    }
+    for (name, v) in
+        [("--settle", o.settle_seconds), ("--learning-wait", o.learning_seconds), ("--drain", o.drain_seconds)]
+    {
+        if !nonneg(v) {
+            errs.push(format!("{name} {v}: 0 or more seconds"));
+        }
+    }
+    if !(o.loss_step_percent > 0.0 && o.loss_step_percent <= 10.0) {
+        errs.push(format!("--loss-step {}: above 0 and at most 10 (RFC 2544 §26.3)", o.loss_step_percent));
+    }
+    for &p in &o.pdr_percent {
+        if !(p > 0.0 && p < 100.0) {
+            errs.push(format!("--pdr {p}: a loss percentage above 0 and below 100 (0 is the NDR, always searched)"));
+        }
+    }
+    if s.max_trials == 0 || o.b2b_max_frames == 0 || o.b2b_repeats == 0 {
+        errs.push("--max-trials, --b2b-max-frames and --b2b-repeats must be at least 1".into());
+    }
+    if errs.is_empty() {
+        Ok(())
+    } else {
+        Err(BenchError::Invalid(errs.join("\n")))
+    }
+}
+
+fn secs(x: f64) -> Duration {
+    Duration::from_secs_f64(x.max(0.0))
+}
+
+/// Runs the tests; writes `tester.json` and `tester.md` into `out`; prints progress unless `quiet`.
+pub fn run(o: &Options, out: &Path, quiet: bool) -> Result<Report, BenchError> {
+    validate(o)?;
+    std::fs::create_dir_all(out).map_err(|e| BenchError::io(out, e))?;
+    let ways = if o.duplex { vec![Way::Ab, Way::Ba] } else { vec![Way::Ab] };
+    let work: PathBuf = out.join("tester");
+    let say = |s: String| {
+        if !quiet {
+            eprintln!("{s}");
+        }
+    };
+    let mut ceilings = Vec::new();
+    if o.calibrate_frames > 0 {
+        let (a, b) = tester::calibration_ports(&o.lab)?;
+        let res = Tester::new(a, b, o.flows, work.join("calibration"))
+            .and_then(|t| tester::calibrate(&t, &ways, &o.frame_sizes, o.calibrate_frames));
+        tester::remove_calibration_ports(&o.lab);
+        ceilings = res?;
+        for c in &ceilings {
+            say(format!(
+                "calibration {} B port to port: {}",
+                c.frame_size,
+                c.fps.iter().map(|(w, f)| format!("{} {:.0} frames/s", w.label(), f)).collect::<Vec<_>>().join(", ")
+            ));
+        }
+    }
+    let (a, b) = tester::lab_ports(&o.lab)?;
+    let t = Tester::new(a, b, o.flows, work.join("dut"))?;
+    let res = run_sizes(o, &t, &ways, &ceilings, &say);
+    t.close();
+    let frames = res?;
+    let report =
+        Report { format: FORMAT.into(), options: o.clone(), ways, ceilings, frames, deviations: deviations(o) };
+    let j = out.join("tester.json");
+    std::fs::write(&j, serde_json::to_string_pretty(&report).unwrap_or_default() + "\n")
+        .map_err(|e| BenchError::io(&j, e))?;
+    for (name, text) in [
+        ("tester.md", markdown(&report)),
+        ("tester.csv", throughput_table(&report).to_csv()),
+        ("tester.html", html(&report)),
+    ] {
+        let p = out.join(name);
+        std::fs::write(&p, text).map_err(|e| BenchError::io(&p, e))?;
+    }
+    Ok(report)
+}
+
+fn run_sizes(
+    o: &Options,
+    t: &Tester,
+    ways: &[Way],
+    ceilings: &[Ceiling],
+    say: &dyn Fn(String),
+) -> Result<Vec<FrameReport>, BenchError> {
+    let mut frames = Vec::new();
+    for &f in &o.frame_sizes {
+        let line = max_fps(o.line_rate_bps, f);
+        let ceiling = ceilings.iter().find(|c| c.frame_size == f).map(Ceiling::min_fps);
+        let top = ceiling.map_or(line, |c| c.min(line));
+        let mut trial = |fps: f64, count: u64| -> Result<Vec<DirTrial>, BenchError> {
+            std::thread::sleep(secs(o.settle_seconds));
+            t.learn(ways, f, secs(o.learning_seconds))?;
+            t.trial(ways, f, fps, count, secs(o.drain_seconds))
+        };
+        let mut fr = FrameReport {
+            frame_size: f,
+            max_fps: line,
+            ceiling_fps: ceiling,
+            top_fps: top,
+            ndr: None,
+            pdr: Vec::new(),
+            frame_loss: Vec::new(),
+            back_to_back: None,
+        };
+        for test in &o.tests {
+            match test {
+                Test::Throughput => {
+                    let ndr = suite::throughput(
+                        top,
+                        &SearchSettings { loss_tolerance_percent: 0.0, ..o.search.clone() },
+                        &mut trial,
+                    )?;
+                    say(format!(
+                        "{f} B NDR {:.0} frames/s per direction ({} search trials, confirmed {})",
+                        ndr.fps, ndr.search_trials, ndr.confirmed
+                    ));
+                    for &p in &o.pdr_percent {
+                        let r = suite::throughput(
+                            top,
+                            &SearchSettings { loss_tolerance_percent: p, ..o.search.clone() },
+                            &mut trial,
+                        )?;
+                        say(format!("{f} B PDR {p} %: {:.0} frames/s", r.fps));
+                        fr.pdr.push(r);
+                    }
+                    fr.ndr = Some(ndr);
+                }
+                Test::FrameLoss => {
+                    fr.frame_loss = suite::frame_loss(line, o.loss_step_percent, o.loss_trial_seconds, &mut trial)?;
+                    say(format!("{f} B frame loss: {} steps", fr.frame_loss.len()));
+                }
+                Test::BackToBack => {
+                    let b = suite::back_to_back(o.b2b_max_frames, o.b2b_repeats, o.b2b_resolution_percent, &mut trial)?;
+                    say(format!("{f} B back-to-back: {:?} frames (mean {:.1})", b.bursts, b.mean));
+                    fr.back_to_back = Some(b);
+                }
+            }
+        }
+        frames.push(fr);
+    }
+    Ok(frames)
+}
+
+/// How this run differs from RFC 2544 and from a hardware analyser.
+pub fn deviations(o: &Options) -> Vec<String> {
+    let mut d = vec![
+        "The tester is trafgen (netsniff-ng, packet mmap) on host network stacks, not a hardware analyser: frame timing is the host's; the searches' top is the lower of the line-rate maximum and the generator's port-to-port ceiling, and a result at the ceiling says the tester, not the DUT, was the limit.".to_string(),
+        "Frames received are counted by nftables netdev ingress counters on the far port that match only the test flows; frames sent are trafgen's count (the port's own tx counter is kept beside it).".to_string(),
+    ];
+    if o.search.trial_seconds < 60.0 || o.search.final_seconds < 60.0 {
+        d.push(format!(
+            "Trials of {} s (search) and {} s (final) where RFC 2544 §24 asks for at least 60 s.",
+            o.search.trial_seconds, o.search.final_seconds
+        ));
+    }
+    if o.drain_seconds < 2.0 || o.settle_seconds < 5.0 {
+        d.push(format!(
+            "Waits of {} s before each trial and {} s after it where RFC 2544 §23 has about 5 s and 2 s.",
+            o.settle_seconds, o.drain_seconds
+        ));
+    }
+    if o.b2b_repeats < 50 {
+        d.push(format!("Back-to-back repeated {} times (RFC 2544 §26.4: 50).", o.b2b_repeats));
+    }
+    d.push("No latency test (RFC 2544 §26.2) in this command yet.".into());
+    d
+}
+
+fn fmt_fps(x: f64) -> String {
+    format!("{x:.0}")
+}
+
+fn t(s: impl Into<String>) -> Inline {
+    Inline::text(s)
+}
+
+/// The analyser-shaped throughput table: per frame size and direction, the
+/// NDR in frames/s, payload Mbit/s (UDP payload, `F - 46` bytes a frame),
+/// % of line rate, the generator's ceiling and what limited the result.
+pub fn throughput_table(r: &Report) -> Table {
+    let mut tb = Table::new(&[
+        ("frame size (B)", Align::Right),
+        ("direction", Align::Left),
+        ("NDR frames/s", Align::Right),
+        ("payload Mbit/s", Align::Right),
+        ("line rate %", Align::Right),
+        ("generator ceiling frames/s", Align::Right),
+        ("limited by", Align::Left),
+    ]);
+    for f in &r.frames {
+        let Some(n) = &f.ndr else { continue };
+        for w in &r.ways {
+            let payload = n.fps * 8.0 * f64::from(tester::payload_len(f.frame_size)) / 1e6;
+            let ceiling = r
+                .ceilings
+                .iter()
+                .find(|c| c.frame_size == f.frame_size)
+                .and_then(|c| c.fps.iter().find(|(x, _)| x == w))
+                .map(|(_, v)| *v);
+            let limited = n.tester_limited || f.ceiling_fps.is_some_and(|c| n.fps >= 0.95 * c);
+            tb.row([
+                t(f.frame_size.to_string()),
+                t(w.label()),
+                t(fmt_fps(n.fps)),
+                t(format!("{payload:.3}")),
+                t(format!("{:.1}", line_percent(n.fps, f.frame_size, r.options.line_rate_bps))),
+                t(ceiling.map_or("-".into(), fmt_fps)),
+                t(if limited { "tester" } else { "DUT" }),
+            ]);
+        }
+    }
+    tb
+}
+
+/// The whole report as a document: the throughput table, the PDRs,
+/// back-to-back, the loss curve and the deviations.
+pub fn document(r: &Report) -> Doc {
+    let mut d = Doc::default();
+    d.push(Block::H1(t(format!(
+        "RFC 2544 ({}, {} flow(s) per port, line rate {:.1} Mbit/s)",
+        if r.options.duplex { "full duplex" } else { "A to B" },
+        r.options.flows,
+        r.options.line_rate_bps / 1e6
+    ))));
+    if r.frames.iter().any(|f| f.ndr.is_some()) {
+        d.push(Block::H2(t("Throughput (NDR)")));
+        d.push(Block::Table(throughput_table(r)));
+    }
+    if r.frames.iter().any(|f| !f.pdr.is_empty()) {
+        let mut tb = Table::new(&[
+            ("frame size (B)", Align::Right),
+            ("loss tolerated %", Align::Right),
+            ("frames/s per direction", Align::Right),
+            ("confirmed", Align::Left),
+        ]);
+        for f in &r.frames {
+            for p in &f.pdr {
+                tb.row([
+                    t(f.frame_size.to_string()),
+                    t(p.loss_tolerance_percent.to_string()),
+                    t(fmt_fps(p.fps)),
+                    t(if p.confirmed { "yes" } else { "no" }),
+                ]);
+            }
+        }
+        d.push(Block::H2(t("Partial drop rate (PDR)")));
+        d.push(Block::Table(tb));
+    }
+    if r.frames.iter().any(|f| f.back_to_back.is_some()) {
+        let mut tb = Table::new(&[
+            ("frame size (B)", Align::Right),
+            ("back-to-back frames (mean)", Align::Right),
+            ("min", Align::Right),
+            ("max", Align::Right),
+            ("repetitions", Align::Right),
+            ("burst frames/s", Align::Right),
+        ]);
+        for f in &r.frames {
+            if let Some(b) = &f.back_to_back {
+                let (mn, mx) =
+                    (b.bursts.iter().min().copied().unwrap_or(0), b.bursts.iter().max().copied().unwrap_or(0));
+                let mean = if b.unbounded { format!("> {:.1}", b.mean) } else { format!("{:.1}", b.mean) };
+                tb.row([
+                    t(f.frame_size.to_string()),
+                    t(mean),
+                    t(mn.to_string()),
+                    t(mx.to_string()),
+                    t(b.bursts.len().to_string()),
+                    t(fmt_fps(b.burst_fps)),
+                ]);
+            }
+        }
+        d.push(Block::H2(t("Back-to-back")));
+        d.push(Block::Table(tb));
+    }
+    if r.frames.iter().any(|f| !f.frame_loss.is_empty()) {
+        let mut cols: Vec<(String, Align)> = vec![
+            ("frame size (B)".into(), Align::Right),
+            ("offered % of line rate".into(), Align::Right),
+            ("frames/s asked".into(), Align::Right),
+        ];
+        cols.extend(r.ways.iter().map(|w| (format!("{} loss %", w.label()), Align::Right)));
+        cols.push(("sender short".into(), Align::Left));
+        let refs: Vec<(&str, Align)> = cols.iter().map(|(c, a)| (c.as_str(), *a)).collect();
+        let mut tb = Table::new(&refs);
+        for f in &r.frames {
+            for st in &f.frame_loss {
+                let mut row =
+                    vec![t(f.frame_size.to_string()), t(format!("{:.0}", st.percent)), t(fmt_fps(st.offered_fps))];
+                row.extend(st.dirs.iter().map(|x| t(format!("{:.2}", x.loss_percent()))));
+                row.push(t(if st.sender_short { "yes" } else { "no" }));
+                tb.row(row);
+            }
+        }
+        d.push(Block::H2(t("Frame loss rate")));
+        d.push(Block::Table(tb));
+    }
+    d.push(Block::List { lead: Some(t("Deviations from RFC 2544:")), items: r.deviations.iter().map(t).collect() });
+    d
+}
+
+/// `tester.md`.
+pub fn markdown(r: &Report) -> String {
+    document(r).to_markdown()
+}
+
+/// `tester.html`: the same document as one self-contained page.
+pub fn html(r: &Report) -> String {
+    crate::table::html_page("RFC 2544", "", &document(r).to_html())
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bad_options_are_refused_all_at_once() {
+        let o = Options {
+            frame_sizes: vec![63, 64],
+            flows: 0,
+            loss_step_percent: 12.0,
+            pdr_percent: vec![0.0],
+            drain_seconds: -1.0,
+            search: SearchSettings { trial_seconds: f64::NAN, ..Options::default().search },
+            ..Options::default()
+        };
+        let e = validate(&o).unwrap_err().to_string();
+        for want in ["frame size 63", "--flows 0", "--loss-step 12", "--pdr 0", "--drain -1", "--trial-seconds NaN"] {
+            assert!(e.contains(want), "{want} missing from:\n{e}");
+        }
+        assert!(validate(&Options::default()).is_ok());
+    }
+
+    fn dir(way: Way, sent: u64, received: u64) -> DirTrial {
+        DirTrial { way, asked_fps: 0.0, sent, port_tx: sent, received, send_seconds: 1.0, error: None }
+    }
+
+    #[test]
+    fn the_table_has_a_row_per_size_and_direction_in_the_analysers_terms() {
+        let ndr = Throughput {
+            loss_tolerance_percent: 0.0,
+            fps: 81_274.4,
+            confirmed: true,
+            search_trials: 1,
+            lowest_fail_fps: None,
+            tester_limited: false,
+            steps: vec![],
+        };
+        let r = Report {
+            format: FORMAT.into(),
+            options: Options { frame_sizes: vec![1518], ..Options::default() },
+            ways: vec![Way::Ab, Way::Ba],
+            ceilings: vec![Ceiling {
+                frame_size: 1518,
+                fps: vec![(Way::Ab, 82_000.0), (Way::Ba, 200_000.0)],
+                trials: vec![],
+            }],
+            frames: vec![FrameReport {
+                frame_size: 1518,
+                max_fps: 81_274.4,
+                ceiling_fps: Some(82_000.0),
+                top_fps: 81_274.4,
+                ndr: Some(ndr),
+                pdr: vec![],
+                frame_loss: vec![LossStep {
+                    percent: 100.0,
+                    offered_fps: 81_274.4,
+                    sender_short: false,
+                    dirs: vec![dir(Way::Ab, 1000, 990), dir(Way::Ba, 1000, 1000)],
+                }],
+                back_to_back: None,
+            }],
+            deviations: vec!["d".into()],
+        };
+        let md = markdown(&r);
+        // 1518 B at line rate: 1472 B of payload a frame, 957.087 Mbit/s; at
+        // 99 % of the ceiling (82,000) the tester is the limit.
+        assert!(md.contains("| 1518 | A->B | 81274 | 957.087 | 100.0 | 82000 | tester |"), "{md}");
+        assert!(md.contains("| 1518 | 100 | 81274 | 1.00 | 0.00 | no |"), "{md}");
+        let csv = throughput_table(&r).to_csv();
+        assert_eq!(csv.lines().count(), 3, "{csv}");
+    }
+}
