@@ -203,7 +203,7 @@ pub fn run(o: &Options, out: &Path, quiet: bool) -> Result<Report, BenchError> {
     let work: PathBuf = out.join("tester");
     let say = |s: String| {
         if !quiet {
-            eprintln!("{s}");
+            zynq_net_model::eoutln!("{s}");
         }
     };
     let mut ceilings = Vec::new();
