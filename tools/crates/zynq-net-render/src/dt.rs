@@ -16,7 +16,8 @@
 
 use zynq_net_model::drivers;
 use zynq_net_model::model::{
-    Arch, Board, ClockRef, Driver, Gpio, IfaceDt, Interface, Irq, KernelFlavour, Mdio, PcsPmaMode, PlEthernet, Sfp, Soc,
+    Arch, Board, ClockRef, Dp83867, Driver, Gpio, IfaceDt, Interface, Irq, KernelFlavour, Mdio, PcsPmaMode, PlEthernet,
+    Sfp, Soc,
 };
 use zynq_net_model::resolve::ResolvedIface;
 use zynq_net_model::LoadedBoard;
@@ -217,6 +218,26 @@ fn mdio_node(m: &Mdio) -> Node {
             if let Some(m) = d.pcs_pma {
                 let mode = if m == PcsPmaMode::Sgmii { "sgmii" } else { "1000base-x" };
                 props.push(Prop::u32("xlnx,phy-type", probe::phy_type_for_mode(mode).unwrap_or_default()));
+            }
+            if let Some(t) = &d.dp83867 {
+                // drivers/net/phy/dp83867.c dp83867_of_init; codes from
+                // include/dt-bindings/net/ti-dp83867.h (validated before).
+                for (name, code) in [
+                    ("ti,rx-internal-delay", t.rx_internal_delay_ps.and_then(Dp83867::delay_code)),
+                    ("ti,tx-internal-delay", t.tx_internal_delay_ps.and_then(Dp83867::delay_code)),
+                    ("tx-fifo-depth", t.tx_fifo_depth.and_then(Dp83867::fifo_code)),
+                    ("rx-fifo-depth", t.rx_fifo_depth.and_then(Dp83867::fifo_code)),
+                ] {
+                    if let Some(c) = code {
+                        props.push(Prop::u32(name, c));
+                    }
+                }
+                if t.rxctrl_strap_quirk {
+                    props.push(Prop::flag("ti,dp83867-rxctrl-strap-quirk"));
+                }
+                if t.sgmii_ref_clock_output {
+                    props.push(Prop::flag("ti,sgmii-ref-clock-output-enable"));
+                }
             }
             Node {
                 label: d.label.clone(),

@@ -151,6 +151,13 @@ pub fn features(b: &Board) -> Vec<Feature> {
     if pcs_pma && b.board.kernel == KernelFlavour::LinuxXlnx {
         drv.extend(y(&["XILINX_PHY"]));
     }
+    // drivers/net/phy/Kconfig (6.12): DP83867_PHY, inside `if PHYLIB`. Without
+    // it phy_attach_direct binds the generic PHY driver, which leaves the
+    // board's ti,* delays unapplied.
+    let dp83867 = dts.iter().any(|d| d.mdio.as_ref().is_some_and(|m| m.devices.iter().any(|x| x.dp83867.is_some())));
+    if dp83867 {
+        drv.extend(y(&["PHYLIB", "DP83867_PHY"]));
+    }
     if !drv.is_empty() {
         out.push(Feature {
             name: "drivers",
