@@ -433,6 +433,33 @@ fn dp83867_phy_written_by_the_board() {
     );
 }
 
+/// A PS GEM over EMIO through the GMII-to-RGMII converter: the open table's
+/// converter row (the MAC's phy-handle on the converter finds no PHY).
+#[test]
+fn gmii_to_rgmii_converter() {
+    check_case(
+        "zcu102-gem-gmii2rgmii",
+        &Case {
+            board: fixtures().join("zcu102-gem-gmii2rgmii.yml"),
+            arch: "arm64",
+            dts: "xilinx/zynqmp-zcu102-rev1.0.dts",
+            symbols: true,
+            // gem0, its mdio bus, the PHY and the converter
+            checked: 4,
+            found: &[],
+            design: None,
+            clean: &[],
+            faults: &[
+                (
+                    "&gem0 { phy-handle = <&gmii_to_rgmii_0>; };",
+                    "[open-phy-is-converter] phy-handle names a GMII-to-RGMII converter (xlnx,gmii-to-rgmii-1.0): macb_open",
+                ),
+                ("&gmii_to_rgmii_0 { /delete-property/ phy-handle; };", "phy-handle"),
+            ],
+        },
+    );
+}
+
 /// Without `/__symbols__`: the eTSECs are found by compatible ("fsl,etsec2",
 /// pq3-etsec2-N.dtsi) and unit address (ethernet@b0000/b1000/b2000 under
 /// soc@ffe00000, p1020rdb-pd.dts). Each eTSEC has a `queue-group@` child at

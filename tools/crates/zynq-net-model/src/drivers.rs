@@ -339,6 +339,9 @@ pub enum OpenNeed {
     /// `ti,tx-internal-delay` (checked in its `config_init`, which
     /// phy_attach_direct runs at open).
     PhyRgmiiDelays,
+    /// `phy-handle` names a PHY, not an MDIO device such as a
+    /// GMII-to-RGMII converter (fwnode_phy_find_device returns NULL).
+    PhyIsPhy,
 }
 
 /// What an open row knows of the PHY node a port's `phy-handle` names.
@@ -355,7 +358,13 @@ pub struct PhyFacts {
     /// The generic `rx-internal-delay-ps`/`tx-internal-delay-ps` are
     /// present (which dp83867 does not read).
     pub generic_delays: bool,
+    /// The node is a Xilinx GMII-to-RGMII converter
+    /// (`xlnx,gmii-to-rgmii-1.0`): an MDIO device, not a PHY.
+    pub converter: bool,
 }
+
+/// The converter's compatible (drivers/net/phy/xilinx_gmii2rgmii.c).
+pub const GMII2RGMII_COMPATIBLE: &str = "xlnx,gmii-to-rgmii-1.0";
 
 /// The DP83867 PHY ID as an MDIO `compatible` (drivers/net/phy/dp83867.c:
 /// DP83867_PHY_ID 0x2000a231).
@@ -381,6 +390,7 @@ impl PhyFacts {
             rx_delay: ti.is_some_and(|t| t.rx_internal_delay_ps.is_some()),
             tx_delay: ti.is_some_and(|t| t.tx_internal_delay_ps.is_some()),
             generic_delays: d.rx_internal_delay_ps.is_some() || d.tx_internal_delay_ps.is_some(),
+            converter: d.gmii_to_rgmii.is_some(),
         }
     }
 }
@@ -458,6 +468,16 @@ pub const OPEN: &[OpenRow] = &[
         function: "macb_open -> macb_phylink_connect / axienet_open / gfar_enet_open -> init_phy, then phy_attach_direct -> phy_init_hw -> dp83867_config_init -> dp83867_verify_rgmii_cfg",
         at: "drivers/net/phy/dp83867.c:537, 545 (phy_attach_direct -> phy_init_hw: drivers/net/phy/phy_device.c:1663, 1311; macb_open: drivers/net/ethernet/cadence/macb_main.c:3108)",
         effect: "returns -EINVAL (\"ti,rx-internal-delay must be specified\"): `ip link set up` fails with Invalid argument",
+    },
+    OpenRow {
+        rule: crate::Rule::OpenPhyIsConverter,
+        need: OpenNeed::PhyIsPhy,
+        drivers: &[Driver::Macb, Driver::Axienet],
+        flavours: &[],
+        props: &["phy-handle"],
+        function: "macb_open -> macb_phylink_connect / axienet_open -> phylink_of_phy_connect -> phylink_fwnode_phy_connect -> fwnode_phy_find_device",
+        at: "drivers/net/phy/phylink.c:2108 (fwnode_phy_find_device: drivers/net/phy/phy_device.c:3519-3524; of_mdiobus_child_is_phy: drivers/net/mdio/of_mdio.c:135-138)",
+        effect: "returns -ENODEV: the node phy-handle names is an MDIO device with a non-PHY compatible, not a PHY",
     },
     OpenRow {
         rule: crate::Rule::OpenDmaClocks,
@@ -553,6 +573,10 @@ pub fn open_problems(driver: Driver, flavour: KernelFlavour, n: &dyn OpenNode) -
                     )
                 })
             }
+            OpenNeed::PhyIsPhy => n
+                .phy()
+                .filter(|p| p.converter)
+                .map(|_| format!("phy-handle names a GMII-to-RGMII converter ({GMII2RGMII_COMPATIBLE})")),
             OpenNeed::PhyRgmiiDelays => {
                 let mode = n.string("phy-mode").or_else(|| n.string("phy-connection-type"));
                 mode.zip(n.phy()).and_then(|(m, phy)| dp83867_delay_problem(&m, &phy))

@@ -741,6 +741,25 @@ pub struct MdioDevice {
     /// `rx-internal-delay-ps` (drivers/net/phy/dp83867.c `dp83867_of_init`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dp83867: Option<Dp83867>,
+    /// The device is a Xilinx GMII-to-RGMII converter (PS GEM over EMIO to
+    /// an RGMII PHY): `compatible = "xlnx,gmii-to-rgmii-1.0"` and a
+    /// `phy-handle` to the external PHY it follows
+    /// (Documentation/devicetree/bindings/net/xlnx,gmii-to-rgmii.yaml;
+    /// drivers/net/phy/xilinx_gmii2rgmii.c `xgmiitorgmii_probe`). It is an
+    /// MDIO device, not a PHY: the MAC's `phy_handle` names the external
+    /// PHY, never the converter.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gmii_to_rgmii: Option<GmiiToRgmii>,
+}
+
+/// A Xilinx GMII-to-RGMII converter's settings.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct GmiiToRgmii {
+    /// Label of the external RGMII PHY (`phy-handle`; xgmiitorgmii_probe
+    /// fails with -ENODEV without it).
+    #[schemars(regex(pattern = r"^[A-Za-z_][A-Za-z0-9_]{0,62}$"))]
+    pub phy_handle: String,
 }
 
 /// TI DP83867 settings, written as the `ti,*` properties its driver reads

@@ -571,13 +571,13 @@ impl V<'_> {
                         drivers::OpenNeed::MacIrq => format!("{dp}/node"),
                         drivers::OpenNeed::DmaClocksEnabled => format!("{dp}/node/dma"),
                         // PlannedNode leaves the PHY to the check below.
-                        drivers::OpenNeed::PhyRgmiiDelays => format!("{dp}/phy_handle"),
+                        drivers::OpenNeed::PhyRgmiiDelays | drivers::OpenNeed::PhyIsPhy => format!("{dp}/phy_handle"),
                     };
                     self.report(row.rule, at, drivers::open_message(row, &problem));
                 }
             }
         }
-        self.phy_delays(ifc, dt);
+        self.phy_delays(&dp, ifc, dt);
         let need_axi = [("pcs_handle", dt.pcs_handle.is_some()), ("checksum", dt.checksum.is_some())];
         for (key, set) in need_axi {
             if set && !axi {
@@ -656,17 +656,14 @@ impl V<'_> {
         }
     }
 
-    /// The open row of the PHY `phy_handle` names, when the board
-    /// describes that PHY (on any port's MDIO bus) and the port's mode
-    /// (rule open-phy-delay; a base-tree PHY is left to `dtb verify`).
-    fn phy_delays(&mut self, ifc: &Interface, dt: &IfaceDt) {
-        let (Some(mode), Some(handle)) = (&dt.phy_mode, &dt.phy_handle) else { return };
-        let Some(row) = drivers::OPEN
-            .iter()
-            .find(|r| r.need == drivers::OpenNeed::PhyRgmiiDelays && r.drivers.contains(&ifc.driver))
-        else {
-            return;
-        };
+    /// The open rows of the PHY `phy_handle` names, when the board
+    /// describes that device (on any port's MDIO bus): it is a PHY, not a
+    /// converter (rule open-phy-is-converter), and has the delays the
+    /// port's mode needs (rule open-phy-delay). A base-tree PHY is left to
+    /// `dtb verify`.
+    fn phy_delays(&mut self, dp: &str, ifc: &Interface, dt: &IfaceDt) {
+        let Some(handle) = &dt.phy_handle else { return };
+        let row = |need| drivers::OPEN.iter().find(|r| r.need == need && r.drivers.contains(&ifc.driver));
         let found = self.b.interfaces.iter().enumerate().find_map(|(i, other)| {
             let m = other.dt.as_ref()?.mdio.as_ref()?;
             let j = m.devices.iter().position(|d| &d.label == handle)?;
@@ -674,6 +671,15 @@ impl V<'_> {
         });
         let Some((devp, dev)) = found else { return };
         let facts = drivers::PhyFacts::of_device(dev);
+        if let Some(row) = row(drivers::OpenNeed::PhyIsPhy).filter(|_| facts.converter) {
+            let problem = format!(
+                "port {}: phy_handle `{handle}` names a GMII-to-RGMII converter ({}), not a PHY",
+                ifc.name,
+                drivers::GMII2RGMII_COMPATIBLE
+            );
+            self.report(row.rule, format!("{dp}/phy_handle"), drivers::open_message(row, &problem));
+        }
+        let (Some(mode), Some(row)) = (&dt.phy_mode, row(drivers::OpenNeed::PhyRgmiiDelays)) else { return };
         if let Some(problem) = drivers::dp83867_delay_problem(mode, &facts) {
             let at = if dev.dp83867.is_some() { format!("{devp}/dp83867") } else { format!("{devp}/compatible") };
             let problem = format!("port {}: {problem}", ifc.name);
@@ -1187,6 +1193,9 @@ pub fn label_refs(b: &Board) -> Vec<(String, String)> {
         if let Some(m) = &dt.mdio {
             for (j, d) in m.devices.iter().enumerate() {
                 gpio(&mut out, format!("{dp}/mdio/devices/{j}/reset_gpio"), &d.reset_gpio);
+                if let Some(c) = &d.gmii_to_rgmii {
+                    out.push((format!("{dp}/mdio/devices/{j}/gmii_to_rgmii/phy_handle"), c.phy_handle.clone()));
+                }
             }
         }
         if let Some(n) = &dt.node {

@@ -198,10 +198,15 @@ fn mdio_node(m: &Mdio) -> Node {
         .iter()
         .map(|d| {
             let mut props = Vec::new();
-            if let Some(c) = &d.compatible {
+            if d.gmii_to_rgmii.is_some() {
+                props.push(Prop::str("compatible", drivers::GMII2RGMII_COMPATIBLE));
+            } else if let Some(c) = &d.compatible {
                 props.push(Prop::str("compatible", c));
             }
             props.push(Prop::u32("reg", d.address));
+            if let Some(c) = &d.gmii_to_rgmii {
+                props.push(Prop::phandle("phy-handle", &c.phy_handle));
+            }
             if let Some(g) = &d.reset_gpio {
                 props.push(Prop::cells("reset-gpios", 32, vec![gpio_cells(g)]));
             }
@@ -239,9 +244,12 @@ fn mdio_node(m: &Mdio) -> Node {
                     props.push(Prop::flag("ti,sgmii-ref-clock-output-enable"));
                 }
             }
+            // A converter is no PHY: named as the binding's example
+            // (xlnx,gmii-to-rgmii.yaml), not ethernet-phy@ (ethernet-phy.yaml).
+            let kind = if d.gmii_to_rgmii.is_some() { "gmiitorgmii" } else { "ethernet-phy" };
             Node {
                 label: d.label.clone(),
-                name: format!("ethernet-phy@{:x}", d.address),
+                name: format!("{kind}@{:x}", d.address),
                 props,
                 children: Vec::new(),
                 notes: Vec::new(),

@@ -365,7 +365,7 @@ impl zynq_net_model::drivers::OpenNode for OpenAt<'_, '_, '_> {
         self.t.clock_list(&self.node)
     }
     fn phy(&self) -> Option<zynq_net_model::drivers::PhyFacts> {
-        use zynq_net_model::drivers::{DP83867_COMPATIBLE, DP83867_ONLY_PROPS};
+        use zynq_net_model::drivers::{DP83867_COMPATIBLE, DP83867_ONLY_PROPS, GMII2RGMII_COMPATIBLE};
         let ph = self.node.property("phy-handle")?.value.get(..4)?.try_into().ok().map(u32::from_be_bytes)?;
         let phy = self.t.by_phandle(ph)?.node;
         let has = |p: &str| phy.property(p).is_some();
@@ -375,6 +375,7 @@ impl zynq_net_model::drivers::OpenNode for OpenAt<'_, '_, '_> {
             rx_delay: has("ti,rx-internal-delay"),
             tx_delay: has("ti,tx-internal-delay"),
             generic_delays: has("rx-internal-delay-ps") || has("tx-internal-delay-ps"),
+            converter: compat.iter().any(|c| c == GMII2RGMII_COMPATIBLE),
         })
     }
     fn dma_clocks(&self) -> Option<Vec<(String, String)>> {

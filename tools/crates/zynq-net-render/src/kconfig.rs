@@ -158,6 +158,16 @@ pub fn features(b: &Board) -> Vec<Feature> {
     if dp83867 {
         drv.extend(y(&["PHYLIB", "DP83867_PHY"]));
     }
+    // drivers/net/phy/Kconfig (6.12): XILINX_GMII2RGMII, inside `if PHYLIB`.
+    // Without it the converter stays at its reset speed whatever the PHY
+    // negotiates (xgmiitorgmii_read_status writes the speed).
+    let conv = dts.iter().any(|d| d.mdio.as_ref().is_some_and(|m| m.devices.iter().any(|x| x.gmii_to_rgmii.is_some())));
+    if conv {
+        if !dp83867 {
+            drv.extend(y(&["PHYLIB"]));
+        }
+        drv.extend(y(&["XILINX_GMII2RGMII"]));
+    }
     if !drv.is_empty() {
         out.push(Feature {
             name: "drivers",
