@@ -206,6 +206,14 @@ fn zcu102_reference_board() {
                 ("&axi_mcdma_0 { /delete-property/ xlnx,addrwidth; };", "xlnx,addrwidth"),
                 ("&axi_mcdma_0 { interrupts = <0 89 4>; };", "interrupts"),
                 ("&xxv_ethernet_0 { phy-mode = \"sgmii\"; };", "phy-mode is \"sgmii\""),
+                // Open table, PHY row, on a PHY of the board DTS (the board
+                // names no PHY): the rev1.0 board's DP83867 (zynqmp-zcu102-revB.dts
+                // phyc) without its RX delay; dp83867_config_init returns
+                // -EINVAL at open.
+                (
+                    "&phyc { /delete-property/ ti,rx-internal-delay; };",
+                    "open          /axi/ethernet@ff0e0000: [open-phy-delay] phy-mode \"rgmii-id\" and the DP83867 PHY has no ti,rx-internal-delay: macb_open -> macb_phylink_connect",
+                ),
                 // Open table: phylink at open wants a PHY without in-band
                 // status (phylink_fwnode_phy_connect, -ENODEV).
                 (
@@ -378,6 +386,75 @@ fn axi_1g_xlnx_full_node() {
                     "[open-dma-clocks] the DMA node's m_axi_sg_aclk is no clock the Ethernet node enables",
                 ),
                 ("&axi_ethernet_0 { /delete-property/ phy-handle; };", "[open-no-link]"),
+            ],
+        },
+    );
+}
+
+/// A DP83867 the board writes itself (the KV260 carrier's GEM3 PHY on the
+/// K26 SOM's DTS): the open table's PHY row, each fault removing a delay
+/// the phy-mode needs (dp83867_verify_rgmii_cfg at open).
+#[test]
+fn dp83867_phy_written_by_the_board() {
+    check_case(
+        "kv260-dp83867",
+        &Case {
+            board: fixtures().join("kv260-dp83867.yml"),
+            arch: "arm64",
+            dts: "xilinx/zynqmp-smk-k26-revA.dts",
+            symbols: true,
+            // gem3, its mdio bus and PHY
+            checked: 3,
+            found: &[],
+            design: None,
+            clean: &[],
+            faults: &[
+                (
+                    "&phy0 { /delete-property/ ti,rx-internal-delay; };",
+                    "[open-phy-delay] phy-mode \"rgmii-id\" and the DP83867 PHY has no ti,rx-internal-delay:",
+                ),
+                (
+                    "&phy0 { /delete-property/ ti,tx-internal-delay; };",
+                    "[open-phy-delay] phy-mode \"rgmii-id\" and the DP83867 PHY has no ti,tx-internal-delay:",
+                ),
+                // Without a compatible (the PHY ID read from its registers),
+                // a property only the DP83867 binding has marks it.
+                (
+                    "&phy0 { /delete-property/ compatible; /delete-property/ ti,rx-internal-delay; };",
+                    "[open-phy-delay] phy-mode \"rgmii-id\" and the DP83867 PHY has no ti,rx-internal-delay:",
+                ),
+                // The generic property is no substitute.
+                (
+                    "&phy0 { /delete-property/ ti,tx-internal-delay; tx-internal-delay-ps = <2750>; };",
+                    "has no ti,tx-internal-delay (it does not read the generic rx/tx-internal-delay-ps it has)",
+                ),
+            ],
+        },
+    );
+}
+
+/// A PS GEM over EMIO through the GMII-to-RGMII converter: the open table's
+/// converter row (the MAC's phy-handle on the converter finds no PHY).
+#[test]
+fn gmii_to_rgmii_converter() {
+    check_case(
+        "zcu102-gem-gmii2rgmii",
+        &Case {
+            board: fixtures().join("zcu102-gem-gmii2rgmii.yml"),
+            arch: "arm64",
+            dts: "xilinx/zynqmp-zcu102-rev1.0.dts",
+            symbols: true,
+            // gem0, its mdio bus, the PHY and the converter
+            checked: 4,
+            found: &[],
+            design: None,
+            clean: &[],
+            faults: &[
+                (
+                    "&gem0 { phy-handle = <&gmii_to_rgmii_0>; };",
+                    "[open-phy-is-converter] phy-handle names a GMII-to-RGMII converter (xlnx,gmii-to-rgmii-1.0): macb_open",
+                ),
+                ("&gmii_to_rgmii_0 { /delete-property/ phy-handle; };", "phy-handle"),
             ],
         },
     );

@@ -333,6 +333,84 @@ pub enum OpenNeed {
     /// DMA clock names there; mainline reads none for an
     /// `axistream-connected` DMA); only without `dmas`.
     DmaClocksEnabled,
+    /// The PHY `phy-handle` names gets the port's RGMII delays it needs:
+    /// a TI DP83867 on `rgmii-id`/`rgmii-rxid` needs
+    /// `ti,rx-internal-delay`, on `rgmii-id`/`rgmii-txid`
+    /// `ti,tx-internal-delay` (checked in its `config_init`, which
+    /// phy_attach_direct runs at open).
+    PhyRgmiiDelays,
+    /// `phy-handle` names a PHY, not an MDIO device such as a
+    /// GMII-to-RGMII converter (fwnode_phy_find_device returns NULL).
+    PhyIsPhy,
+}
+
+/// What an open row knows of the PHY node a port's `phy-handle` names.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PhyFacts {
+    /// The PHY is a TI DP83867: the board says so (`dp83867`), its
+    /// `compatible` is `ethernet-phy-id2000.a231` (DP83867_PHY_ID), or it
+    /// carries a property only the DP83867 binding has.
+    pub dp83867: bool,
+    /// `ti,rx-internal-delay` is present.
+    pub rx_delay: bool,
+    /// `ti,tx-internal-delay` is present.
+    pub tx_delay: bool,
+    /// The generic `rx-internal-delay-ps`/`tx-internal-delay-ps` are
+    /// present (which dp83867 does not read).
+    pub generic_delays: bool,
+    /// The node is a Xilinx GMII-to-RGMII converter
+    /// (`xlnx,gmii-to-rgmii-1.0`): an MDIO device, not a PHY.
+    pub converter: bool,
+}
+
+/// The converter's compatible (drivers/net/phy/xilinx_gmii2rgmii.c).
+pub const GMII2RGMII_COMPATIBLE: &str = "xlnx,gmii-to-rgmii-1.0";
+
+/// The DP83867 PHY ID as an MDIO `compatible` (drivers/net/phy/dp83867.c:
+/// DP83867_PHY_ID 0x2000a231).
+pub const DP83867_COMPATIBLE: &str = "ethernet-phy-id2000.a231";
+
+/// Properties only the DP83867 binding has (ti,dp83867.yaml); a PHY node
+/// with one of them and no `compatible` is taken for a DP83867 (the
+/// ZCU102's is written so: its ID comes from the PHY's registers).
+pub const DP83867_ONLY_PROPS: &[&str] = &[
+    "ti,rx-internal-delay",
+    "ti,tx-internal-delay",
+    "ti,fifo-depth",
+    "ti,dp83867-rxctrl-strap-quirk",
+    "ti,sgmii-ref-clock-output-enable",
+];
+
+impl PhyFacts {
+    /// The facts of an MDIO device the board describes.
+    pub fn of_device(d: &crate::model::MdioDevice) -> PhyFacts {
+        let ti = d.dp83867.as_ref();
+        PhyFacts {
+            dp83867: ti.is_some() || d.compatible.as_deref() == Some(DP83867_COMPATIBLE),
+            rx_delay: ti.is_some_and(|t| t.rx_internal_delay_ps.is_some()),
+            tx_delay: ti.is_some_and(|t| t.tx_internal_delay_ps.is_some()),
+            generic_delays: d.rx_internal_delay_ps.is_some() || d.tx_internal_delay_ps.is_some(),
+            converter: d.gmii_to_rgmii.is_some(),
+        }
+    }
+}
+
+/// What a DP83867 on a port of this phy-mode lacks at open, if anything
+/// (dp83867_verify_rgmii_cfg, drivers/net/phy/dp83867.c:533-545, 6.12).
+pub fn dp83867_delay_problem(mode: &str, phy: &PhyFacts) -> Option<String> {
+    if !phy.dp83867 {
+        return None;
+    }
+    let rx = matches!(mode, "rgmii-id" | "rgmii-rxid") && !phy.rx_delay;
+    let tx = matches!(mode, "rgmii-id" | "rgmii-txid") && !phy.tx_delay;
+    let missing: Vec<&str> =
+        [("ti,rx-internal-delay", rx), ("ti,tx-internal-delay", tx)].into_iter().filter(|x| x.1).map(|x| x.0).collect();
+    if missing.is_empty() {
+        return None;
+    }
+    let generic =
+        if phy.generic_delays { " (it does not read the generic rx/tx-internal-delay-ps it has)" } else { "" };
+    Some(format!("phy-mode \"{mode}\" and the DP83867 PHY has no {}{generic}", missing.join(" and no ")))
 }
 
 const AXI_1G: &[Driver] = &[Driver::Axienet];
@@ -382,6 +460,26 @@ pub const OPEN: &[OpenRow] = &[
         effect: "request_irq of a negative IRQ fails (-EINVAL): \"request_irq() failed\"",
     },
     OpenRow {
+        rule: crate::Rule::OpenPhyDelay,
+        need: OpenNeed::PhyRgmiiDelays,
+        drivers: &[Driver::Macb, Driver::Axienet, Driver::Gianfar],
+        flavours: &[],
+        props: &["ti,rx-internal-delay", "ti,tx-internal-delay"],
+        function: "macb_open -> macb_phylink_connect / axienet_open / gfar_enet_open -> init_phy, then phy_attach_direct -> phy_init_hw -> dp83867_config_init -> dp83867_verify_rgmii_cfg",
+        at: "drivers/net/phy/dp83867.c:537, 545 (phy_attach_direct -> phy_init_hw: drivers/net/phy/phy_device.c:1663, 1311; macb_open: drivers/net/ethernet/cadence/macb_main.c:3108)",
+        effect: "returns -EINVAL (\"ti,rx-internal-delay must be specified\"): `ip link set up` fails with Invalid argument",
+    },
+    OpenRow {
+        rule: crate::Rule::OpenPhyIsConverter,
+        need: OpenNeed::PhyIsPhy,
+        drivers: &[Driver::Macb, Driver::Axienet],
+        flavours: &[],
+        props: &["phy-handle"],
+        function: "macb_open -> macb_phylink_connect / axienet_open -> phylink_of_phy_connect -> phylink_fwnode_phy_connect -> fwnode_phy_find_device",
+        at: "drivers/net/phy/phylink.c:2108 (fwnode_phy_find_device: drivers/net/phy/phy_device.c:3519-3524; of_mdiobus_child_is_phy: drivers/net/mdio/of_mdio.c:135-138)",
+        effect: "returns -ENODEV: the node phy-handle names is an MDIO device with a non-PHY compatible, not a PHY",
+    },
+    OpenRow {
         rule: crate::Rule::OpenDmaClocks,
         need: OpenNeed::DmaClocksEnabled,
         drivers: &[Driver::Axienet, Driver::Xxv, Driver::XxvMcdma],
@@ -421,6 +519,9 @@ pub trait OpenNode {
     /// The clocks of the DMA node `axistream-connected` names (`None`: no
     /// such node).
     fn dma_clocks(&self) -> Option<Vec<(String, String)>>;
+    /// What is known of the PHY node `phy-handle` names (`None`: no such
+    /// node, or not decided here).
+    fn phy(&self) -> Option<PhyFacts>;
 }
 
 /// The rows of [`OPEN`] a port's node fails, each with the reason.
@@ -471,6 +572,14 @@ pub fn open_problems(driver: Driver, flavour: KernelFlavour, n: &dyn OpenNode) -
                         enabled.join(", ")
                     )
                 })
+            }
+            OpenNeed::PhyIsPhy => n
+                .phy()
+                .filter(|p| p.converter)
+                .map(|_| format!("phy-handle names a GMII-to-RGMII converter ({GMII2RGMII_COMPATIBLE})")),
+            OpenNeed::PhyRgmiiDelays => {
+                let mode = n.string("phy-mode").or_else(|| n.string("phy-connection-type"));
+                mode.zip(n.phy()).and_then(|(m, phy)| dp83867_delay_problem(&m, &phy))
             }
         };
         if let Some(p) = problem {
@@ -573,6 +682,11 @@ impl OpenNode for PlannedNode<'_> {
                 map.get(name).or(n.clock.as_ref()).map(|c| (name.to_string(), clock_spec(c)))
             })
             .collect()
+    }
+    fn phy(&self) -> Option<PhyFacts> {
+        // `check` runs the PHY row on every port, full or patched
+        // (validate.rs), from the board's MDIO devices.
+        None
     }
     fn dma_clocks(&self) -> Option<Vec<(String, String)>> {
         let n = self.node;

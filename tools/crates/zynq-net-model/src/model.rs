@@ -735,6 +735,75 @@ pub struct MdioDevice {
     /// Xilinx generator writes it for PS GEM over EMIO).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pcs_pma: Option<PcsPmaMode>,
+    /// The device is a TI DP83867 PHY, with its own properties
+    /// (Documentation/devicetree/bindings/net/ti,dp83867.yaml): the driver
+    /// reads `ti,rx-internal-delay`/`ti,tx-internal-delay`, not the generic
+    /// `rx-internal-delay-ps` (drivers/net/phy/dp83867.c `dp83867_of_init`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dp83867: Option<Dp83867>,
+    /// The device is a Xilinx GMII-to-RGMII converter (PS GEM over EMIO to
+    /// an RGMII PHY): `compatible = "xlnx,gmii-to-rgmii-1.0"` and a
+    /// `phy-handle` to the external PHY it follows
+    /// (Documentation/devicetree/bindings/net/xlnx,gmii-to-rgmii.yaml;
+    /// drivers/net/phy/xilinx_gmii2rgmii.c `xgmiitorgmii_probe`). It is an
+    /// MDIO device, not a PHY: the MAC's `phy_handle` names the external
+    /// PHY, never the converter.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gmii_to_rgmii: Option<GmiiToRgmii>,
+}
+
+/// A Xilinx GMII-to-RGMII converter's settings.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct GmiiToRgmii {
+    /// Label of the external RGMII PHY (`phy-handle`; xgmiitorgmii_probe
+    /// fails with -ENODEV without it).
+    #[schemars(regex(pattern = r"^[A-Za-z_][A-Za-z0-9_]{0,62}$"))]
+    pub phy_handle: String,
+}
+
+/// TI DP83867 settings, written as the `ti,*` properties its driver reads
+/// (drivers/net/phy/dp83867.c `dp83867_of_init`, Linux 6.12;
+/// include/dt-bindings/net/ti-dp83867.h for the encodings).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Dp83867 {
+    /// RGMII receive clock delay in picoseconds, 250..4000 in steps of 250:
+    /// `ti,rx-internal-delay = <ps / 250 - 1>` (DP83867_RGMIIDCTL_*).
+    /// Required for `rgmii-id` and `rgmii-rxid` (dp83867_verify_rgmii_cfg
+    /// returns -EINVAL at open without it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rx_internal_delay_ps: Option<u32>,
+    /// RGMII transmit clock delay in picoseconds, as `rx_internal_delay_ps`:
+    /// `ti,tx-internal-delay`; required for `rgmii-id` and `rgmii-txid`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tx_internal_delay_ps: Option<u32>,
+    /// Transmit FIFO depth in nibbles, 3, 4, 6 or 8: `tx-fifo-depth`
+    /// (DP83867_PHYCR_FIFO_DEPTH_*_B_NIB; the driver's default is 4).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tx_fifo_depth: Option<u32>,
+    /// Receive FIFO depth in nibbles, 3, 4, 6 or 8: `rx-fifo-depth`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rx_fifo_depth: Option<u32>,
+    /// `ti,dp83867-rxctrl-strap-quirk`: RX_DV/RX_CTRL strapped in mode 1 or 2
+    /// (the ZCU102 sets it).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub rxctrl_strap_quirk: bool,
+    /// `ti,sgmii-ref-clock-output-enable` (6-wire SGMII).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub sgmii_ref_clock_output: bool,
+}
+
+impl Dp83867 {
+    /// The register value of a delay in picoseconds (`ps / 250 - 1`), when
+    /// it is one the PHY has (250..4000 in steps of 250).
+    pub fn delay_code(ps: u32) -> Option<u32> {
+        (ps % 250 == 0 && (250..=4000).contains(&ps)).then(|| ps / 250 - 1)
+    }
+    /// The register value of a FIFO depth in nibbles (3, 4, 6, 8 -> 0..3).
+    pub fn fifo_code(nibbles: u32) -> Option<u32> {
+        [3, 4, 6, 8].iter().position(|&n| n == nibbles).map(|i| i as u32)
+    }
 }
 
 /// Mode of a Xilinx PCS/PMA core.

@@ -426,6 +426,18 @@ rules! {
         summary: "every clock of an axistream-connected DMA is one the Ethernet driver enables",
         source: "linux-xlnx xilinx_axienet_main.c: axienet_dma_clk_init reads m_axi_mm2s_aclk, m_axi_s2mm_aclk, m_axi_sg_aclk from the Ethernet node; mainline 6.12 axienet_probe reads no DMA clock",
         hint: Some("on linux-xlnx the generated node carries the DMA clocks on the MAC too (as the Xilinx device-tree generator writes them); on mainline give the DMA the MAC's clock, or use `dmas`");
+    OpenPhyDelay = "open-phy-delay", Error,
+        summary: "a TI DP83867 PHY on an `rgmii-id`/`rgmii-rxid` port has `dp83867.rx_internal_delay_ps`, on `rgmii-id`/`rgmii-txid` `dp83867.tx_internal_delay_ps` (the generic `rx_internal_delay_ps`/`tx_internal_delay_ps` are not read)",
+        source: "drivers/net/phy/dp83867.c: dp83867_config_init -> dp83867_verify_rgmii_cfg (-EINVAL at 537 and 545, 6.12), run at open: phy_attach_direct -> phy_init_hw (drivers/net/phy/phy_device.c:1663, 1311) from macb_open -> macb_phylink_connect, axienet_open, gfar_enet_open -> init_phy",
+        hint: Some("add the delay under the device's `dp83867` (ZCU102: rx_internal_delay_ps: 2250, tx_internal_delay_ps: 2750), or use `rgmii` when the board's traces or the MAC add the delay");
+    OpenPhyIsConverter = "open-phy-is-converter", Error,
+        summary: "a port's `phy_handle` names a PHY, not a GMII-to-RGMII converter (an MDIO device that is no PHY)",
+        source: "drivers/net/mdio/of_mdio.c: of_mdiobus_child_is_phy (a node with a non-PHY compatible is an MDIO device, 135-138); drivers/net/phy/phy_device.c: fwnode_phy_find_device returns NULL for it (3519-3524); drivers/net/phy/phylink.c: phylink_fwnode_phy_connect -> -ENODEV at open (2108), from macb_open -> macb_phylink_connect and axienet_open",
+        hint: Some("point `phy_handle` at the external PHY (the converter's own `gmii_to_rgmii.phy_handle`); the converter follows that PHY's link by itself");
+    Dp83867Value = "dp83867-value", Error,
+        summary: "DP83867 delays are 250..4000 ps in steps of 250, FIFO depths 3, 4, 6 or 8 nibbles",
+        source: "include/dt-bindings/net/ti-dp83867.h (DP83867_RGMIIDCTL_0_25_NS..4_00_NS, DP83867_PHYCR_FIFO_DEPTH_*_B_NIB); drivers/net/phy/dp83867.c: dp83867_of_init refuses larger codes (-EINVAL)",
+        hint: None;
     MacIrqCount = "mac-irq-count", Error,
         summary: "a PL MAC node has one interrupt (the MAC's own); the DMA's go under `dma`",
         source: "xilinx_axienet_main.c: axienet_probe reads platform_get_irq(pdev, 0) only when a DMA node is connected (mainline 6.12 and linux-xlnx)",

@@ -570,11 +570,14 @@ impl V<'_> {
                         drivers::OpenNeed::PhylinkLink | drivers::OpenNeed::PhyOrFixedLink => format!("{dp}/label"),
                         drivers::OpenNeed::MacIrq => format!("{dp}/node"),
                         drivers::OpenNeed::DmaClocksEnabled => format!("{dp}/node/dma"),
+                        // PlannedNode leaves the PHY to the check below.
+                        drivers::OpenNeed::PhyRgmiiDelays | drivers::OpenNeed::PhyIsPhy => format!("{dp}/phy_handle"),
                     };
                     self.report(row.rule, at, drivers::open_message(row, &problem));
                 }
             }
         }
+        self.phy_delays(&dp, ifc, dt);
         let need_axi = [("pcs_handle", dt.pcs_handle.is_some()), ("checksum", dt.checksum.is_some())];
         for (key, set) in need_axi {
             if set && !axi {
@@ -618,6 +621,27 @@ impl V<'_> {
         if let Some(m) = &dt.mdio {
             let mut seen_addr = BTreeMap::new();
             for (j, d) in m.devices.iter().enumerate() {
+                if let Some(t) = &d.dp83867 {
+                    let tp = format!("{dp}/mdio/devices/{j}/dp83867");
+                    for (key, ps) in [
+                        ("rx_internal_delay_ps", t.rx_internal_delay_ps),
+                        ("tx_internal_delay_ps", t.tx_internal_delay_ps),
+                    ] {
+                        if let Some(ps) = ps.filter(|&ps| Dp83867::delay_code(ps).is_none()) {
+                            self.report_hint(Rule::Dp83867Value, format!("{tp}/{key}"), format!("DP83867 delay {ps} ps is not one the PHY has (RGMIIDCTL: 250..4000 ps in steps of 250)"), "round to a multiple of 250 ps between 250 and 4000 (2000 is the strap default)");
+                        }
+                    }
+                    for (key, n) in [("tx_fifo_depth", t.tx_fifo_depth), ("rx_fifo_depth", t.rx_fifo_depth)] {
+                        if let Some(n) = n.filter(|&n| Dp83867::fifo_code(n).is_none()) {
+                            self.report_hint(
+                                Rule::Dp83867Value,
+                                format!("{tp}/{key}"),
+                                format!("DP83867 FIFO depth {n} nibbles is not one the PHY has"),
+                                "use 3, 4, 6 or 8 (nibbles; the driver's default is 4)",
+                            );
+                        }
+                    }
+                }
                 if let Some(k) = seen_addr.insert(d.address, j) {
                     self.report(
                         Rule::MdioAddress,
@@ -629,6 +653,37 @@ impl V<'_> {
         }
         if let Some(n) = &dt.node {
             self.pl_node(p, ifc, n);
+        }
+    }
+
+    /// The open rows of the PHY `phy_handle` names, when the board
+    /// describes that device (on any port's MDIO bus): it is a PHY, not a
+    /// converter (rule open-phy-is-converter), and has the delays the
+    /// port's mode needs (rule open-phy-delay). A base-tree PHY is left to
+    /// `dtb verify`.
+    fn phy_delays(&mut self, dp: &str, ifc: &Interface, dt: &IfaceDt) {
+        let Some(handle) = &dt.phy_handle else { return };
+        let row = |need| drivers::OPEN.iter().find(|r| r.need == need && r.drivers.contains(&ifc.driver));
+        let found = self.b.interfaces.iter().enumerate().find_map(|(i, other)| {
+            let m = other.dt.as_ref()?.mdio.as_ref()?;
+            let j = m.devices.iter().position(|d| &d.label == handle)?;
+            Some((format!("/interfaces/{i}/dt/mdio/devices/{j}"), &m.devices[j]))
+        });
+        let Some((devp, dev)) = found else { return };
+        let facts = drivers::PhyFacts::of_device(dev);
+        if let Some(row) = row(drivers::OpenNeed::PhyIsPhy).filter(|_| facts.converter) {
+            let problem = format!(
+                "port {}: phy_handle `{handle}` names a GMII-to-RGMII converter ({}), not a PHY",
+                ifc.name,
+                drivers::GMII2RGMII_COMPATIBLE
+            );
+            self.report(row.rule, format!("{dp}/phy_handle"), drivers::open_message(row, &problem));
+        }
+        let (Some(mode), Some(row)) = (&dt.phy_mode, row(drivers::OpenNeed::PhyRgmiiDelays)) else { return };
+        if let Some(problem) = drivers::dp83867_delay_problem(mode, &facts) {
+            let at = if dev.dp83867.is_some() { format!("{devp}/dp83867") } else { format!("{devp}/compatible") };
+            let problem = format!("port {}: {problem}", ifc.name);
+            self.report(row.rule, at, drivers::open_message(row, &problem));
         }
     }
 
@@ -1146,6 +1201,9 @@ pub fn label_refs(b: &Board) -> Vec<(String, String)> {
         if let Some(m) = &dt.mdio {
             for (j, d) in m.devices.iter().enumerate() {
                 gpio(&mut out, format!("{dp}/mdio/devices/{j}/reset_gpio"), &d.reset_gpio);
+                if let Some(c) = &d.gmii_to_rgmii {
+                    out.push((format!("{dp}/mdio/devices/{j}/gmii_to_rgmii/phy_handle"), c.phy_handle.clone()));
+                }
             }
         }
         if let Some(n) = &dt.node {

@@ -16,7 +16,8 @@
 
 use zynq_net_model::drivers;
 use zynq_net_model::model::{
-    Arch, Board, ClockRef, Driver, Gpio, IfaceDt, Interface, Irq, KernelFlavour, Mdio, PcsPmaMode, PlEthernet, Sfp, Soc,
+    Arch, Board, ClockRef, Dp83867, Driver, Gpio, IfaceDt, Interface, Irq, KernelFlavour, Mdio, PcsPmaMode, PlEthernet,
+    Sfp, Soc,
 };
 use zynq_net_model::resolve::ResolvedIface;
 use zynq_net_model::LoadedBoard;
@@ -197,10 +198,15 @@ fn mdio_node(m: &Mdio) -> Node {
         .iter()
         .map(|d| {
             let mut props = Vec::new();
-            if let Some(c) = &d.compatible {
+            if d.gmii_to_rgmii.is_some() {
+                props.push(Prop::str("compatible", drivers::GMII2RGMII_COMPATIBLE));
+            } else if let Some(c) = &d.compatible {
                 props.push(Prop::str("compatible", c));
             }
             props.push(Prop::u32("reg", d.address));
+            if let Some(c) = &d.gmii_to_rgmii {
+                props.push(Prop::phandle("phy-handle", &c.phy_handle));
+            }
             if let Some(g) = &d.reset_gpio {
                 props.push(Prop::cells("reset-gpios", 32, vec![gpio_cells(g)]));
             }
@@ -218,9 +224,32 @@ fn mdio_node(m: &Mdio) -> Node {
                 let mode = if m == PcsPmaMode::Sgmii { "sgmii" } else { "1000base-x" };
                 props.push(Prop::u32("xlnx,phy-type", probe::phy_type_for_mode(mode).unwrap_or_default()));
             }
+            if let Some(t) = &d.dp83867 {
+                // drivers/net/phy/dp83867.c dp83867_of_init; codes from
+                // include/dt-bindings/net/ti-dp83867.h (validated before).
+                for (name, code) in [
+                    ("ti,rx-internal-delay", t.rx_internal_delay_ps.and_then(Dp83867::delay_code)),
+                    ("ti,tx-internal-delay", t.tx_internal_delay_ps.and_then(Dp83867::delay_code)),
+                    ("tx-fifo-depth", t.tx_fifo_depth.and_then(Dp83867::fifo_code)),
+                    ("rx-fifo-depth", t.rx_fifo_depth.and_then(Dp83867::fifo_code)),
+                ] {
+                    if let Some(c) = code {
+                        props.push(Prop::u32(name, c));
+                    }
+                }
+                if t.rxctrl_strap_quirk {
+                    props.push(Prop::flag("ti,dp83867-rxctrl-strap-quirk"));
+                }
+                if t.sgmii_ref_clock_output {
+                    props.push(Prop::flag("ti,sgmii-ref-clock-output-enable"));
+                }
+            }
+            // A converter is no PHY: named as the binding's example
+            // (xlnx,gmii-to-rgmii.yaml), not ethernet-phy@ (ethernet-phy.yaml).
+            let kind = if d.gmii_to_rgmii.is_some() { "gmiitorgmii" } else { "ethernet-phy" };
             Node {
                 label: d.label.clone(),
-                name: format!("ethernet-phy@{:x}", d.address),
+                name: format!("{kind}@{:x}", d.address),
                 props,
                 children: Vec::new(),
                 notes: Vec::new(),

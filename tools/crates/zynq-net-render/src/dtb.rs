@@ -364,6 +364,20 @@ impl zynq_net_model::drivers::OpenNode for OpenAt<'_, '_, '_> {
     fn clocks(&self) -> Vec<(String, String)> {
         self.t.clock_list(&self.node)
     }
+    fn phy(&self) -> Option<zynq_net_model::drivers::PhyFacts> {
+        use zynq_net_model::drivers::{DP83867_COMPATIBLE, DP83867_ONLY_PROPS, GMII2RGMII_COMPATIBLE};
+        let ph = self.node.property("phy-handle")?.value.get(..4)?.try_into().ok().map(u32::from_be_bytes)?;
+        let phy = self.t.by_phandle(ph)?.node;
+        let has = |p: &str| phy.property(p).is_some();
+        let compat = phy.property("compatible").map(|p| crate::probe::strings(p.value)).unwrap_or_default();
+        Some(zynq_net_model::drivers::PhyFacts {
+            dp83867: compat.iter().any(|c| c == DP83867_COMPATIBLE) || DP83867_ONLY_PROPS.iter().any(|p| has(p)),
+            rx_delay: has("ti,rx-internal-delay"),
+            tx_delay: has("ti,tx-internal-delay"),
+            generic_delays: has("rx-internal-delay-ps") || has("tx-internal-delay-ps"),
+            converter: compat.iter().any(|c| c == GMII2RGMII_COMPATIBLE),
+        })
+    }
     fn dma_clocks(&self) -> Option<Vec<(String, String)>> {
         let ph = self.node.property("axistream-connected")?.value.get(..4)?.try_into().ok().map(u32::from_be_bytes)?;
         let dma = self.t.by_phandle(ph)?;

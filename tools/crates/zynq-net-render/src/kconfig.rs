@@ -151,6 +151,23 @@ pub fn features(b: &Board) -> Vec<Feature> {
     if pcs_pma && b.board.kernel == KernelFlavour::LinuxXlnx {
         drv.extend(y(&["XILINX_PHY"]));
     }
+    // drivers/net/phy/Kconfig (6.12): DP83867_PHY, inside `if PHYLIB`. Without
+    // it phy_attach_direct binds the generic PHY driver, which leaves the
+    // board's ti,* delays unapplied.
+    let dp83867 = dts.iter().any(|d| d.mdio.as_ref().is_some_and(|m| m.devices.iter().any(|x| x.dp83867.is_some())));
+    if dp83867 {
+        drv.extend(y(&["PHYLIB", "DP83867_PHY"]));
+    }
+    // drivers/net/phy/Kconfig (6.12): XILINX_GMII2RGMII, inside `if PHYLIB`.
+    // Without it the converter stays at its reset speed whatever the PHY
+    // negotiates (xgmiitorgmii_read_status writes the speed).
+    let conv = dts.iter().any(|d| d.mdio.as_ref().is_some_and(|m| m.devices.iter().any(|x| x.gmii_to_rgmii.is_some())));
+    if conv {
+        if !dp83867 {
+            drv.extend(y(&["PHYLIB"]));
+        }
+        drv.extend(y(&["XILINX_GMII2RGMII"]));
+    }
     if !drv.is_empty() {
         out.push(Feature {
             name: "drivers",
