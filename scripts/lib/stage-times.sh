@@ -14,12 +14,16 @@
 # _stage_cpu: the second line of `times` (this shell's finished children,
 # e.g. "1m2.500s 0m3.100s") as seconds. Never call it in $(...): a
 # subshell's children have used nothing yet.
+# A new file each time: a stage run in a background subshell must not
+# share it.
 _stage_cpu() {
-    times >"${_stage_tmp:=$(mktemp "${TMPDIR:-/tmp}/stage-times.XXXXXX")}"
+    _stage_tmp=$(mktemp "${TMPDIR:-/tmp}/stage-times.XXXXXX")
+    times >"$_stage_tmp"
     _stage_cpu_s=$(sed -n 2p "$_stage_tmp" | awk '{
         t = 0
         for (i = 1; i <= 2; i++) { v = $i; m = v; sub(/m.*/, "", m); s = v; sub(/^[0-9]+m/, "", s); sub(/s$/, "", s); t += m * 60 + s }
         printf "%.1f\n", t }')
+    rm -f "$_stage_tmp"
 }
 
 stage() {
@@ -32,7 +36,6 @@ stage() {
     "$@" || _stage_rc=$?
     _stage_t1=$(date +%s.%N)
     _stage_cpu
-    rm -f "$_stage_tmp"
     if [ -n "${ZYNQ_NET_STAGE_TIMES:-}" ]; then
         printf '%s\t%s\t%s\t%s\n' "$_stage_name" \
             "$(echo "$_stage_t0 $_stage_t1" | awk '{ printf "%.1f", $2 - $1 }')" \
