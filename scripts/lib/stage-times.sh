@@ -49,6 +49,6 @@ stage_report() {
     [ -s "$1" ] || { echo "stage times: none recorded"; return 0; }
     echo "stage times (wall s on this machine; CPU s = user + system of the stage's processes):"
     awk -F '\t' '
-        { printf "  %-44s %8.1f s wall %8.1f s CPU  rc %s\n", $1, $2, $3, $4; w += $2; c += $3 }
-        END { printf "  %-44s %8.1f s wall %8.1f s CPU\n", "sum of stages", w, c }' "$1"
+        { printf "  %-56s %8.1f s wall %8.1f s CPU  rc %s\n", $1, $2, $3, $4; w += $2; c += $3 }
+        END { printf "  %-56s %8.1f s wall %8.1f s CPU\n", "sum of stages", w, c }' "$1"
 }
