@@ -3,10 +3,18 @@
 `zynq_net` is the release binary built by tests/run-all (ZYNQ_NET_BIN), or
 built here when the tests are run on their own. `gen_board` runs
 `zynq-net gen` on a reference board into a temporary directory.
+
+With ZYNQ_NET_STAGE_TIMES set (tests/run-all under .ci/run), each test
+group (tests/GROUP/) appends one line to that file, as the shell stages of
+scripts/lib/stage-times.sh do: "pytest tests/GROUP", wall seconds, CPU
+seconds (user + system of pytest and of the processes it waited for, from
+getrusage), and 0 or 1 (a test failed).
 """
 import os
 import pathlib
+import resource
 import subprocess
+import time
 import uuid
 
 import pytest
@@ -63,3 +71,43 @@ def veth_netns():
     yield _make
     for name in made:
         subprocess.run(["ip", "netns", "del", name], check=False)
+
+
+# ------------------------------------------------------------ stage times
+_GROUPS: dict[str, list] = {}
+
+
+def _group(nodeid: str) -> list:
+    """[wall s, CPU s, failed] of the test group (tests/GROUP/) of a test id,
+    which is relative to the rootdir: the repository or tests/."""
+    name = nodeid.removeprefix("tests/").split("/")[0]
+    return _GROUPS.setdefault(name, [0.0, 0.0, 0])
+
+
+def _cpu_seconds() -> float:
+    return sum(r.ru_utime + r.ru_stime for r in (resource.getrusage(resource.RUSAGE_SELF),
+                                                 resource.getrusage(resource.RUSAGE_CHILDREN)))
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    """Wall and CPU time of each test, setup (module fixtures: a QEMU boot)
+    and teardown included, summed per group."""
+    t0, c0 = time.monotonic(), _cpu_seconds()
+    yield
+    group = _group(item.nodeid)
+    group[0] += time.monotonic() - t0
+    group[1] += _cpu_seconds() - c0
+
+
+def pytest_runtest_logreport(report):
+    if report.failed:
+        _group(report.nodeid)[2] = 1
+
+
+def pytest_sessionfinish(session, exitstatus):
+    path = os.environ.get("ZYNQ_NET_STAGE_TIMES")
+    if path and _GROUPS:
+        with open(path, "a", encoding="utf-8") as f:
+            for name, (wall, cpu, failed) in _GROUPS.items():
+                f.write(f"pytest tests/{name}\t{wall:.1f}\t{cpu:.1f}\t{failed}\n")

@@ -358,6 +358,18 @@ kernel_key() {
     } | sha256sum | cut -c1-16
 }
 
+# kconfig_verify_configured: `zynq-net kconfig verify` of $kboard on the
+# configured, not yet compiled kernel ($kb/.config), when the board, its
+# fragments and the CLI are known: a kernel that lost one of the board's
+# symbols (a dependency off in the test-only base) fails here, in seconds,
+# not after the compile. (kconfig_verify_report checks the result again.)
+kconfig_verify_configured() {
+    [ -n "$kgen" ] && [ -n "${ZYNQ_NET_BIN:-}" ] && [ -n "$kboard" ] || return 0
+    "$ZYNQ_NET_BIN" kconfig verify "$kboard" --config "$kb/.config" && return 0
+    echo "zynq-net kconfig verify failed on the configured kernel (above): not compiling it"
+    return 1
+}
+
 kernel_build() {
     key=$(kernel_key)
     kdir=$cache/kernel/$key
@@ -392,7 +404,7 @@ kernel_build() {
         else
             km -s "$kernel_base" &&
                 (cd "$kb" && "$ktree/scripts/kconfig/merge_config.sh" -m -O "$kb" "$kb/.config" $(fragments))
-        fi && km -s olddefconfig && km -j"$jobs" "$kernel_target"
+        fi && km -s olddefconfig && kconfig_verify_configured && km -j"$jobs" "$kernel_target"
     } >"$kdir/build.log" 2>&1 || {
         tail -n 30 "$kdir/build.log" >&2
         die "kernel build failed (see $kdir/build.log)"

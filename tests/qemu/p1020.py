@@ -10,8 +10,9 @@ docs/qemu.md says what it builds and how long that takes.
 Environment:
 - ZYNQ_NET_P1020_SMP: emulated cores (default 2);
 - ZYNQ_NET_QEMU_TIMEOUT: seconds the boot may take (default 300);
-- ZYNQ_NET_P1020_CACHED_ONLY=1 (set by .ci/run): never build; the tests
-  skip, saying so, when the kernel or userland is not cached.
+- ZYNQ_NET_P1020_CACHED_ONLY=1: never build (a CI with no time for it;
+  .ci/run sets 0 and builds everything first); the tests skip, saying so,
+  when the kernel or userland is not cached.
 """
 from __future__ import annotations
 
@@ -30,8 +31,9 @@ BOARD = ROOT / "tests" / "qemu" / "boards" / "p1020-qemu.yml"
 REF_BOARD = ROOT / "meta-zynq-net" / "boards" / "p1020rdb.yml"
 SMP = int(os.environ.get("ZYNQ_NET_P1020_SMP", "2"))
 BOOT_TIMEOUT = int(os.environ.get("ZYNQ_NET_QEMU_TIMEOUT", "300"))
-# The whole script: a fresh kernel cross-build is ~12 minutes of two idle
-# cores (docs/qemu.md has the figures), the userland a few more.
+# The whole script: a fresh kernel cross-build, the userland and the
+# patched QEMU (docs/qemu.md has the figures; minutes on idle cores, much
+# longer on a loaded machine).
 SCRIPT_TIMEOUT = BOOT_TIMEOUT + 3 * 3600
 CACHED_ONLY = os.environ.get("ZYNQ_NET_P1020_CACHED_ONLY") == "1"
 # scripts/qemu-p1020 --cached-only: the kernel or userland is not cached.
