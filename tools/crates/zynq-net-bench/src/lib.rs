@@ -30,9 +30,9 @@ pub mod compare;
 pub mod cpu;
 pub mod error;
 pub mod exec;
-pub mod image;
 #[cfg(test)]
 mod golden;
+pub mod image;
 pub mod iperf;
 pub mod lab;
 pub mod plan;
