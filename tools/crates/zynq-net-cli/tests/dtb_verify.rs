@@ -799,7 +799,7 @@ fn short_and_foreign_files_are_not_dtbs() {
         (200, "bad magic"),
     ] {
         let p = tmp.path().join(format!("f{bytes}"));
-        std::fs::write(&p, "CONFIG_X=y\n".repeat(20).as_bytes()[..bytes].to_vec()).expect("write");
+        std::fs::write(&p, &"CONFIG_X=y\n".repeat(20).as_bytes()[..bytes]).expect("write");
         let (code, rep) = verify(&board, &p);
         assert_eq!(code, Some(2), "{bytes}: {rep}");
         assert!(rep.contains(want), "{bytes}: {rep}");

@@ -172,7 +172,8 @@ mod tests {
         let tmp = tempfile::tempdir().expect("tmp");
         let bad = tmp.path().join("bad.dtsi");
         std::fs::write(&bad, "/ { broken\n").expect("write");
-        let e = board_dts(&tree, Arch::Arm64, "xilinx/zynqmp-zcu102-rev1.0.dts", &[bad.clone()]).expect_err("bad");
+        let e = board_dts(&tree, Arch::Arm64, "xilinx/zynqmp-zcu102-rev1.0.dts", std::slice::from_ref(&bad))
+            .expect_err("bad");
         assert!(e.contains(&format!("the end of {}", bad.display())), "{e}");
         assert!(!e.contains("board.dts:"), "{e}");
     }
