@@ -38,6 +38,7 @@ when the P1020 build or the patched QEMU is not cached (tests/qemu/p1020.py).
 """
 from __future__ import annotations
 
+import re
 import subprocess
 
 import pytest
