@@ -443,3 +443,188 @@ kconfig_verify_report() {
         fi
     } >"$rep"
 }
+
+# ------------------------------------------------------ forwarding lab ----
+# The routers' forwarding labs (scripts/qemu-p1020 and scripts/qemu-zcu102
+# --lab): the guest's two ports are tap devices QEMU creates as
+# $lab-t0/$lab-t1, moved into the host network namespaces $lab-client and
+# $lab-server (10.21N.1.0/24 and 10.21N.2.0/24, router .1, host end .2);
+# the guest half is lab_forward in tests/qemu/init-lib.sh. The caller sets
+# lab, lab_subnet, fastpath, out, die/log, and for lab_taps lab_desc (the
+# router in the targets file's description).
+
+# lab_check_args NARGS: the lab's options are valid (NARGS: how many words
+# the command after -- has).
+lab_check_args() {
+    case $lab_subnet in [0-9]) ;; *) die "--lab-subnet $lab_subnet: expected 0-9" ;; esac
+    if [ -n "$lab" ]; then
+        # Namespace and tap names: NAME-client, NAME-server, NAME-t0/t1 (<= 15).
+        case $lab in
+        *[!A-Za-z0-9_]* | "") die "--lab $lab: letters, digits and _ only" ;;
+        esac
+        [ "${#lab}" -le 8 ] || die "--lab $lab: at most 8 characters (interface names)"
+        [ "$1" -gt 0 ] || die "--lab needs a command after --"
+        [ "$(id -u)" = 0 ] || die "--lab needs root (network namespaces, tap devices)"
+    fi
+    if [ -n "$fastpath" ]; then
+        [ -n "$lab" ] || die "--fastpath needs --lab"
+        seen=" "
+        for d in $fastpath; do
+            case $seen in *" $d "*) die "--fastpath: interface $d listed twice" ;; esac
+            seen="$seen$d "
+            # Interface names (net/core/dev.c dev_valid_name): 1-15 characters.
+            case $d in *[!A-Za-z0-9_.-]*) die "--fastpath: interface $d: letters, digits, _ . - only" ;; esac
+            [ "${#d}" -le 15 ] || die "--fastpath: interface $d: at most 15 characters"
+        done
+    fi
+    return 0
+}
+
+# lab_env FILE: the guest's /etc/zynq-net/qemu.env (read_qemu_env).
+lab_env() {
+    if [ -n "$lab" ]; then
+        {
+            echo "mode=lab"
+            echo "eth0_addr=10.21$lab_subnet.1.1/24"
+            echo "eth1_addr=10.21$lab_subnet.2.1/24"
+            echo "fastpath=$fastpath"
+        } >"$1"
+    else
+        echo "mode=status" >"$1"
+    fi
+}
+
+# lab_fastpath_desc: the arm, as the targets file and result.env say it.
+lab_fastpath_desc() {
+    if [ -n "$fastpath" ]; then
+        echo "nftables flowtable on $fastpath (fast path)"
+    else
+        echo "no flowtable (slow path)"
+    fi
+}
+
+lab_setup() {
+    for ns in "$lab-client" "$lab-server"; do
+        ip netns del "$ns" 2>/dev/null || true
+        ip netns add "$ns"
+        ip -n "$ns" link set lo up
+    done
+    lab_up=1
+}
+
+# lab_taps: QEMU created $lab-t0/t1 in this namespace; move them into the
+# client/server namespaces as eth0, address them, write $out/targets.json.
+lab_taps() {
+    n=$lab_subnet
+    i=0
+    for ns in "$lab-client" "$lab-server"; do
+        t=$lab-t$i
+        ip link set "$t" netns "$ns"
+        ip -n "$ns" link set "$t" name eth0
+        ip -n "$ns" addr add "10.21$n.$((i + 1)).2/24" dev eth0
+        ip -n "$ns" link set eth0 up
+        other=$((2 - i))
+        ip -n "$ns" route add "10.21$n.$other.0/24" via "10.21$n.$((i + 1)).1"
+        i=$((i + 1))
+    done
+    # The targets file of `zynq-net bench` (tools/crates/zynq-net-bench/src/targets.rs).
+    cat >"$out/targets.json" <<EOT
+{"format": "zynq-net-bench-targets 1",
+ "client": {"host": {"kind": "netns", "name": "$lab-client"}, "address": "10.21$n.1.2",
+            "ifaces": [], "pace_iface": "eth0", "nice": -10},
+ "server": {"host": {"kind": "netns", "name": "$lab-server"}, "address": "10.21$n.2.2",
+            "ifaces": [], "nice": -10},
+ "description": "$lab_desc between two host namespaces; $(lab_fastpath_desc)",
+ "udp_socket_buffer": 4194304}
+EOT
+}
+
+lab_down() {
+    for ns in "$lab-client" "$lab-server"; do
+        ip netns del "$ns" 2>/dev/null || true
+    done
+    lab_up=0
+}
+
+# lab_run TIMEOUT CMD...: with QEMU ($qemu_pid) booting, wait up to TIMEOUT
+# seconds for ZNQ:READY, then wire the taps and run CMD on the host
+# (ZNQ_LAB_TARGETS: the targets file; its exit code in lab_rc and
+# $out/lab-cmd.rc), ping the router to end the lab and wait for ZNQ:DONE.
+lab_run() {
+    lab_timeout=$1
+    shift
+    lab_rc=""
+    sleep 1
+    if wait_console 'ZNQ:READY' "$lab_timeout"; then
+        lab_taps
+        log "router forwarding: running $*"
+        lab_rc=0
+        ZNQ_LAB_TARGETS=$out/targets.json "$@" || lab_rc=$?
+        echo "$lab_rc" >"$out/lab-cmd.rc"
+        # The init forwards until the router itself is pinged, then
+        # dumps its counters and finishes.
+        ip netns exec "$lab-client" ping -c 3 -W 2 "10.21$lab_subnet.1.1" >/dev/null 2>&1 || true
+        wait_console 'ZNQ:DONE' 120 || true
+    else
+        log "the router never reported ZNQ:READY"
+    fi
+}
+
+# stop_qemu: QEMU ($qemu_pid) is stopped and reaped (qemu_rc its exit code).
+stop_qemu() {
+    # Whatever the guest prints after ZNQ:DONE is its power-off.
+    sleep 1
+    if kill -0 "$qemu_pid" 2>/dev/null; then
+        kill "$qemu_pid" 2>/dev/null || true
+    fi
+    qemu_rc=0
+    wait "$qemu_pid" || qemu_rc=$?
+    qemu_pid=""
+}
+
+# lab_cleanup (the EXIT trap): QEMU stopped, the namespaces gone.
+# shellcheck disable=SC2317 # called from the EXIT trap
+lab_cleanup() {
+    if [ -n "${qemu_pid:-}" ] && kill -0 "$qemu_pid" 2>/dev/null; then
+        kill "$qemu_pid" 2>/dev/null || true
+        sleep 1
+        kill -9 "$qemu_pid" 2>/dev/null || true
+    fi
+    [ "${lab_up:-0}" = 1 ] && lab_down
+    return 0
+}
+
+# patched_qemu TARGET: sets qemu_bin to the qemu-system-TARGET that
+# scripts/qemu-build builds with scripts/qemu-patches/ (cached by its
+# inputs); with cached_only=1 exits 3 when it is not cached.
+patched_qemu() {
+    qrc=0
+    if [ "$cached_only" = 1 ]; then
+        qemu_bin=$("$top/scripts/qemu-build" --cached-only "$1") || qrc=$?
+    else
+        qemu_bin=$("$top/scripts/qemu-build" "$1") || qrc=$?
+    fi
+    [ "$qrc" = 0 ] || { [ "$qrc" = 3 ] && exit 3; die "scripts/qemu-build $1 failed"; }
+}
+
+# flowtable_load -> prints the static flowtable-load binary for the guest,
+# built from tests/qemu/flowtable-load.c with ${cross}gcc (the guest has no
+# nft) and cached in $cache/userland by the source's and the compiler's
+# hash. The caller sets cross, cache, top, cached_only.
+flowtable_load() {
+    ftload_src=$top/tests/qemu/flowtable-load.c
+    fkey=$({
+        cat "$ftload_src"
+        "${cross}gcc" --version | head -n 1
+    } | sha256sum | cut -c1-16)
+    fdest=$cache/userland/flowtable-load-$fkey
+    if [ ! -f "$fdest/.done" ]; then
+        [ "$cached_only" = 0 ] || { log "--cached-only: flowtable-load $fkey is not built"; exit 3; }
+        mkdir -p "$fdest"
+        "${cross}gcc" -Wall -Wextra -Werror -O2 -static -o "$fdest/flowtable-load" "$ftload_src" ||
+            die "cross-build of flowtable-load failed"
+        "${cross}strip" "$fdest/flowtable-load"
+        touch "$fdest/.done"
+    fi
+    echo "$fdest/flowtable-load"
+}

@@ -142,3 +142,62 @@ sysctls() {
         printf '%s %s\n' "$key" "$(tr '\t\n' '  ' <"$p" 2>&1)"
     done
 }
+
+# read_qemu_env: mode, eth0_addr, eth1_addr and fastpath from
+# /etc/zynq-net/qemu.env (the qemu-* script writes it; without it: status).
+# shellcheck disable=SC2034 # the variables are the init's
+read_qemu_env() {
+    mode=status
+    eth0_addr=""
+    eth1_addr=""
+    fastpath=""
+    [ -r /etc/zynq-net/qemu.env ] || return 0
+    while IFS='=' read -r k v; do
+        case $k in
+        mode) mode=$v ;;
+        eth0_addr) eth0_addr=$v ;;
+        eth1_addr) eth1_addr=$v ;;
+        fastpath) fastpath=$v ;;
+        esac
+    done </etc/zynq-net/qemu.env
+}
+
+# lab_forward: the forwarding lab's guest half (mode=lab), after the ports
+# are addressed and the plan applied (which turns forwarding on). Loads the
+# board's flowtable on the interfaces in $fastpath (when set: the fast path
+# arm), reports ZNQ:READY and forwards until the host pings the router
+# itself (the qemu-* script does after its command), then dumps the
+# counters, the flowtables and the CPU time the forwarding took (/proc/stat
+# at ZNQ:READY and at the end; the host reads it in between over TCP). The
+# caller defines dump (what its driver reports).
+lab_forward() {
+    section routes sh -c 'ip addr; ip route; cat /proc/sys/net/ipv4/ip_forward'
+    if [ -n "$fastpath" ]; then
+        # What the image's zynq-net-flowtable service loads with nft
+        # (meta-zynq-net/recipes-connectivity/zynq-net-flowtable): table
+        # inet zynq_net_fastpath, flowtable ft on the board's interfaces.
+        # shellcheck disable=SC2086 # $fastpath: interface names, checked by the host
+        section flowtable-load flowtable-load add zynq_net_fastpath ft $fastpath
+    fi
+    section flowtables flowtable-load list
+    section stat-ready cat /proc/stat
+    # The host reads the router's CPU counters around a load of its own
+    # (TCP port 7070 on the router's addresses: /proc/stat per connection).
+    (while :; do nc -l -p 7070 -e cat /proc/stat; done) >/dev/null 2>&1 &
+    # Icmp InEchos (10th field of the values line in /proc/net/snmp):
+    # echo requests to the router itself; the traffic the lab forwards
+    # never counts there, so the host's first ping ends the lab.
+    kmsg "ZNQ:READY uptime=$(cut -d' ' -f1 /proc/uptime)"
+    while [ "$(awk '/^Icmp:/ { if (n++) print $10 }' /proc/net/snmp)" = 0 ]; do
+        sleep 1
+    done
+    section stat-end cat /proc/stat
+    # Ip ForwDatagrams: what the router forwarded while the host's command
+    # ran on the slow path (offloaded packets skip ip_forward()).
+    section snmp cat /proc/net/snmp
+    section flowtables-end flowtable-load list
+    # Offloaded connections carry [OFFLOAD] (kernels with
+    # NF_CONNTRACK_PROCFS; nothing to show without it).
+    [ -r /proc/net/nf_conntrack ] && section conntrack cat /proc/net/nf_conntrack
+    dump
+}

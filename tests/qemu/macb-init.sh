@@ -3,9 +3,14 @@
 # scripts/qemu-zcu102 (QEMU xlnx-zcu102, eth0 = gem3, macb as a module of
 # Debian's arm64 kernel) and scripts/qemu-zynq7000 (QEMU xilinx-zynq-a9,
 # eth0 = gem0, macb built in; /lib/modules/load.order is empty). It loads
-# the modules the script listed, brings eth0 up, runs the zynq-net applier
-# from the generated plan (apply, status --json, apply again), dumps what
-# the real driver reports and powers off.
+# the modules the script listed, then, as /etc/zynq-net/qemu.env says:
+# - mode=status (or no qemu.env): brings eth0 up, runs the zynq-net
+#   applier from the generated plan (apply, status --json, apply again),
+#   dumps what the real driver reports and powers off;
+# - mode=lab (scripts/qemu-zcu102 --lab: eth0 = gem2, eth1 = gem3): addresses
+#   both ports, applies the plan (which turns forwarding on) and forwards
+#   (lab_forward in init-lib.sh: the flowtable when asked, ZNQ:READY, the
+#   counters when the host pings the router), dumps and powers off.
 #
 # Results go to the console as sections (tests/qemu/init-lib.sh).
 
@@ -24,11 +29,46 @@ PLAN=/etc/zynq-net/zynq-net.plan
 APPLY=/usr/sbin/zynq-net-apply
 EXTRA=/etc/zynq-net/extra.plan
 IFACE=eth0
+read_qemu_env
 
 report_start
 
 # Modules in dependency order (the qemu-* script wrote the list).
 section modules sh -c 'while read -r m; do insmod "/lib/modules/$m" || echo "insmod $m failed"; done </lib/modules/load.order; cat /proc/modules'
+
+if [ "$mode" = lab ]; then
+    wait_netdevs eth0 eth1
+    section netdevs netdevs
+    ip link set lo up
+    for d in eth0 eth1; do
+        ip link set "$d" up
+    done
+    [ -z "$eth0_addr" ] || ip addr add "$eth0_addr" dev eth0
+    [ -z "$eth1_addr" ] || ip addr add "$eth1_addr" dev eth1
+    sleep 1
+    section link-up sh -c 'for d in eth0 eth1; do ip -d link show "$d"; ethtool "$d"; done'
+    section before-ethtool-g sh -c 'ethtool -g eth0; ethtool -g eth1'
+    section interrupts-initial cat /proc/interrupts
+    apply_plan
+    # dump: what macb and the stack report after the plan and the traffic
+    # (lab_forward calls it).
+    dump() {
+        section interrupts cat /proc/interrupts
+        section irqs sh -c '. /lib/zynq-net-qemu/init-lib.sh; irqs eth0; irqs eth1'
+        for d in eth0 eth1; do
+            section "ethtool-g-$d" ethtool -g "$d"
+            section "ethtool-S-$d" ethtool -S "$d"
+            section "queues-$d" queues "$d"
+            section "link-stats-$d" ip -s link show dev "$d"
+        done
+        section sysctls sysctls
+    }
+    lab_forward
+    section dmesg-net sh -c "dmesg | grep -v ZNQ | grep -iE 'macb|eth[01]|ff0d0000|ff0e0000|phylink|fixed'"
+    kmsg "ZNQ:DONE uptime=$(cut -d' ' -f1 /proc/uptime)"
+    sync
+    poweroff -f
+fi
 
 wait_netdevs "$IFACE"
 section netdevs netdevs

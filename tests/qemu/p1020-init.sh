@@ -27,18 +27,7 @@ guest_setup
 PLAN=/etc/zynq-net/zynq-net.plan
 APPLY=/usr/sbin/zynq-net-apply
 EXTRA=/etc/zynq-net/extra.plan
-mode=status
-eth0_addr=""
-eth1_addr=""
-fastpath=""
-while IFS='=' read -r k v; do
-    case $k in
-    mode) mode=$v ;;
-    eth0_addr) eth0_addr=$v ;;
-    eth1_addr) eth1_addr=$v ;;
-    fastpath) fastpath=$v ;;
-    esac
-done </etc/zynq-net/qemu.env
+read_qemu_env
 
 report_start
 wait_netdevs eth0 eth1
@@ -75,33 +64,7 @@ dump() {
 }
 
 if [ "$mode" = lab ]; then
-    section routes sh -c 'ip addr; ip route; cat /proc/sys/net/ipv4/ip_forward'
-    if [ -n "$fastpath" ]; then
-        # What the image's zynq-net-flowtable service loads with nft
-        # (meta-zynq-net/recipes-connectivity/zynq-net-flowtable): table
-        # inet zynq_net_fastpath, flowtable ft on the board's interfaces.
-        # shellcheck disable=SC2086 # $fastpath: interface names, checked by the host
-        section flowtable-load flowtable-load add zynq_net_fastpath ft $fastpath
-    fi
-    section flowtables flowtable-load list
-    section stat-ready cat /proc/stat
-    # The host reads the router's CPU counters around a load of its own
-    # (TCP port 7070 on the router's addresses: /proc/stat per connection).
-    (while :; do nc -l -p 7070 -e cat /proc/stat; done) >/dev/null 2>&1 &
-    # Icmp InEchos (10th field of the values line in /proc/net/snmp):
-    # echo requests to the router itself; the traffic the lab forwards
-    # never counts there, so the host's first ping ends the lab.
-    echos() { awk '/^Icmp:/ { if (n++) print $10 }' /proc/net/snmp; }
-    kmsg "ZNQ:READY uptime=$(cut -d' ' -f1 /proc/uptime)"
-    while [ "$(echos)" = 0 ]; do
-        sleep 1
-    done
-    section stat-end cat /proc/stat
-    # Ip ForwDatagrams: what the router forwarded while the host's command
-    # ran on the slow path (offloaded packets skip ip_forward()).
-    section snmp cat /proc/net/snmp
-    section flowtables-end flowtable-load list
-    dump
+    lab_forward
 else
     # Traffic through eth0: the plan's multiq filter maps 198.51.100.1 (the
     # board's management address) to a TX queue; slirp's gateway is

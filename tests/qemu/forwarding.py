@@ -1,0 +1,426 @@
+"""What the forwarding labs of the emulated routers share
+(tests/qemu/test_p1020_forwarding.py: QEMU ppce500, eTSEC/gianfar;
+tests/qemu/test_zcu102_forwarding.py: QEMU xlnx-zcu102, GEM/macb).
+
+Each arm is one boot of the board's scripts/qemu-* --lab: the guest's two
+ports are taps in the host namespaces LAB-client (10.21N.1.2, router .1)
+and LAB-server (10.21N.2.2); the script runs HOLD as the lab command, which
+hands the targets file to the test and holds the lab until the test is
+done. While the guest routes, the test runs `zynq-net bench rfc2544`, a
+fixed UDP load with the router's /proc/stat read around it (init-lib.sh
+lab_forward serves it on TCP port 7070), `bench run` and `bench report`.
+"""
+from __future__ import annotations
+
+import csv
+import json
+import os
+import pathlib
+import re
+import signal
+import subprocess
+import time
+from typing import Callable
+
+import qemu_results
+
+# The seed's frame sizes (RFC 2544 section 9.1 without 9018).
+FRAMES = (64, 128, 256, 512, 1024, 1280, 1518)
+MAX_TRIALS = 8
+# A stated partial drop rate: TCG's forwarding rate wanders with the host's
+# load, so a 2 s confirmation at a rate a 1 s trial passed loses a few
+# frames now and then (seen: 0.1-6.6 % at 64 B with zero tolerance).
+# TRex's ndr_bench defaults to a 0.1 % PDR; 2 % keeps the search stable
+# here, and every result names it (docs/qemu.md).
+PDR_PCT = 2
+# The matrix and the RFC 2544 settings in one bench file: a board's
+# `bench` section on its own (docs/bench.md, docs/board-format.md). Trials
+# are short: under TCG the router forwards thousands of frames/s, and the
+# whole module must stay a few minutes per arm.
+SPEC = f"""\
+matrix:
+  duration_s: 2
+  repeats: 1
+  protocols: [tcp, udp]
+  directions: [tx, rx]
+  mtus: [1500]
+  streams: [1]
+  udp_rate: 20M
+rfc2544:
+  frame_sizes: [{", ".join(str(f) for f in FRAMES)}]
+  line_rate_mbps: 1000
+  loss_tolerance_pct: {PDR_PCT}
+  trial_s: 1
+  confirm_s: 2
+  max_trials: {MAX_TRIALS}
+  resolution_pct: 5
+"""
+CELLS = {f"{p}-{d}-mtu1500-p1" for p in ("tcp", "udp") for d in ("tx", "rx")}
+# The fixed load both arms carry while the router's CPU is read: UDP at
+# 2,000 datagrams/s of 512 B frames (470 B payload) for LOAD_S seconds.
+LOAD_FPS, LOAD_PAYLOAD, LOAD_S = 2000, 470, 6
+# Each bench command's limit (s): a trial that never ends (an iperf3 whose
+# control connection is lost) fails the test instead of hanging CI.
+BENCH_TIMEOUT = 900
+# The lab command: it writes the targets file's path to READY and holds the
+# lab until RELEASE exists (or LIMIT seconds pass: exit 1, the script then
+# stops the guest).
+HOLD = ('printf "%s\\n" "$ZNQ_LAB_TARGETS" >"$1.tmp" && mv "$1.tmp" "$1"; i=0; '
+        'while [ ! -e "$2" ] && [ "$i" -lt "$3" ]; do sleep 1; i=$((i + 1)); done; [ -e "$2" ]')
+
+
+class Addresses:
+    """A lab's namespaces and addresses: LAB-client / LAB-server (LAB at
+    most 8 characters: one per test process, so two test runs on one
+    machine never tear down each other's), subnet 10.21N."""
+
+    def __init__(self, prefix: str, subnet: int):
+        self.lab = f"{prefix}{os.getpid() % 100000}"
+        self.subnet = subnet
+        self.client, self.server = f"10.21{subnet}.1.2", f"10.21{subnet}.2.2"
+        self.router = f"10.21{subnet}.1.1"
+
+
+class Bench:
+    """One `zynq-net bench` command run on the host: argv, exit code (None
+    when it hit BENCH_TIMEOUT and was killed with its iperf3 children),
+    output and wall seconds."""
+
+    def __init__(self, zynq_net, args):
+        self.args = [str(zynq_net), "bench", *args]
+        t0 = time.monotonic()
+        p = subprocess.Popen(self.args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             start_new_session=True)
+        try:
+            self.stdout, self.stderr = p.communicate(timeout=BENCH_TIMEOUT)
+            self.rc = p.returncode
+        except subprocess.TimeoutExpired:
+            os.killpg(p.pid, signal.SIGKILL)
+            self.stdout, self.stderr = p.communicate()
+            self.rc = None
+        self.seconds = time.monotonic() - t0
+
+    def check(self) -> None:
+        assert self.rc == 0, (f"{' '.join(self.args)} -> "
+                              f"{'timeout after %ds' % BENCH_TIMEOUT if self.rc is None else self.rc}"
+                              f" ({self.seconds:.0f} s)\n{self.stdout[-3000:]}\n{self.stderr[-3000:]}")
+
+
+def guest_stat(a: Addresses) -> list[int]:
+    """The router's /proc/stat `cpu` line (all CPUs, in USER_HZ ticks),
+    read over TCP from the client namespace (init-lib.sh serves it)."""
+    out = subprocess.run(["ip", "netns", "exec", f"{a.lab}-client", "python3", "-c",
+                          "import socket,sys; s=socket.create_connection((sys.argv[1], 7070), 10); "
+                          "b=b''\nwhile True:\n d=s.recv(4096)\n if not d: break\n b+=d\n"
+                          "sys.stdout.write(b.decode())", a.router],
+                         capture_output=True, text=True, timeout=30)
+    line = next((ln for ln in out.stdout.splitlines() if ln.startswith("cpu ")), None)
+    assert line is not None, f"no /proc/stat from the router: {out.stdout!r} {out.stderr!r}"
+    return [int(v) for v in line.split()[1:]]
+
+
+def busy_percent(before: list[int], after: list[int]) -> float:
+    """CPU busy share between two /proc/stat `cpu` lines: everything but
+    idle and iowait (fields 4 and 5, Documentation/filesystems/proc.rst)."""
+    d = [a - b for a, b in zip(after, before)]
+    total = sum(d[:8])
+    idle = d[3] + d[4]
+    assert total > 0, (before, after)
+    return 100.0 * (total - idle) / total
+
+
+class FixedLoad:
+    """The same UDP load for every arm, the router's CPU read around it."""
+
+    def __init__(self, a: Addresses):
+        before = guest_stat(a)
+        bitrate = LOAD_FPS * (LOAD_PAYLOAD + 28 + 14) * 8
+        server = subprocess.Popen(["ip", "netns", "exec", f"{a.lab}-server", "iperf3", "-s", "-1",
+                                   "-p", "5299"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(1)
+        r = subprocess.run(["ip", "netns", "exec", f"{a.lab}-client", "iperf3", "-c", a.server, "-p", "5299",
+                            "-u", "-b", str(bitrate), "-l", str(LOAD_PAYLOAD), "-t", str(LOAD_S), "--json"],
+                           capture_output=True, text=True, timeout=LOAD_S + 60)
+        after = guest_stat(a)
+        try:
+            server.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            server.kill()
+        self.rc = r.returncode
+        self.doc = json.loads(r.stdout) if r.stdout.strip().startswith("{") else {}
+        self.busy = busy_percent(before, after)
+        recv = self.doc.get("end", {}).get("sum_received", {}) if self.doc else {}
+        self.received_bps = recv.get("bits_per_second", 0.0)
+        self.error = r.stderr[-2000:]
+
+
+class Lab(qemu_results.Run):
+    """One arm's boot (sections, result.env) and what the host ran through it."""
+
+    bench: dict[str, Bench]
+    load: FixedLoad | None
+    ref: object
+    run_dir: object
+    ready_seconds: float | None
+    wall_seconds: float
+    arm: str
+
+
+def boot_arm(zynq_net, work: pathlib.Path, arm: str, script: str, argv: list[str], a: Addresses,
+             fastpath: str | None, script_timeout: float, gen: pathlib.Path, ref: object,
+             skip_if_not_cached: Callable[[int, str], None]) -> Lab:
+    """One arm: `argv` (the board's scripts/qemu-* with its options, results
+    in work/out) --lab ... -- HOLD; once the targets file arrives the host
+    runs `bench rfc2544`, the fixed load, `bench run` and `bench report`
+    (results in work/run), then releases the lab."""
+    out, ready, release = work / "out", work / "ready", work / "release"
+    spec = work / "spec.yml"
+    spec.write_text(SPEC)
+    run_dir = work / "run"
+    log_out, log_err = (work / f"{script}.out").open("w+"), (work / f"{script}.err").open("w+")
+    t0 = time.monotonic()
+    fp = ["--fastpath", fastpath] if fastpath else []
+    proc = subprocess.Popen(
+        argv + ["--lab", a.lab, "--lab-subnet", str(a.subnet), *fp, "--", "sh", "-c", HOLD, "hold",
+                str(ready), str(release), str(4 * BENCH_TIMEOUT)],
+        stdout=log_out, stderr=log_err, text=True)
+    benches: dict[str, Bench] = {}
+    load = None
+    ready_s = None
+    try:
+        deadline = t0 + script_timeout
+        while not ready.exists() and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(1)
+        if ready.exists():
+            ready_s = time.monotonic() - t0
+            targets = ready.read_text().strip()
+            common = ["--plan", str(spec), "--targets", targets, "-o", str(run_dir), "--quiet"]
+            benches["rfc2544"] = Bench(zynq_net, ["rfc2544", *common])
+            load = FixedLoad(a)
+            benches["run"] = Bench(zynq_net, ["run", *common])
+            benches["report"] = Bench(zynq_net, ["report", str(run_dir)])
+    finally:
+        release.touch()
+        try:
+            proc.wait(timeout=600)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+    wall = time.monotonic() - t0
+    log_out.seek(0)
+    log_err.seek(0)
+    done = subprocess.CompletedProcess(proc.args, proc.returncode, log_out.read(), log_err.read())
+    log_out.close()
+    log_err.close()
+    if ready_s is None:
+        skip_if_not_cached(done.returncode, done.stderr)
+    run = Lab(script, out, done, gen, None)
+    run.bench, run.load, run.run_dir, run.ready_seconds, run.wall_seconds = benches, load, run_dir, ready_s, wall
+    run.arm = arm
+    run.ref = ref
+    return run
+
+
+def rfc(lab: Lab) -> dict[int, dict]:
+    """rfc2544.json by frame size. `bench rfc2544` exits 1 exactly when a
+    size was not confirmed (docs/bench.md), 0 otherwise."""
+    b = lab.bench["rfc2544"]
+    assert b.rc in (0, 1), (b.args, b.rc, b.stderr[-3000:])
+    doc = json.loads((lab.run_dir / "rfc2544.json").read_text())
+    frames = {f["frame_size"]: f for f in doc["frames"]}
+    assert (b.rc == 1) == any(not f["confirmed"] for f in frames.values()), (b.rc, b.stderr[-3000:])
+    return frames
+
+
+def snmp(text: str, proto: str) -> dict[str, int]:
+    """One protocol's counters of /proc/net/snmp (a names line, a values line)."""
+    rows = [line.split()[1:] for line in text.splitlines() if line.startswith(f"{proto}:")]
+    assert len(rows) == 2, text
+    return dict(zip(rows[0], (int(v) for v in rows[1])))
+
+
+def achieved(step: dict) -> float:
+    """The rate a passing trial stands for in the search (rfc2544.rs): the
+    rate asked, unless the sender fell more than 2 % short of it."""
+    return step["sent_fps"] if step["sent_fps"] < 0.98 * step["offered_fps"] else step["offered_fps"]
+
+
+def server_received(lab: Lab) -> int:
+    """UDP datagrams the server received in the search and the matrix."""
+    received = sum(s["sent"] - s["lost"] for f in rfc(lab).values() for s in f["steps"])
+    for line in (lab.run_dir / "results.jsonl").read_text().splitlines():
+        fwd = json.loads(line)["summary"]["forward"]
+        if fwd.get("packets_sent") is not None:
+            received += fwd["packets_sent"] - (fwd.get("lost_packets") or 0)
+    return received
+
+
+# ---------------------------------------------------------------- checks
+# The tests both labs run on their arms (each test module names them).
+
+def check_search(lab: Lab, slow_path: bool) -> str:
+    """Every size's search starts at line rate, far beyond TCG. Where the
+    router is the limit, that trial loses frames (it overflows the router's
+    RX ring) and the search finds a bracket (a lossy rate above a passing
+    one) and confirms a rate under it: every trial after the overload still
+    forwarding is the RX fix at work (scripts/qemu-patches/). Where the
+    tester is the limit (the host's iperf3 cannot offer line rate and the
+    router forwarded all it sent), the result must say so (sender_limited)
+    and stay at what the sender offered. A size may go unconfirmed: the
+    emulated router's rate wanders with the host's scheduling, so a rate a
+    1 s trial passed can lose a few % over 2 s three times running; then
+    the tool must say so (all three confirmations failed, or no rate passed
+    in the search's trials: exit 1, rfc()). Rates are printed, not
+    required. The slow path arm must overload the router at least once.
+    Returns the lines to print."""
+    frames = rfc(lab)
+    assert sorted(frames) == sorted(FRAMES), frames.keys()
+    lines = []
+    overloaded = 0
+    for size in FRAMES:
+        f = frames[size]
+        trace = "\n".join(f"  {s}" for s in f["steps"])
+        search = [s for s in f["steps"] if not s["confirm"]]
+        confirm = [s for s in f["steps"] if s["confirm"]]
+        assert f["search_trials"] == len(search) <= MAX_TRIALS, trace
+        assert all(s["error"] is None for s in f["steps"]), trace
+        assert search[0]["offered_fps"] >= 0.99 * 1e9 / (8 * (size + 20)), trace
+        # After the overloaded first trial the router still forwards.
+        assert any(x["sent"] - x["lost"] > 0 for x in f["steps"][1:]), f"{size} B: nothing forwarded after\n{trace}"
+        if not confirm:
+            # Every search trial lost frames, so the search ran out of
+            # trials with no passing rate to confirm; the tool reports that
+            # (not confirmed, exit 1: rfc()).
+            assert f["search_trials"] == MAX_TRIALS and not any(x["pass"] for x in search), trace
+            assert not f["confirmed"], trace
+            lines.append(f"{size:>5} B: no passing rate in {MAX_TRIALS} trials (NOT confirmed)")
+            continue
+        if f["confirmed"]:
+            assert confirm[-1]["pass"] and 0 < f["fps"] <= confirm[-1]["offered_fps"] * 1.0001, trace
+        else:
+            assert len(confirm) == 3 and not any(c["pass"] for c in confirm), trace
+        if not search[0]["pass"]:
+            overloaded += 1
+            # A passing trial counts at the rate the sender reached when it
+            # fell more than 2 % short of the rate asked (docs/bench.md):
+            # the bracket is between what passed and what lost.
+            passed = [achieved(s) for s in search if s["pass"]]
+            lossy = [s["offered_fps"] for s in search if not s["pass"]]
+            assert passed, f"{size} B: no passing rate under the lossy ones\n{trace}"
+            assert max(passed) < min(lossy), trace
+            assert f["fps"] < min(lossy), trace
+            limit = "router"
+        else:
+            assert f["sender_limited"], f"{size} B: line rate passed without loss, tester not flagged\n{trace}"
+            assert search[0]["sent_fps"] < 0.98 * search[0]["offered_fps"], trace
+            assert f["fps"] <= search[0]["sent_fps"] * 1.0001, trace
+            limit = "tester"
+        assert abs(f["frame_bps"] - f["fps"] * 8 * size) < 1, f
+        assert f["udp_payload"] == size - 46
+        lines.append(f"{size:>5} B: {f['fps']:>9.0f} frames/s {f['frame_bps'] / 1e6:>7.2f} Mbit/s "
+                     f"({f['line_percent']:.2f}% of 1 Gbit/s), {f['search_trials']} search trials, "
+                     f"{len(confirm)} confirmation{'' if f['confirmed'] else ' (NOT confirmed)'}, "
+                     f"limit: {limit}")
+    if slow_path:
+        assert overloaded > 0, "the slow path never overloaded the router"
+    return "\n".join(lines)
+
+
+def check_counters(lab: Lab, flowtable_ifaces: list[str] | None) -> str:
+    """The namespaces are joined only through the guest. Slow path: its Ip
+    ForwDatagrams count (nearly) every UDP datagram the server received.
+    "Received" is an estimate from iperf3, sent minus lost, and iperf3
+    counts a loss only as a gap before a later datagram: datagrams dropped
+    at a trial's end are credited as received. On the allnoconfig P1020
+    kernel that overcredit reached 4.9 % (270,517 forwarded, 284,353
+    credited; 345,018 / 361,589 in another run), so the bound is 90 % of
+    the estimate: still nine times the fast path's ceiling below.
+    Fast path: the flowtable is loaded on the board's interfaces and
+    referenced by the forward chain's two rules (use 2), and the offloaded
+    packets skip ip_forward() (nf_flow_offload_ip_hook transmits them from
+    the ingress hook): ForwDatagrams stays a small share of what crossed
+    (the first packets of each flow, before conntrack sees it established)."""
+    lab.bench["run"].check()
+    received = server_received(lab)
+    forwarded = snmp(lab.text("snmp"), "Ip")
+    assert forwarded["Forwarding"] == 1, forwarded
+    tables = lab.text("flowtables-end").splitlines()
+    if flowtable_ifaces is None:
+        assert tables == [], tables
+        assert received > 0 and forwarded["ForwDatagrams"] >= 0.9 * received, (forwarded, received)
+    else:
+        assert lab.rc("flowtable-load") == 0, lab.text("flowtable-load")
+        want = "flowtable inet zynq_net_fastpath ft hook ingress priority 0 use 2 devices"
+        assert [t.split(" devices ")[1].split() for t in tables if t.startswith(want)] == [flowtable_ifaces], tables
+        assert 0 < forwarded["ForwDatagrams"] < received / 10, (forwarded, received)
+    return f"Ip ForwDatagrams {forwarded['ForwDatagrams']}, UDP datagrams received by the server {received}"
+
+
+def check_cpu(labs: dict[str, Lab]) -> str:
+    """The same fixed UDP load through both arms, the router's CPU share
+    read around it (the field notes: 2 % CPU with the fast path). Reported,
+    not ranked: under TCG the cost of emulating the NIC's MMIO and
+    interrupts per packet dominates both arms, so their order is noise on
+    a busy host; the silicon's difference is what the bench on a board
+    shows. Busy but not saturated: the load is a fraction of what either
+    arm forwards."""
+    for arm, lab in labs.items():
+        load = lab.load
+        assert load is not None and load.rc == 0, f"{arm}: {load and load.error}"
+        assert load.received_bps > 0.9 * LOAD_FPS * LOAD_PAYLOAD * 8, (arm, load.received_bps)
+        assert 0 < load.busy < 90, (arm, load.busy)
+    return (f"router CPU at {LOAD_FPS} datagrams/s of {LOAD_PAYLOAD + 42} B for {LOAD_S} s: "
+            + ", ".join(f"{arm} {lab.load.busy:.1f} %" for arm, lab in labs.items() if lab.load))
+
+
+def check_compare(labs: dict[str, Lab], zynq_net, out: pathlib.Path) -> str:
+    """`bench compare` of the slow and fast path runs: one table, every size."""
+    for lab in labs.values():
+        rfc(lab)
+    r = subprocess.run([str(zynq_net), "bench", "compare", str(labs["slowpath"].run_dir),
+                        str(labs["fastpath"].run_dir), "-o", str(out)],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    md = (out / "compare.md").read_text()
+    for size in FRAMES:
+        assert re.search(rf"^\|\s*{size}\b", md, re.M) or f"rfc2544-{size}" in md, md
+    return md
+
+
+def check_matrix(lab: Lab, server: str) -> str:
+    """`bench run`'s TCP + UDP cells through the router, each with traffic."""
+    lab.bench["run"].check()
+    recs = [json.loads(x) for x in (lab.run_dir / "results.jsonl").read_text().splitlines()]
+    assert {r["cell"] for r in recs} == CELLS, [r["cell"] for r in recs]
+    lines = []
+    for r in recs:
+        assert r["error"] is None, r
+        assert r["throughput_bps"] > 0, r
+        assert "iperf3 -c " + server in r["command"], r["command"]
+        lines.append(f"{r['cell']}: {r['throughput_bps'] / 1e6:.2f} Mbit/s")
+    return "\n".join(lines)
+
+
+def check_report(lab: Lab, fastpath: bool, router: str) -> str:
+    """`bench report`: the RFC 2544 table (HTML, Markdown, CSV) with the
+    search's rates, the Setup line naming the router and the arm, the
+    matrix. Returns the report's path."""
+    frames = rfc(lab)
+    lab.bench["run"].check()
+    lab.bench["report"].check()
+    html = (lab.run_dir / "report.html").read_text()
+    md = (lab.run_dir / "report.md").read_text()
+    assert "RFC 2544-style throughput (line rate 1000.0 Mbit/s)" in html, html[:2000]
+    assert "<th>frame size (B)</th>" in html and 'id="plot-rfc2544"' in html, html[:2000]
+    for size in FRAMES:
+        row = next((ln for ln in md.splitlines() if ln.startswith(f"| {size} |")), None)
+        assert row is not None, md
+        assert row.split("|")[2].strip() == f"{frames[size]['fps']:.0f}", row
+        assert f"<td>{size}</td><td>{frames[size]['fps']:.0f}</td>" in html, html
+    rows = list(csv.DictReader((lab.run_dir / "report-rfc2544.csv").open()))
+    assert {int(r["frame_size"]) for r in rows} == set(FRAMES), rows
+    setup = "nftables flowtable on" if fastpath else "no flowtable (slow path)"
+    assert router in html and setup in html, md
+    for cell in CELLS:
+        assert f"<td>{cell}</td>" in html, cell
+    return str(lab.run_dir / "report.html")
