@@ -38,13 +38,21 @@ pub struct Diagnostic {
     pub message: String,
     /// How to fix it.
     pub hint: Option<String>,
+    /// Where in zynq-net's source the diagnostic was made: the line of the
+    /// `Diagnostic::new` call, or of the call of a `#[track_caller]` report
+    /// helper. Not shown to users; the rule-branch coverage test maps it to
+    /// the rule's reporting site (each `Rule::X` written in the loader) to
+    /// hold a failing case for every branch of every rule.
+    pub site: &'static std::panic::Location<'static>,
 }
 
 impl Diagnostic {
     /// A diagnostic of `rule` at `pointer`, with the rule's fixed hint if it
     /// has one (position filled in by [`crate::SourceMap::locate`]).
+    #[track_caller]
     pub fn new(rule: Rule, pointer: impl Into<String>, message: impl Into<String>) -> Self {
         Diagnostic {
+            site: std::panic::Location::caller(),
             rule,
             pos: Pos::default(),
             pointer: pointer.into(),
