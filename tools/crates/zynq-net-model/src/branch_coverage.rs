@@ -119,8 +119,8 @@ fn sites(sources: &[(String, String)]) -> BTreeMap<Rule, Vec<Site>> {
 /// open table ([`crate::drivers::OPEN`], one row per driver and flavour arm,
 /// reported from one loop) maps to its row's `rule:` line in drivers.rs.
 fn site_of<'a>(all: &'a BTreeMap<Rule, Vec<Site>>, d: &Diagnostic) -> Option<&'a Site> {
-    let file = Path::new(d.site.file()).file_name()?.to_str()?;
-    let line = d.site.line() as usize;
+    let file = Path::new(d.site.0.file()).file_name()?.to_str()?;
+    let line = d.site.0.line() as usize;
     let list = all.get(&d.rule)?;
     list.iter().find(|s| s.file == file && s.line >= line && s.file != "drivers.rs").or_else(|| {
         let rows = crate::drivers::OPEN;
@@ -207,7 +207,7 @@ fn every_branch_of_every_rule_has_a_failing_case() {
                 Some(s) => {
                     reached.insert(s.clone());
                 }
-                None => stray.push(format!("  {name}: {} made at {} ({})", d.rule.id(), d.site, d.message)),
+                None => stray.push(format!("  {name}: {} made at {} ({})", d.rule.id(), d.site.0, d.message)),
             }
         }
     }

@@ -787,7 +787,7 @@ fn validate_full(doc: &Value, map: &SourceMap, kind: DocKind) -> Vec<Diagnostic>
                     // (`oneOf`/`anyOf`) takes; the schema uses no other keyword
                     _ => (Rule::WrongType, here()),
                 };
-                let d = Diagnostic { site, ..Diagnostic::new(rule, ptr.clone(), message) };
+                let d = Diagnostic { site: crate::diag::Site(site), ..Diagnostic::new(rule, ptr.clone(), message) };
                 let d = match expected {
                     _ if (got == "true" || got == "false") && choices.iter().any(|c| c == "\"on\"") => {
                         // a YAML 1.1 tool (PyYAML) read `on` as a boolean
