@@ -609,10 +609,8 @@ mod tests {
     /// 3 sizes x (10 trials of 2 s / 2 + 5 s confirmation) = 45 s.
     #[test]
     fn rfc2544_nominal_time() {
-        let mut s = crate::spec::Rfc2544Spec::default();
-        s.trial_seconds = 2.0;
-        s.max_trials = 10;
-        s.confirm_seconds = 5.0;
+        let s =
+            crate::spec::Rfc2544Spec { trial_seconds: 2.0, max_trials: 10, confirm_seconds: 5.0, ..Default::default() };
         assert_eq!(super::rfc2544_nominal_seconds(3, &s), 45.0);
         assert_eq!(super::rfc2544_nominal_seconds(0, &s), 0.0);
     }
