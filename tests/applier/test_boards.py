@@ -56,8 +56,25 @@ def sysctl_path(key):
     return "/proc/sys/" + (key if "/" in key else key.replace(".", "/"))
 
 
+def netns_owned(ns, key):
+    """Whether sysctl `key`, seen from `ns`, is that network namespace's
+    own: under /proc/sys/net and writable there. A key outside net/ is
+    global (kernel., vm.); in a namespace other than init_net, the net.core
+    entries from wmem_max on (rmem_max, wmem_default, ...) are init_net's
+    values shown read-only (linux 6.12 net/core/sysctl_net_core.c,
+    sysctl_core_net_init: `tbl[i].mode &= ~0222`), and init_net-only tables
+    (net_core_table: rps_sock_flow_entries, netdev_max_backlog, ...) are
+    absent. A concurrent lab on this host may change those at any time."""
+    path = sysctl_path(key)
+    if not path.startswith("/proc/sys/net/"):
+        return False
+    r = ns.run(["stat", "-c", "%a", path], check=False)
+    return r.returncode == 0 and int(r.stdout.strip(), 8) & 0o222 != 0
+
+
 def snapshot(ns, steps):
-    """Every value the plan touches, as the kernel reports it."""
+    """Every value the plan touches that the test's network namespace owns,
+    as the kernel reports it (sysctls: netns_owned)."""
     snap = {}
     for verb, f in steps:
         if verb == "mtu":
@@ -75,7 +92,7 @@ def snapshot(ns, steps):
                                   ns.run(["tc", "-j", "filter", "show", "dev", f[0]], check=False).stdout)
         elif verb == "mac":
             snap[("mac", f[0])] = ns.read(f"/sys/class/net/{f[0]}/address")
-        elif verb == "sysctl":
+        elif verb == "sysctl" and netns_owned(ns, f[0]):
             r = ns.run(["cat", sysctl_path(f[0])], check=False)
             snap[("sysctl", f[0])] = r.stdout.strip() if r.returncode == 0 else None
     return snap

@@ -209,6 +209,14 @@ pub struct Rfc2544Overrides {
 /// `bench rfc2544`: the search per frame size into `output`
 /// (`rfc2544.json`, `rfc2544-trials.jsonl`, `plan.json`).
 ///
+/// The rfc2544 command's nominal time in seconds, the length of its
+/// progress bar (its percent and ETA): per frame size, half the search's
+/// `max_trials` trials of `trial_seconds` (a binary search stops about
+/// half way on average) plus the confirmation.
+pub fn rfc2544_nominal_seconds(frame_sizes: usize, s: &crate::spec::Rfc2544Spec) -> f64 {
+    frame_sizes as f64 * (s.trial_seconds * s.max_trials as f64 / 2.0 + s.confirm_seconds)
+}
+
 /// # Errors
 /// See [`PlanInput`]; overrides out of range; unreachable targets (then
 /// `output` is left as it was); an unwritable `output`.
@@ -242,8 +250,7 @@ pub fn rfc2544(input: &PlanInput, output: &Path, o: &Rfc2544Overrides, quiet: bo
         plan.save(&output.join(files::PLAN))?;
     }
     let s = plan.rfc2544().clone();
-    let est = plan.spec.frame_sizes.len() as f64 * (s.trial_seconds * s.max_trials as f64 / 2.0 + s.confirm_seconds);
-    let pb = run::progress(est, quiet);
+    let pb = run::progress(rfc2544_nominal_seconds(plan.spec.frame_sizes.len(), &s), quiet);
     let mut save_err = None;
     let res = rfc2544::run(
         &ctx,
@@ -252,7 +259,7 @@ pub fn rfc2544(input: &PlanInput, output: &Path, o: &Rfc2544Overrides, quiet: bo
         &plan.spec.frame_sizes,
         |f, t| {
             pb.set_message(format!("{f} B trial {}", t.record.repeat));
-            pb.inc((t.record.wall_seconds * 10.0) as u64);
+            pb.inc(run::ticks(t.record.wall_seconds));
             if let Err(e) = records::append_jsonl(&trials_path, &t.record) {
                 save_err.get_or_insert(e);
             }
@@ -628,6 +635,15 @@ pub fn lab_status(name: &str) -> Result<Outcome, BenchError> {
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
+    /// 3 sizes x (10 trials of 2 s / 2 + 5 s confirmation) = 45 s.
+    #[test]
+    fn rfc2544_nominal_time() {
+        let s =
+            crate::spec::Rfc2544Spec { trial_seconds: 2.0, max_trials: 10, confirm_seconds: 5.0, ..Default::default() };
+        assert_eq!(super::rfc2544_nominal_seconds(3, &s), 45.0);
+        assert_eq!(super::rfc2544_nominal_seconds(0, &s), 0.0);
+    }
+
     use super::*;
     use crate::records::{append_jsonl, TrialRecord};
 

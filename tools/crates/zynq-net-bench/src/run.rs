@@ -374,13 +374,23 @@ pub struct RunOptions {
     pub quiet: bool,
 }
 
+/// The progress bar's length for `total_seconds` of nominal trial time:
+/// the bar counts tenths of a second, rounded up (0 for a total <= 0 or
+/// NaN). indicatif derives the percent and the ETA from this length and
+/// the ticks of [`ticks`].
+pub fn bar_len(total_seconds: f64) -> u64 {
+    (total_seconds * 10.0).ceil() as u64
+}
+
+/// The ticks a trial of `wall_seconds` advances the bar: whole tenths of
+/// a second, rounded down (0 for a negative or NaN time).
+pub fn ticks(wall_seconds: f64) -> u64 {
+    (wall_seconds * 10.0) as u64
+}
+
 /// A progress bar over nominal trial seconds, with ETA, on stderr.
 pub fn progress(total_seconds: f64, quiet: bool) -> indicatif::ProgressBar {
-    let pb = if quiet {
-        indicatif::ProgressBar::hidden()
-    } else {
-        indicatif::ProgressBar::new((total_seconds * 10.0).ceil() as u64)
-    };
+    let pb = if quiet { indicatif::ProgressBar::hidden() } else { indicatif::ProgressBar::new(bar_len(total_seconds)) };
     if let Ok(style) =
         indicatif::ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:30} {percent:>3}% ETA {eta} {msg}")
     {
@@ -490,6 +500,23 @@ fn retry_delay(last: Duration) -> Duration {
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
+    /// The bar counts tenths of a second: its length rounds a nominal total
+    /// up, a trial's ticks round its wall time down, so a run that takes
+    /// exactly its nominal time fills the bar and never overfills it.
+    #[test]
+    fn progress_bar_arithmetic() {
+        assert_eq!(super::bar_len(1.25), 13);
+        assert_eq!(super::bar_len(45.0), 450);
+        assert_eq!(super::bar_len(0.0), 0);
+        assert_eq!(super::ticks(1.29), 12);
+        assert_eq!(super::ticks(1.3), 13);
+        assert_eq!(super::ticks(0.05), 0);
+        assert_eq!(super::ticks(-1.0), 0);
+        let trials = [1.25_f64; 4];
+        assert_eq!(trials.iter().map(|t| super::ticks(*t)).sum::<u64>(), 48);
+        assert!(48 <= super::bar_len(trials.iter().sum()));
+    }
+
     use super::*;
 
     /// An ssh end that cannot be reached is an ssh failure (ssh exits

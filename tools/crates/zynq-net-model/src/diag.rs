@@ -38,13 +38,41 @@ pub struct Diagnostic {
     pub message: String,
     /// How to fix it.
     pub hint: Option<String>,
+    /// Where in zynq-net's source the diagnostic was made: the line of the
+    /// `Diagnostic::new` call, or of the call of a `#[track_caller]` report
+    /// helper. Not shown to users; the rule-branch coverage test maps it to
+    /// the rule's reporting site (each `Rule::X` written in the loader) to
+    /// hold a failing case for every branch of every rule.
+    pub site: Site,
+}
+
+/// Where in zynq-net's source a [`Diagnostic`] was made (see
+/// [`Diagnostic::site`]). Every two sites compare equal and print as
+/// `Site`: where a diagnostic was made never makes two diagnostics differ.
+#[derive(Clone, Copy)]
+pub struct Site(pub &'static std::panic::Location<'static>);
+
+impl PartialEq for Site {
+    fn eq(&self, _: &Site) -> bool {
+        true
+    }
+}
+
+impl Eq for Site {}
+
+impl std::fmt::Debug for Site {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Site")
+    }
 }
 
 impl Diagnostic {
     /// A diagnostic of `rule` at `pointer`, with the rule's fixed hint if it
     /// has one (position filled in by [`crate::SourceMap::locate`]).
+    #[track_caller]
     pub fn new(rule: Rule, pointer: impl Into<String>, message: impl Into<String>) -> Self {
         Diagnostic {
+            site: Site(std::panic::Location::caller()),
             rule,
             pos: Pos::default(),
             pointer: pointer.into(),

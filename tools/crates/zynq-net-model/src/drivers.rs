@@ -440,7 +440,7 @@ pub const OPEN: &[OpenRow] = &[
         effect: "returns -ENODEV: the link mode is MLO_AN_PHY and the node names no PHY",
     },
     OpenRow {
-        rule: crate::Rule::OpenNoLink,
+        rule: crate::Rule::OpenNoLink, // gianfar
         need: OpenNeed::PhyOrFixedLink,
         drivers: &[Driver::Gianfar],
         flavours: &[],

@@ -25,6 +25,9 @@ pub mod schema;
 pub mod validate;
 pub mod yaml;
 
+#[cfg(test)]
+mod branch_coverage;
+
 /// The failing board cases of the cli crate's tests (one file read by both
 /// crates' tests): the model's tests read every case's board text.
 #[cfg(test)]

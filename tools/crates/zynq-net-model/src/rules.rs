@@ -9,8 +9,12 @@
 //! tools/crates/zynq-net-cli/tests/fixtures/bad-cases.txt: a few exact edits
 //! planting its fault in a base board, and its rule id, message and
 //! position (`at` text). The cli crate's rule-coverage test fails on a rule
-//! without one. A new rule: add its variant here, then a case there
-//! (copy one of a similar rule; the file's header gives the format).
+//! without one, and the model crate's branch-coverage test
+//! (src/branch_coverage.rs) on a *reporting site* without one: every place
+//! the loader writes `Rule::X` (one per driver or flavour arm, say) must be
+//! reached by some case. A new rule: add its variant here, then a case
+//! there for each place that reports it (copy one of a similar rule; the
+//! file's header gives the format).
 //!
 //! Ids are kebab-case and stable: a rule may change its message or hint,
 //! never its id. One rule is one check; the same check applied to several

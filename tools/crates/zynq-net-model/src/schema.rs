@@ -773,19 +773,21 @@ fn validate_full(doc: &Value, map: &SourceMap, kind: DocKind) -> Vec<Diagnostic>
                         }
                     }
                 };
-                let rule = match kind {
-                    _ if !choices.is_empty() => Rule::BadEnum,
-                    K::Enum { .. } | K::Constant { .. } => Rule::BadEnum,
+                // each arm is its rule's reporting site (Diagnostic::site)
+                let here = std::panic::Location::caller;
+                let (rule, site) = match kind {
+                    _ if !choices.is_empty() => (Rule::BadEnum, here()),
+                    K::Enum { .. } | K::Constant { .. } => (Rule::BadEnum, here()),
                     K::Minimum { .. } | K::Maximum { .. } | K::ExclusiveMinimum { .. } | K::ExclusiveMaximum { .. } => {
-                        Rule::IntegerRange
+                        (Rule::IntegerRange, here())
                     }
-                    K::Pattern { .. } => Rule::Pattern,
-                    K::MinItems { .. } => Rule::TooFewItems,
+                    K::Pattern { .. } => (Rule::Pattern, here()),
+                    K::MinItems { .. } => (Rule::TooFewItems, here()),
                     // `type`, and a value none of the accepted shapes
                     // (`oneOf`/`anyOf`) takes; the schema uses no other keyword
-                    _ => Rule::WrongType,
+                    _ => (Rule::WrongType, here()),
                 };
-                let d = Diagnostic::new(rule, ptr.clone(), message);
+                let d = Diagnostic { site: crate::diag::Site(site), ..Diagnostic::new(rule, ptr.clone(), message) };
                 let d = match expected {
                     _ if (got == "true" || got == "false") && choices.iter().any(|c| c == "\"on\"") => {
                         // a YAML 1.1 tool (PyYAML) read `on` as a boolean

@@ -88,11 +88,13 @@ pub fn validate(board: &Board) -> Vec<Diagnostic> {
 
 impl V<'_> {
     /// A diagnostic of `rule`, with the rule's fixed hint.
+    #[track_caller]
     fn report(&mut self, rule: Rule, ptr: String, msg: String) {
         debug_assert!(rule.hint().is_some(), "{rule} has no fixed hint");
         self.out.push(Diagnostic::new(rule, ptr, msg));
     }
     /// A diagnostic of `rule` whose hint depends on the value.
+    #[track_caller]
     fn report_hint(&mut self, rule: Rule, ptr: String, msg: String, hint: impl Into<String>) {
         debug_assert!(rule.hint().is_none(), "{rule} has a fixed hint");
         self.out.push(Diagnostic::new(rule, ptr, msg).hint(hint));

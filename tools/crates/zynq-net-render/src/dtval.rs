@@ -227,6 +227,9 @@ mod tests {
         let p = Prop::cells("reg", 32, vec![vec![Cell::Num(0), Cell::Num(0xa000_0000)]]);
         assert_eq!(p.dts(), "reg = <0 0xa0000000>");
         assert_eq!(p.encode(&ph), Encoded::Bytes(vec![0, 0, 0, 0, 0xa0, 0, 0, 0]));
+        // on the bound: a `reg`/`xlnx,rxmem` cell of 0x100 and up is hex, below it decimal
+        let p = Prop::cells("reg", 32, vec![vec![Cell::Num(0xff), Cell::Num(0x100)]]);
+        assert_eq!(p.dts(), "reg = <255 0x100>");
         assert_eq!(Prop::flag("xlnx,include-dre").dts(), "xlnx,include-dre");
         assert_eq!(Prop::flag("x").encode(&ph), Encoded::Bytes(Vec::new()));
     }

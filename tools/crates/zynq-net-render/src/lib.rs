@@ -239,6 +239,26 @@ mod testutil;
 mod tests {
     use crate::testutil::{artifact, repo_text};
 
+    /// The product's environment ([`crate::env`]) is strict about undefined
+    /// variables (minijinja `UndefinedBehavior::Strict`): a misspelt
+    /// view-model field is an error, not an empty string in a generated
+    /// file. Printing, testing (`if`) and iterating an undefined value each
+    /// fail with `UndefinedError`, and so does every embedded template given
+    /// no view model.
+    #[test]
+    fn templates_are_strict_about_undefined_variables() {
+        let env = crate::env();
+        let empty = minijinja::context! {};
+        for probe in ["{{ missing }}", "{% if missing %}x{% endif %}", "{% for x in missing %}{{ x }}{% endfor %}"] {
+            let e = env.render_str(probe, &empty).expect_err(probe);
+            assert_eq!(e.kind(), minijinja::ErrorKind::UndefinedError, "{probe}: {e}");
+        }
+        for &(name, _) in crate::TEMPLATES {
+            let e = crate::render(&env, name, empty.clone()).expect_err(name);
+            assert_eq!(e.source.kind(), minijinja::ErrorKind::UndefinedError, "{name}: {e}");
+        }
+    }
+
     /// `irqbalance: ban-pinned` adds an executable policy script whose
     /// `case` bans exactly the IRQ patterns the board pins, sorted, each
     /// once (irqbalance(1) --policyscript: `ban=true` keeps its hands off

@@ -391,6 +391,27 @@ pub fn pinned_irq_patterns(loaded: &LoadedBoard) -> Vec<String> {
 mod tests {
     use super::*;
 
+    /// `of-node` is written for a `dt.path` of up to 255 bytes (the
+    /// applier's `is_dtpath` limit), exactly 255 included; 256 is left out.
+    #[test]
+    fn ident_of_node_up_to_255_bytes() {
+        let text = crate::testutil::repo_text("meta-zynq-net/boards/zcu102.yml");
+        for (len, written) in [(255, true), (256, false)] {
+            let seg = |n: usize| format!("/{}", "a".repeat(n - 1));
+            let path = format!("{}{}{}{}", seg(64), seg(64), seg(64), seg(len - 192));
+            assert_eq!(path.len(), len);
+            let board = text.replacen(
+                "      label: xxv_ethernet_0\n",
+                &format!("      label: xxv_ethernet_0\n      path: {path}\n"),
+                1,
+            );
+            assert_ne!(board, text);
+            let plan = crate::testutil::artifact(&board, "tuning/zynq-net.plan").expect("a plan");
+            let plan = String::from_utf8(plan.contents).expect("utf-8");
+            assert_eq!(plan.contains(&format!(" of-node {path}\n")), written, "{len} bytes:\n{plan}");
+        }
+    }
+
     #[test]
     fn cksum_matches_posix_examples() {
         // `printf '' | cksum` and `printf 'a' | cksum` (GNU coreutils, busybox)

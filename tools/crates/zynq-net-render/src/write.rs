@@ -408,6 +408,25 @@ mod tests {
         serde_json::to_vec(&serde_json::json!({ "tool": "zynq-net", "artifacts": arts })).expect("json")
     }
 
+    /// Five foreign files are listed at most, also when they are spread
+    /// over directories: the scan stops after the directory that holds the
+    /// fifth (exactly five in each of two directories here).
+    #[test]
+    fn at_most_five_foreign_files_over_directories() {
+        let t = tempfile::tempdir().expect("tmp");
+        let d = t.path().join("out");
+        for sub in ["p", "q"] {
+            fs::create_dir_all(d.join(sub)).expect("mkdir");
+            for n in ["a.c", "b.c", "c.c", "d.c", "e.c"] {
+                fs::write(d.join(sub).join(n), "x").expect("write");
+            }
+        }
+        fs::write(d.join("manifest.json"), manifest(&[])).expect("write");
+        let why = refuse_reason(&d).expect("ok").expect("refused");
+        let names = why.split_once('(').expect("(").1.split_once(')').expect(")").0;
+        assert_eq!(names.split(", ").count(), 5, "{why}");
+    }
+
     #[test]
     fn what_may_be_replaced() {
         let t = tempfile::tempdir().expect("tmp");

@@ -210,11 +210,7 @@ pub fn run(
                 let v = &design.variants[vi];
                 let todo: Vec<&Cell> =
                     cells.iter().map(|&c| &design.cells[c]).filter(|c| !done(&trials, round, &v.id, &c.id)).collect();
-                for c in cells.iter().map(|&c| &design.cells[c]) {
-                    if !todo.iter().any(|t| t.id == c.id) {
-                        pb.inc(c.progress_ticks());
-                    }
-                }
+                pb.inc(resumed_ticks(cells.iter().map(|&c| &design.cells[c]), &todo));
                 if todo.is_empty() {
                     continue;
                 }
@@ -301,12 +297,32 @@ fn failed_record(cell: &str, round: u32, error: String) -> TrialRecord {
     }
 }
 
+/// The progress-bar ticks of a round's cells already done (on `--resume`):
+/// the nominal ticks ([`Cell::progress_ticks`]) of each of `cells` not in
+/// `todo`, so the bar's percent and ETA count only what is left.
+fn resumed_ticks<'a>(cells: impl Iterator<Item = &'a Cell>, todo: &[&Cell]) -> u64 {
+    cells.filter(|c| !todo.iter().any(|t| t.id == c.id)).map(Cell::progress_ticks).sum()
+}
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
     use crate::spec::BenchSpec;
     use groups::PlanText;
+
+    /// On --resume, the cells already done advance the bar by their nominal
+    /// ticks; those still to run do not.
+    #[test]
+    fn resumed_cells_advance_the_bar() {
+        let d = design();
+        let cells: Vec<&Cell> = d.cells.iter().collect();
+        assert!(cells.len() >= 2, "{cells:?}");
+        let all: u64 = cells.iter().map(|c| c.progress_ticks()).sum();
+        assert_eq!(resumed_ticks(cells.iter().copied(), &[]), all);
+        assert_eq!(resumed_ticks(cells.iter().copied(), &cells), 0);
+        assert_eq!(resumed_ticks(cells.iter().copied(), &cells[..1]), all - cells[0].progress_ticks());
+        assert!(cells[0].progress_ticks() > 0);
+    }
 
     pub(crate) fn design() -> Design {
         let text = "zynq-net-plan 2\nboard lab\nwait eth0 10\noffload eth0 tso off\nxps eth0 tx-0 00000001\nsysctl net.ipv4.tcp_notsent_lowat 16384\n";
