@@ -105,8 +105,16 @@ impl Targets {
     /// Loads and checks a targets file.
     pub fn load(path: &Path) -> Result<Targets, BenchError> {
         let text = std::fs::read_to_string(path).map_err(|e| BenchError::io(path, e))?;
-        let t: Targets =
-            serde_json::from_str(&text).map_err(|e| BenchError::Invalid(format!("{}: {e}", path.display())))?;
+        let t: Targets = serde_json::from_str(&text).map_err(|e| {
+            // `zynq-net lab up --targets-out` writes one; a YAML or hand-made
+            // file fails at its first character with serde's words only
+            let hint = if e.is_syntax() || e.is_eof() {
+                " (a targets file is JSON, as `zynq-net lab up --targets-out T.json` writes it; docs/bench.md)"
+            } else {
+                ""
+            };
+            BenchError::Invalid(format!("{}: {e}{hint}", path.display()))
+        })?;
         if t.format != TARGETS_FORMAT {
             return Err(BenchError::Invalid(format!(
                 "{}: targets format `{}`, expected `{TARGETS_FORMAT}`",
@@ -269,7 +277,17 @@ mod tests {
         let e = err(&T.replace("\"irq_pattern\": \"eth0\"", "\"pace_iface\": \"a-sixteen-chars0\""));
         assert!(e.contains("interface name `a-sixteen-chars0`"), "{e}");
         let e = err(&T.replace("\"ifaces\"", "\"interfaces\""));
-        assert!(e.contains("unknown field `interfaces`"), "{e}");
+        assert!(e.contains("unknown field `interfaces`") && !e.contains("is JSON"), "{e}");
+        // YAML (or anything not JSON): said what the file must be
+        for text in ["client:\n  address: 10.0.0.1\n", "", "{\"format\": "] {
+            let e = err(text);
+            assert!(
+                e.ends_with(
+                    "(a targets file is JSON, as `zynq-net lab up --targets-out T.json` writes it; docs/bench.md)"
+                ),
+                "{e}"
+            );
+        }
         assert!(Targets::load(&d.path().join("missing.json")).is_err());
         // ssh options: what a lab needs passes; an option that runs a
         // command or reads another configuration is refused, naming it.
