@@ -278,7 +278,14 @@ pub fn resolve(plan: &PlanText, items: &[String]) -> Result<Vec<Group>, BenchErr
             continue;
         };
         if group.steps.is_empty() {
-            errors.push(format!("--groups `{item}`: no step of the plan is in this group (nothing to leave out)"));
+            // Name what the plan has: a misspelt or unknown verb is then plain.
+            let mut verbs: Vec<&str> = plan.steps.iter().map(PlanStep::verb).collect();
+            verbs.sort_unstable();
+            verbs.dedup();
+            errors.push(format!(
+                "--groups `{item}`: no step of the plan is in this group (nothing to leave out); the plan's verbs: {}",
+                verbs.join(", ")
+            ));
             continue;
         }
         if out.iter().any(|g| g.name == group.name) {
@@ -452,6 +459,8 @@ sysctl net.ipv4.tcp_notsent_lowat 16384\n";
         assert!(e.contains("empty selector"), "{e}");
         let e = resolve(&p, &["none=rings".into()]).unwrap_err().to_string();
         assert!(e.contains("`none=rings`: no step of the plan"), "{e}");
+        let e = resolve(&p, &["x=nosuchverb".into()]).unwrap_err().to_string();
+        assert!(e.ends_with("no step of the plan is in this group (nothing to leave out); the plan's verbs: mtu, offload, sysctl, wait, xps"), "{e}");
         // Only base steps: no built-in group to ablate.
         let base = PlanText::parse("b.plan", "zynq-net-plan 2\nwait eth0 5\n").unwrap();
         assert!(resolve(&base, &[]).unwrap().is_empty());
