@@ -152,29 +152,46 @@ fn validate(o: &Options) -> Result<(), BenchError> {
     if !(1..=tester::MAX_FLOWS).contains(&o.flows) {
         errs.push(format!("--flows {}: 1 to {}", o.flows, tester::MAX_FLOWS));
     }
-    let pos = |x: f64| x.is_finite() && x > 0.0;
-    let nonneg = |x: f64| x.is_finite() && x >= 0.0;
-    for (name, v) in [
-        ("--line-rate", o.line_rate_bps),
-        ("--trial-seconds", s.trial_seconds),
-        ("--final-seconds", s.final_seconds),
-        ("--resolution", s.resolution_percent),
-        ("--loss-trial-seconds", o.loss_trial_seconds),
-        ("--b2b-resolution", o.b2b_resolution_percent),
+    let mut sizes = o.frame_sizes.clone();
+    sizes.sort_unstable();
+    if sizes.windows(2).any(|w| w[0] == w[1]) {
+        errs.push("--frame-sizes: a frame size is listed twice".to_string());
+    }
+    // Upper bounds as `bench rfc2544` has them: a trial is at most a day
+    // (iperf3's MAX_TIME, kept for the tester too), a wait at most an hour
+    // (a larger one is a typo, and 1e20 s overflowed the sleep's Duration).
+    let within = |x: f64, hi: f64| x.is_finite() && x > 0.0 && x <= hi;
+    for (name, v, hi, unit) in [
+        ("--trial-seconds", s.trial_seconds, 86400.0, "seconds"),
+        ("--final-seconds", s.final_seconds, 86400.0, "seconds"),
+        ("--loss-trial-seconds", o.loss_trial_seconds, 86400.0, "seconds"),
+        ("--resolution", s.resolution_percent, 50.0, "percent"),
+        ("--b2b-resolution", o.b2b_resolution_percent, 50.0, "percent"),
     ] {
-        if !pos(v) {
-            errs.push(format!("{name} {v}: a number above 0"));
+        if !within(v, hi) {
+            errs.push(format!("{name} {v}: above 0 and at most {hi} {unit}"));
         }
+    }
+    if !(o.line_rate_bps.is_finite() && o.line_rate_bps >= 1e6) {
+        errs.push(format!(
+            "--line-rate {}: at least 1M (1 Mbit/s, as the bench file's line_rate_mbps)",
+            o.line_rate_bps
+        ));
     }
     for (name, v) in
         [("--settle", o.settle_seconds), ("--learning-wait", o.learning_seconds), ("--drain", o.drain_seconds)]
     {
-        if !nonneg(v) {
-            errs.push(format!("{name} {v}: 0 or more seconds"));
+        if !(v.is_finite() && (0.0..=3600.0).contains(&v)) {
+            errs.push(format!("{name} {v}: 0 to 3600 seconds"));
         }
     }
     if !(o.loss_step_percent > 0.0 && o.loss_step_percent <= 10.0) {
         errs.push(format!("--loss-step {}: above 0 and at most 10 (RFC 2544 §26.3)", o.loss_step_percent));
+    }
+    let mut pdrs = o.pdr_percent.clone();
+    pdrs.sort_by(f64::total_cmp);
+    if pdrs.windows(2).any(|w| w[0] == w[1]) {
+        errs.push("--pdr: a rate is listed twice".to_string());
     }
     for &p in &o.pdr_percent {
         if !(p > 0.0 && p < 100.0) {
@@ -198,6 +215,9 @@ fn secs(x: f64) -> Duration {
 /// Runs the tests; writes `tester.json` and `tester.md` into `out`; prints progress unless `quiet`.
 pub fn run(o: &Options, out: &Path, quiet: bool) -> Result<Report, BenchError> {
     validate(o)?;
+    // The lab before anything runs or is written (it was found missing only
+    // after the calibration and the run directory).
+    crate::lab::state(&o.lab)?;
     std::fs::create_dir_all(out).map_err(|e| BenchError::io(out, e))?;
     let ways = if o.duplex { vec![Way::Ab, Way::Ba] } else { vec![Way::Ab] };
     let work: PathBuf = out.join("tester");
@@ -497,6 +517,37 @@ mod tests {
             assert!(e.contains(want), "{want} missing from:\n{e}");
         }
         assert!(validate(&Options::default()).is_ok());
+        // upper bounds and repeats (a wait of 1e20 s panicked in the sleep)
+        let o = Options {
+            frame_sizes: vec![64, 128, 64],
+            pdr_percent: vec![0.1, 0.1],
+            settle_seconds: 1e20,
+            learning_seconds: 3600.5,
+            line_rate_bps: 999_999.0,
+            search: SearchSettings { resolution_percent: 100.0, final_seconds: 86400.5, ..Options::default().search },
+            ..Options::default()
+        };
+        let e = validate(&o).unwrap_err().to_string();
+        for want in [
+            "--frame-sizes: a frame size is listed twice",
+            "--pdr: a rate is listed twice",
+            "--settle 100000000000000000000: 0 to 3600 seconds",
+            "--learning-wait 3600.5: 0 to 3600 seconds",
+            "--line-rate 999999: at least 1M",
+            "--resolution 100: above 0 and at most 50 percent",
+            "--final-seconds 86400.5: above 0 and at most 86400 seconds",
+        ] {
+            assert!(e.contains(want), "{want} missing from:\n{e}");
+        }
+        // the bounds themselves pass
+        let o = Options {
+            settle_seconds: 3600.0,
+            drain_seconds: 0.0,
+            line_rate_bps: 1e6,
+            search: SearchSettings { resolution_percent: 50.0, final_seconds: 86400.0, ..Options::default().search },
+            ..Options::default()
+        };
+        validate(&o).unwrap_or_else(|e| panic!("{e}"));
     }
 
     fn dir(way: Way, sent: u64, received: u64) -> DirTrial {

@@ -376,7 +376,7 @@ pub struct TesterArgs {
     pub resolution: f64,
     /// Partial drop rates to search besides the NDR, percent (comma-separated; `--pdr ''` for none).
     #[arg(long, value_delimiter = ',', default_value = "0.1")]
-    pub pdr: Vec<f64>,
+    pub pdr: Vec<PdrArg>,
     /// Frame loss step, percent of the line rate (at most 10).
     #[arg(long, default_value_t = 10.0)]
     pub loss_step: f64,
@@ -407,6 +407,20 @@ pub struct TesterArgs {
     /// No progress output.
     #[arg(short, long)]
     pub quiet: bool,
+}
+
+/// One `--pdr` value: a percentage, or nothing (`--pdr ''`: no PDR search).
+#[derive(Debug, Clone, Copy)]
+pub struct PdrArg(Option<f64>);
+
+impl std::str::FromStr for PdrArg {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        if s.trim().is_empty() {
+            return Ok(PdrArg(None));
+        }
+        s.trim().parse::<f64>().map(|v| PdrArg(Some(v))).map_err(|_| format!("`{s}` is not a percentage (e.g. 0.1)"))
+    }
 }
 
 /// A test of `bench rfc2544-tester`.
@@ -446,7 +460,7 @@ impl TesterArgs {
                 resolution_percent: self.resolution,
                 loss_tolerance_percent: 0.0,
             },
-            pdr_percent: self.pdr.clone(),
+            pdr_percent: self.pdr.iter().filter_map(|p| p.0).collect(),
             loss_step_percent: self.loss_step,
             loss_trial_seconds: self.loss_trial_seconds,
             b2b_max_frames: self.b2b_max_frames,

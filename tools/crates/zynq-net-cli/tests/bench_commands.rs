@@ -388,6 +388,20 @@ impl Drop for LabDown {
     }
 }
 
+/// `rfc2544-tester`: `--pdr ''` is "no PDR" (it was a float parse error),
+/// and a lab that is not up is found before the calibration runs or the
+/// run directory is made.
+#[test]
+fn rfc2544_tester_takes_no_pdr_and_checks_the_lab_first() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("t");
+    let e = bench_err(&["rfc2544-tester", "--lab", "zn-nolab", "--pdr", "", "-o", s(&out)]);
+    assert!(e.contains("no lab `zn-nolab` is up"), "{e}");
+    assert!(!out.exists(), "nothing written before the lab is found");
+    let e = bench_err(&["rfc2544-tester", "--lab", "zn-nolab", "--pdr", "0.1,x", "-o", s(&out)]);
+    assert!(e.contains("`x` is not a percentage"), "{e}");
+}
+
 /// `lab up` refuses bad options before it creates anything, and a lab
 /// whose --targets-out cannot be written is taken down again.
 #[test]
