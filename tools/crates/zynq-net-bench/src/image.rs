@@ -16,6 +16,7 @@
 //! another image, compared on purpose with the override.
 
 use std::path::Path;
+use zynq_net_model::out::escaped;
 
 use serde::{Deserialize, Serialize};
 
@@ -91,7 +92,11 @@ pub fn load(path: &Path) -> Result<Option<ImageIdentity>, BenchError> {
         BenchError::Invalid(format!("{}: {e}: expected a `{FORMAT}` record (docs/bench.md, \"Compare\")", f.display()))
     })?;
     if id.format != FORMAT {
-        return Err(BenchError::Invalid(format!("{}: format `{}`, expected `{FORMAT}`", f.display(), id.format)));
+        return Err(BenchError::Invalid(format!(
+            "{}: format `{}`, expected `{FORMAT}`",
+            f.display(),
+            escaped(&id.format)
+        )));
     }
     Ok(Some(id))
 }
@@ -123,7 +128,12 @@ pub fn check_same(
             if both.is_empty() {
                 vec!["the two image records have no field in common to compare".to_string()]
             } else {
-                both.iter().filter(|(_, va, vb)| va != vb).map(|(k, va, vb)| format!("{k}: A {va}, B {vb}")).collect()
+                // values as escapes: a newline in a hand-edited record must
+                // not forge a line of the message or a row of compare.md
+                both.iter()
+                    .filter(|(_, va, vb)| va != vb)
+                    .map(|(k, va, vb)| format!("{k}: A {}, B {}", escaped(va), escaped(vb)))
+                    .collect()
             }
         }
     };
@@ -175,6 +185,13 @@ mod tests {
         c.image_sha256 = Some("i".into());
         let e = check_same("A", Some(&a), "B", Some(&c), false).unwrap_err().to_string();
         assert!(e.contains("board: A p1020_qemu, B zcu102_qemu; kernel_sha256: A k1, B k2"), "all differences: {e}");
+        // control characters of a record are written as escapes
+        let d = id("x\n| forged | row |\u{1b}[2J", Some("k1"), "p1");
+        let notes = check_same("A", Some(&a), "B", Some(&d), true).unwrap();
+        assert_eq!(
+            notes,
+            vec!["different images, compared as asked: board: A p1020_qemu, B x\\n| forged | row |\\u{1b}[2J"]
+        );
     }
 
     #[test]
