@@ -37,3 +37,18 @@ def test_p1020_kernel_board_must_exist(tmp_path):
     assert res.returncode == 2, res.stderr
     assert "--kernel-board" in res.stderr and "no such file" in res.stderr, res.stderr
     assert not (tmp_path / "cache").exists()
+
+
+@pytest.mark.parametrize("script", SCRIPTS)
+def test_gen_must_be_gen_output_before_any_download(script, tmp_path):
+    """A --gen that is not `zynq-net gen` output is refused at once (the
+    ZCU102 harness said so only after ~100 s of apt-cache), and `--gen
+    --no-boot` does not take --no-boot for the directory quietly."""
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    for gen, want in ((plain, f"--gen {plain}: not zynq-net gen output"),
+                      (tmp_path / "none", f"--gen {tmp_path / 'none'}: not a directory"),
+                      ("--no-boot", "--gen --no-boot: not a directory")):
+        res = run([str(ROOT / "scripts" / script), "--gen", str(gen), "--no-boot"], tmp_path)
+        assert res.returncode == 2 and want in res.stderr, (gen, res.stderr)
+    assert not (tmp_path / "cache").exists(), "refused before the cache was touched"
