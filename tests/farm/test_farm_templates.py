@@ -372,3 +372,18 @@ def test_strategy_reaches_tuned_over_the_console(farm, netns_console, tmp_path):
     assert direct.returncode == 0, direct.stdout + direct.stderr
     assert res["tuning"] == json.loads(direct.stdout), (res["tuning"], direct.stdout)
     assert "net.ipv4.tcp_rmem" in json.dumps(res["tuning"])
+
+
+def test_farm_finds_the_run_directory_in_zynq_nets_own_spellings():
+    """The farm reads the bench command's run directory (farm.json goes
+    there) as zynq-net spells it: -o DIR, -oDIR, --output DIR, --output=DIR
+    (it took --out, which zynq-net refuses, and missed --output)."""
+    import importlib.machinery
+    import importlib.util
+    loader = importlib.machinery.SourceFileLoader("zynq_net_farm", str(ROOT / "scripts" / "zynq-net-farm"))
+    spec = importlib.util.spec_from_loader("zynq_net_farm", loader)
+    farm = importlib.util.module_from_spec(spec)
+    loader.exec_module(farm)
+    for args in (["run", "-o", "R"], ["run", "-oR"], ["run", "--output", "R"], ["run", "--output=R"]):
+        assert farm.bench_rundir(args) == "R", args
+    assert farm.bench_rundir(["run", "--out", "R"]) is None
