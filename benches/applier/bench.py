@@ -15,7 +15,7 @@ and do the same writes and a read-back of each knob, in the same run:
 
 Prints wall times and the processes each spawned (counted with
 `strace -f -e trace=process` in a separate run, so tracing does not skew the
-times). Target (issue 4): applier <= 1 s and <= half the naive time.
+times). Target: applier <= 1 s and <= half the naive time.
 Usage (root): benches/applier/bench.py [--repeat N]
 """
 import argparse

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Peak memory and time of `zynq-net check` on hostile inputs (issue 12).
+"""Peak memory and time of `zynq-net check` on hostile inputs.
 
 Inputs, generated here:
 - alias-bomb-1mib: the hostile trial's input, a 1 MiB scalar anchored once

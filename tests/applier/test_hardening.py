@@ -1,4 +1,4 @@
-"""Applier regressions of the hostile trial (issue 12):
+"""Applier regressions of the hostile trial:
 
 - item 5: `revert` counted ethtool's exit 80 ("unmodified, ignoring": the
   value is already the one asked for) as a failure and kept the entry for
@@ -111,7 +111,7 @@ def test_line_of_blanks_is_a_blank_line(tmp_path):
 def test_verb_without_fields_is_an_invalid_step(tmp_path):
     """A known verb with no fields is refused like any invalid step (exit 2,
     `PLAN:LINE: invalid step 'VERB': expected ...`, nothing changed), not a
-    shell error: before issue 16's fix a bare `board` aborted both shells on
+    shell error: before a fix a bare `board` aborted both shells on
     the unset $1 (`set -u`) and a bare `ntuple` or `sysctl` made dash's
     `shift` fail ("can't shift that many")."""
     verbs = ("board wait mac mtu channels rings offload coalesce ptp rps rfs xps rss ntuple irq "

@@ -1,4 +1,4 @@
-"""The applier suite can see the applier break (issue 13).
+"""The applier suite can see the applier break.
 
 Each entry of mutations.toml is a small realistic bug: an operator swap,
 dropped power-of-two rounding, swapped u32 offsets, an inverted on/off, a

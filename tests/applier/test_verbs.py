@@ -1,4 +1,4 @@
-"""Plan verbs and applier paths the board plans do not reach (issue 13):
+"""Plan verbs and applier paths the board plans do not reach:
 each is applied, read back, run again (no change), checked with `status`
 and reverted. Where this machine has the kernel object, the test uses it;
 where no kernel here has it, the docstring says what stands in and what is
@@ -274,7 +274,7 @@ def test_ebusy_changes_retried_with_the_link_down(shell, tmp_path, netns_factory
     assert ns.read("/sys/class/net/eth0/operstate") != "up", "eth0 has no carrier (peer down)"
     assert ap.json("apply", plan, expect=0)["unchanged"] == 4
     # revert meets the same EBUSY and takes the same way (it failed before
-    # issue 13: revert had no retry, and mtu/mac had none at all)
+    # revert had no retry, and mtu/mac had none at all)
     rev = ap.json("revert", expect=0)
     assert rev["restored"] == 4, fmt(rev)
     assert [(state / k).read_text().strip() for k in ("rx", "tx")] == ["128", "128"]

@@ -1,4 +1,4 @@
-"""`zynq-net bench ablate` on the namespace lab, the DUT reached over real SSH (issue 15).
+"""`zynq-net bench ablate` on the namespace lab, the DUT reached over real SSH.
 
 The lab's server namespace is the DUT: an OpenSSH server runs inside it,
 listening on a management link (a veth pair from this namespace, as a lab

@@ -1,4 +1,4 @@
-"""The benchmark input has one schema (issue 16): a board's `bench` section,
+"""The benchmark input has one schema: a board's `bench` section,
 or a bench file holding that section's keys at the top level; a top-level
 `board:` key makes a file a board file. Loaded by the model crate, so errors
 name FILE:LINE:COL, the rule, what was expected and a hint, all at once.

@@ -1,4 +1,4 @@
-"""The benchmark runner in a namespace lab (issue 6).
+"""The benchmark runner in a namespace lab.
 
 - RFC 2544-style search finds a tbf-shaped 200 Mbit/s within +-3% at 1518 B
   in at most 10 search trials, and reports a frame rate at 64 B;
@@ -129,7 +129,7 @@ def test_matrix_all_report_formats(matrix_run):
     rep = json.loads((matrix_run / "report.json").read_text())
     assert len(rep["cells"]) == 8 and all(c["throughput"]["n"] == 2 for c in rep["cells"])
     html = (matrix_run / "report.html").read_text()
-    # UDP loss is in report.md and report.html as in report.csv (issue 12)
+    # UDP loss is in report.md and report.html as in report.csv
     assert "UDP loss (max)" in md and "UDP loss (max)" in html
     for cell in {r["cell"] for r in rows if r["protocol"] == "udp"}:
         worst = max(float(r["lost_percent"]) for r in rows if r["cell"] == cell)

@@ -33,7 +33,7 @@ CASES = {
     "zc702": (BOARDS / "zc702.yml", "arm", "xilinx/zynq-zc702.dts", []),
     "zcu102-pl": (FIXTURES / "zcu102-pl.yml", "arm64", ZCU102, [FIXTURES / "pl.dtsi"]),
     "zcu102-axidma": (FIXTURES / "zcu102-axidma.yml", "arm64", ZCU102, []),
-    # Design fixtures (issue 10): one per kind of real design.
+    # Design fixtures: one per kind of real design.
     "zcu102-sdt": (FIXTURES / "zcu102-sdt.yml", "arm64", ZCU102, [FIXTURES / "pl-xxv.dtsi"]),
     "zcu102-1g-sfp": (FIXTURES / "zcu102-1g-sfp.yml", "arm64", ZCU102, [FIXTURES / "pl-1g-sfp.dtsi"]),
     "zcu102-4x-rgmii": (FIXTURES / "zcu102-4x-rgmii.yml", "arm64", ZCU102, [FIXTURES / "pl-4x-rgmii.dtsi"]),

@@ -1,5 +1,5 @@
 """The generated tuning on the real gianfar driver of an emulated P1020-class
-router (issue 14).
+router.
 
 scripts/qemu-p1020 cross-builds (once, cached) a small kernel from Debian's
 linux-source-6.12: tests/qemu/p1020-qemu-test-only.cfg (the QEMU platform,

@@ -11,7 +11,7 @@
 //! with the problem it plants, and nothing else may be reported. The same
 //! DTBs are checked against the kernel's bindings by tests/kernel (pytest);
 //! this suite is here so that cargo's tests — the ones cargo-mutants runs —
-//! see a broken `dtb verify` (issue 13).
+//! see a broken `dtb verify`.
 //!
 //! Needs `cpp`, `dtc` and the kernel tree: missing, the tests fail (they
 //! are installed by scripts/install-deps, which CI runs first).

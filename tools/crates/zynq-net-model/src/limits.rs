@@ -1,5 +1,5 @@
 //! Limits the kernel and the hardware set, checked so that no value is
-//! generated that the target would refuse or silently change (issue 12):
+//! generated that the target would refuse or silently change:
 //! the RFS tables' rounding and maxima, register windows, and how many
 //! on-chip MACs a SoC has.
 

@@ -71,7 +71,7 @@ rules! {
     // ---- reading the file and YAML
     FileTooLarge = "file-too-large", Error,
         summary: "a board file is at most 1 MiB",
-        source: "hardening (issue 12): a board is kilobytes; `/dev/zero` or an image file must not be read whole",
+        source: "hardening: a board is kilobytes; `/dev/zero` or an image file must not be read whole",
         hint: Some("a board file is a few kilobytes of YAML; is this the right file?");
     NotUtf8 = "not-utf8", Error,
         summary: "a board file is UTF-8 text (reported at the first bad byte's line:col)",
@@ -103,19 +103,19 @@ rules! {
         hint: Some("start with `version: 1`");
     YamlAlias = "yaml-alias", Error,
         summary: "no YAML aliases (`*name`)",
-        source: "hardening (issue 12): saphyr resolves an alias by cloning its anchor (alias bomb)",
+        source: "hardening: saphyr resolves an alias by cloning its anchor (alias bomb)",
         hint: Some("write the value out");
     NestingDepth = "nesting-depth", Error,
         summary: "at most 32 levels of nested sequences and mappings",
-        source: "hardening (issue 12): 10,000 nested sequences overflowed the stack",
+        source: "hardening: 10,000 nested sequences overflowed the stack",
         hint: Some("a board file nests a few levels; check the indentation or the `- `/`[` here");
     ValueTooLong = "value-too-long", Error,
         summary: "a value is at most 4096 bytes",
-        source: "hardening (issue 12): bounded memory and error size",
+        source: "hardening: bounded memory and error size",
         hint: Some("board values are short; is this the right file?");
     TooManyNodes = "too-many-nodes", Error,
         summary: "at most 50,000 YAML nodes",
-        source: "hardening (issue 12): bounded memory and time",
+        source: "hardening: bounded memory and time",
         hint: Some("a board file has a few hundred; is this the right file?");
     // ---- the schema derived from the model
     FormatVersion = "format-version", Error,
@@ -181,7 +181,7 @@ rules! {
         hint: Some("other ports are PL or PCIe devices with their own driver");
     TooManyInterfaces = "too-many-interfaces", Error,
         summary: "a board file describes at most 64 interfaces",
-        source: "hardening (issue 12): bounded output",
+        source: "hardening: bounded output",
         hint: Some("describe the board's real ports");
     // ---- interfaces
     IfaceName = "iface-name", Error,

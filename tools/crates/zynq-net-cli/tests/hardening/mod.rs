@@ -1,4 +1,4 @@
-//! Hardening (issue 12): inputs an attacker or an unlucky user would feed
+//! Hardening: inputs an attacker or an unlucky user would feed
 //! `zynq-net`, each a regression test of a failure found in a hostile trial.
 //! Speed and memory figures of the same inputs: benches/hostile/bench.py.
 
