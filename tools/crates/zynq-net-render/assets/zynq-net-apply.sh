@@ -2,9 +2,8 @@
 # zynq-net-apply: applies, checks and reverts a zynq-net tuning plan.
 # Fixed program (same bytes for every board); the plan is the data
 # (docs/plan-format.md). Usage, exit codes and files: docs/applier.md.
-# POSIX sh (busybox ash, dash); reads the plan with `read -r`, never evals,
-# validates every field before use, and forks as little as it can: sysfs and
-# procfs knobs are read and written with shell builtins.
+# POSIX sh (busybox ash, dash): `read -r`, no eval, every field validated,
+# sysfs/procfs through shell builtins (few forks).
 # Needs 64-bit shell arithmetic (dash: intmax_t; busybox: SH_MATH_64).
 # Unquoted word splitting is deliberate: set -f is on (no globs). Functions
 # called by name (v_VERB_*) or through with_link_down look unreachable.
@@ -44,15 +43,14 @@ env:  ZYNQ_NET_PROC ZYNQ_NET_SYS ZYNQ_NET_STATE ZYNQ_NET_LOG ZYNQ_NET_LOCK
 EOF
 }
 
-# printable TEXT: PR is TEXT with each control character as '?' (a plan
-# line or an argument echoed to the terminal must not drive it: ESC
-# sequences clear the screen or set the title). Per character: for error
-# messages and unknown verbs only, never on the step path.
+# printable TEXT: PR = TEXT, control characters as '?' (no ESC to the terminal)
 printable() {
 	PR='' pr_s=$1
-	while [ -n "$pr_s" ]; do
-		pr_c=${pr_s%"${pr_s#?}"}; pr_s=${pr_s#?}
-		case $pr_c in [[:cntrl:]]) PR="$PR?" ;; *) PR="$PR$pr_c" ;; esac
+	while :; do
+		case $pr_s in
+		*[[:cntrl:]]*) pr_p=${pr_s%%[[:cntrl:]]*}; PR="$PR$pr_p?"; pr_s=${pr_s#"$pr_p"?} ;;
+		*) PR=$PR$pr_s; return ;;
+		esac
 	done
 }
 die() { printable "$1"; printf 'zynq-net-apply: %s\n' "$PR" >&2; exit "${2:-2}"; }
@@ -483,13 +481,10 @@ eth_set() {
 	[ $? = 80 ] && { : >"$ERRF"; return 0; }
 	return 1
 }
-# with_link_down IFACE FUNC ARGS: FUNC ARGS (which leaves its error in ERRF);
-# on EBUSY while IFACE is administratively up, the link is taken down for a
-# second try and brought up again: axienet takes ring, coalescing and MTU
-# changes only while !netif_running() (xilinx_axienet_main.c), and MAC
-# changes on a running device get EBUSY without IFF_LIVE_ADDR_CHANGE
-# (net/ethernet/eth.c). Up is IFF_UP in sysfs `flags`, not operstate: a port
-# without carrier is "down" there but still running. Apply and revert alike.
+# with_link_down IFACE FUNC ARGS: FUNC ARGS (error in ERRF); on EBUSY while
+# IFACE is up (IFF_UP in sysfs flags, not operstate) retried with the link
+# down: axienet rings/coalescing/MTU need !netif_running()
+# (xilinx_axienet_main.c), MAC changes need IFF_LIVE_ADDR_CHANGE (eth.c).
 with_link_down() {
 	wld_if=$1; shift
 	"$@" && return 0
@@ -1131,10 +1126,7 @@ read_plan() {
 			esac
 		fi
 		if is_verb "$rpn_verb"; then "v_${rpn_verb}_run" "$@"
-		else
-			printable "$rpn_verb"; rpn_verb=$PR; printable "${1:--}"
-			report skipped "$rpn_verb" "$PR" - "" "" "unknown verb (newer plan?)"
-		fi
+		else printable "$rpn_verb ${1:--}"; report skipped "${PR% *}" "${PR##* }" - "" "" "unknown verb (newer plan?)"; fi
 	done 3<"$PLAN"
 	[ $rpn_ver = 1 ] || die "$PLAN: empty plan (no 'zynq-net-plan 2' line)"
 	if [ "$rpn_pass" = check ]; then
