@@ -77,6 +77,13 @@ const ALLOWED: &[(&str, &str, &str)] = &[
     ("zynq-net-bench/src/cpu.rs", "x.parse::<u64>()", "tick counts in /proc/stat"),
     ("zynq-net-cli/src/main.rs", "v.parse::<u64>()", "ZYNQ_NET_TEST_GEN_DELAY_MS, a test hook in the environment"),
     ("zynq-net-cli/src/bench.rs", "s.parse::<u32>()", "whole seconds on the command line (clap value parser)"),
+    (
+        "zynq-net-cli/src/bench.rs",
+        "FromStr for PdrArg",
+        "`rfc2544-tester --pdr` on the command line (clap parses it with FromStr)",
+    ),
+    ("zynq-net-cli/src/bench.rs", "fn from_str(", "the FromStr impl above"),
+    ("zynq-net-cli/src/bench.rs", "s.trim().parse::<f64>()", "a --pdr percentage (clap value parser)"),
     ("zynq-net-bench/src/tester.rs", "serde_json::from_str(json)", "`nft -j` output on the tester"),
     ("zynq-net-bench/src/tester.rs", "serde_json::from_str(&out)", "`ip -j` output on the tester"),
     ("zynq-net-bench/src/tester.rs", "w.next()?.parse().ok()?", "trafgen's packet count"),
