@@ -526,6 +526,30 @@ mod tests {
         assert_eq!(left, vec![std::ffi::OsString::from("out")], "{left:?}");
     }
 
+    /// The plain-rename path (file systems without `renameat2` flags, and
+    /// every non-Linux host): a new `dest` is renamed in; an existing one
+    /// is replaced as a whole, with no `.zynq-net-old.PID` left behind.
+    #[test]
+    fn fallback_places_new_and_replaces_existing() {
+        let t = tempfile::tempdir().expect("tmp");
+        let dest = t.path().join("out");
+        let stage = |name: &str, file: &str| {
+            let s = t.path().join(name);
+            fs::create_dir(&s).expect("mkdir");
+            fs::write(s.join(file), file).expect("write");
+            s
+        };
+        let first = stage("s1", "a.txt");
+        assert!(matches!(place_fallback(&first, &dest), Ok(Placed::Moved)));
+        assert!(dest.join("a.txt").exists() && !first.exists());
+        let second = stage("s2", "b.txt");
+        assert!(matches!(place_fallback(&second, &dest), Ok(Placed::Moved)));
+        assert!(dest.join("b.txt").exists() && !dest.join("a.txt").exists());
+        let mut left: Vec<_> = fs::read_dir(t.path()).expect("ls").map(|e| e.expect("e").file_name()).collect();
+        left.sort();
+        assert_eq!(left, vec![std::ffi::OsString::from("out")], "{left:?}");
+    }
+
     /// A directory no staging directory can be made in (procfs refuses
     /// mkdir, even to root): the error names that directory, not the
     /// staging name tempfile tried, and nothing is written.
