@@ -5,7 +5,7 @@ per board process.
 Boards: the three reference boards and synthetic boards of N interfaces x 16
 queues (N = 8, 16, 32, 64) to show how time grows.
 
-Targets (issues 2 and 16): `check` of a reference board <= 5 M instructions
+Targets: `check` of a reference board <= 5 M instructions
 and `gen` <= 8 M (valgrind --tool=callgrind, instructions counted: stable
 under load, unlike time); the 64x16 board under 20 ms median wall per
 `gen` process on a 2-core machine; growth no worse than linear.

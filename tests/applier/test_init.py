@@ -33,9 +33,9 @@ def test_applier_shellcheck_and_size():
     assert r.returncode == 0, r.stdout + r.stderr
     size = APPLIER.stat().st_size
     print(f"zynq-net-apply: {size} bytes")
-    # 40 KB until issue 12 added the plan end line, the sealed journal and
-    # the od checksum fallback (about 5 KB); 48 KB until issue 16 gave every
-    # verb one block with a header saying what it writes, reads back, saves
+    # 40 KB until the plan end line, the sealed journal and the od checksum
+    # fallback came (about 5 KB); 48 KB until every verb got one block
+    # with a header saying what it writes, reads back, saves
     # and reverts (about 3 KB): still small next to busybox
     assert size < 52 * 1024, f"{size} bytes: keep the applier under 52 KB for P1020 images"
 

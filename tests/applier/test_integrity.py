@@ -1,5 +1,5 @@
 """A plan or journal that was cut short or damaged is refused and changes
-nothing (issue 12, item 1; docs/plan-format.md, end line).
+nothing (docs/plan-format.md, end line).
 
 - The generated zcu102 plan cut at **every** byte offset, run by busybox ash
   and by dash inside a network namespace with the plan's interfaces: every

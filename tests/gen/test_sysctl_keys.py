@@ -5,7 +5,7 @@ linux-source-6.12, unpacked by scripts/kernel-tree): the `.procname`
 entries of the net sysctl tables. A kernel update or a hand edit that makes
 them differ fails here (regenerate with the script).
 
-And the check itself (issue 12, item 9): a key the kernel does not have is
+And the check itself: a key the kernel does not have is
 a warning with a did-you-mean, the board still generates.
 """
 import pathlib

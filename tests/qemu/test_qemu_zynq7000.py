@@ -1,5 +1,4 @@
-"""The generated zc702 tuning on the real macb driver of an emulated Zynq-7000
-(issue 14, item 4).
+"""The generated zc702 tuning on the real macb driver of an emulated Zynq-7000.
 
 scripts/qemu-zynq7000 cross-builds (once, cached) a small kernel from
 Debian's linux-source-6.12 with gcc-arm-linux-gnueabihf:

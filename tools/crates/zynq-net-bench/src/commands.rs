@@ -289,7 +289,7 @@ pub fn rfc2544(input: &PlanInput, output: &Path, o: &Rfc2544Overrides, quiet: bo
     }
     let p = output.join(files::RFC2544);
     let text = serde_json::to_string_pretty(&res).map_err(|e| BenchError::Invalid(e.to_string()))? + "\n";
-    std::fs::write(&p, text).map_err(|e| BenchError::io(&p, e))?;
+    crate::records::write_file(&p, text)?;
     eoutln!("RFC 2544-style result in {}", p.display());
     let unconfirmed: Vec<u32> = res.frames.iter().filter(|f| !f.confirmed).map(|f| f.frame_size).collect();
     Ok(if unconfirmed.is_empty() { Outcome::Done } else { Outcome::NotConfirmed(unconfirmed) })
@@ -331,9 +331,9 @@ pub fn compare(
     if let Some(o) = output {
         std::fs::create_dir_all(o).map_err(|e| BenchError::io(o, e))?;
         let (m, j) = (o.join("compare.md"), o.join("compare.json"));
-        std::fs::write(&m, &md).map_err(|e| BenchError::io(&m, e))?;
+        crate::records::write_file(&m, &md)?;
         let json = serde_json::to_string_pretty(&c).map_err(|e| BenchError::Invalid(e.to_string()))? + "\n";
-        std::fs::write(&j, json).map_err(|e| BenchError::io(&j, e))?;
+        crate::records::write_file(&j, json)?;
     }
     let worse = c.cells.iter().filter(|d| d.verdict == "worse").count()
         + c.frames.iter().filter(|f| f.verdict == "worse").count();
@@ -588,6 +588,17 @@ fn ablate_reports(design: &Design, trials: &[AblateTrial], setup: &str, out: &Pa
 /// # Errors
 /// See [`lab::up`]; an unwritable `targets_out`.
 pub fn lab_up(o: &LabOptions, targets_out: Option<&Path>) -> Result<Outcome, BenchError> {
+    // Checked before anything is built: a lab brought up only to be taken
+    // down again because its targets file has nowhere to go wastes a minute.
+    if let Some(p) = targets_out {
+        let dir = p.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+        if p.is_dir() || !dir.is_dir() {
+            return Err(BenchError::Invalid(format!(
+                "--targets-out {}: expected a file path in an existing directory (the targets JSON is written there)",
+                p.display()
+            )));
+        }
+    }
     let st = lab::up(o)?;
     if let Some(p) = targets_out {
         // A lab whose targets could not be written is of no use to the

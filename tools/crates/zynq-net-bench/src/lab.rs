@@ -240,6 +240,18 @@ pub fn up(o: &LabOptions) -> Result<LabState, BenchError> {
                 plan.display()
             )));
         }
+        match find_applier(o.applier.as_deref()) {
+            None => {
+                return Err(BenchError::Invalid("no applier found: pass --applier or set ZYNQ_NET_APPLIER".into()))
+            }
+            Some(a) if !a.is_file() => {
+                return Err(BenchError::Invalid(format!(
+                    "applier {}: not a readable file (expected zynq-net-apply, from `zynq-net gen`'s tuning/ or the source tree)",
+                    a.display()
+                )))
+            }
+            Some(_) => {}
+        }
     }
     let [c, r, s] = namespaces(&o.name);
     if [&c, &r, &s].iter().any(|n| netns_exists(n)) {
@@ -345,8 +357,7 @@ fn build(o: &LabOptions, c: &str, r: &str, s: &str) -> Result<LabState, BenchErr
     let st = LabState { options: o.clone(), targets, applier: applier_used, apply_output, raised_sysctls };
     std::fs::create_dir_all(STATE_DIR).map_err(|e| BenchError::io(STATE_DIR, e))?;
     let p = state_path(&o.name);
-    std::fs::write(&p, serde_json::to_string_pretty(&st).unwrap_or_default() + "\n")
-        .map_err(|e| BenchError::io(&p, e))?;
+    crate::records::write_file(&p, serde_json::to_string_pretty(&st).unwrap_or_default() + "\n")?;
     Ok(st)
 }
 

@@ -183,7 +183,7 @@ impl Plan {
     /// Writes the plan as pretty JSON.
     pub fn save(&self, path: &Path) -> Result<(), BenchError> {
         let text = serde_json::to_string_pretty(self).map_err(|e| BenchError::Invalid(e.to_string()))?;
-        std::fs::write(path, text + "\n").map_err(|e| BenchError::io(path, e))
+        crate::records::write_file(path, text + "\n")
     }
 }
 

@@ -318,6 +318,34 @@ pub fn append_jsonl<T: Serialize>(path: &Path, value: &T) -> Result<(), BenchErr
     f.sync_data().map_err(|e| BenchError::io(path, e))
 }
 
+/// Writes a whole output file so that `path` holds the old contents or the
+/// new ones at every instant, never a torn mix (a bench killed mid-write,
+/// a full disk): the bytes go to a temporary file beside `path`, are
+/// synced, and the file is renamed over `path` (rename(2) is atomic within
+/// a file system). Mode 0644, as the plain `std::fs::write` under the
+/// usual umask 022 gave.
+///
+/// # Errors
+/// [`BenchError::Io`] naming `path` (a missing parent directory, no room,
+/// no permission); `path` is then left as it was.
+pub fn write_file(path: &Path, bytes: impl AsRef<[u8]>) -> Result<(), BenchError> {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let io = |e: std::io::Error| BenchError::io(path, e);
+    let mut tmp = tempfile::Builder::new().prefix(".zynq-net-bench.").tempfile_in(dir).map_err(io)?;
+    tmp.write_all(bytes.as_ref()).map_err(io)?;
+    tmp.as_file().sync_data().map_err(io)?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        tmp.as_file().set_permissions(std::fs::Permissions::from_mode(0o644)).map_err(io)?;
+    }
+    tmp.persist(path).map_err(|e| io(e.error))?;
+    Ok(())
+}
+
 /// Reads a JSON-lines file; a torn last line (interrupted write) is ignored.
 pub fn read_jsonl<T: for<'de> Deserialize<'de>>(path: &Path) -> Result<Vec<T>, BenchError> {
     let text = match std::fs::read_to_string(path) {
@@ -419,5 +447,35 @@ mod tests {
         // A directory is not a results file.
         assert!(read_jsonl::<Value>(d.path()).is_err());
         assert!(append_jsonl(d.path(), &1).is_err());
+    }
+
+    /// A file is replaced whole, mode 0644, with no temporary file left
+    /// beside it; a write that cannot happen names the path and leaves the
+    /// old contents.
+    #[test]
+    fn write_file_replaces_whole_and_leaves_nothing_beside() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("report.json");
+        write_file(&p, "first\n").unwrap();
+        write_file(&p, "second\n").unwrap();
+        assert_eq!(std::fs::read_to_string(&p).unwrap(), "second\n");
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            assert_eq!(std::fs::metadata(&p).unwrap().permissions().mode() & 0o777, 0o644);
+        }
+        let names: Vec<_> = std::fs::read_dir(d.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert_eq!(names, vec![std::ffi::OsString::from("report.json")]);
+        // a directory in the way: rename(2) refuses, the directory stays
+        let blocked = d.path().join("dir");
+        std::fs::create_dir(&blocked).unwrap();
+        let e = write_file(&blocked, "x").unwrap_err().to_string();
+        assert!(e.contains(&blocked.display().to_string()), "{e}");
+        assert!(blocked.is_dir());
+        let missing = d.path().join("no/such/dir/x.json");
+        assert!(write_file(&missing, "x").unwrap_err().to_string().contains("no/such/dir/x.json"));
+        let mut names: Vec<_> = std::fs::read_dir(d.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+        names.sort();
+        assert_eq!(names, vec![std::ffi::OsString::from("dir"), std::ffi::OsString::from("report.json")]);
     }
 }

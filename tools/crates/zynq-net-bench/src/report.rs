@@ -432,7 +432,7 @@ pub fn to_html(r: &Report) -> String {
 /// Writes `text` to `out/name` and records the path (the reports' writer).
 pub(crate) fn put_file(out: &Path, name: &str, text: String, written: &mut Vec<PathBuf>) -> Result<(), BenchError> {
     let p = out.join(name);
-    std::fs::write(&p, text).map_err(|e| BenchError::io(&p, e))?;
+    crate::records::write_file(&p, text)?;
     written.push(p);
     Ok(())
 }

@@ -430,8 +430,10 @@ pub fn run_plan(plan: &Plan, targets: &Targets, out: &Path, opts: &RunOptions) -
         "started": now_unix(),
         "context": ctx,
     });
-    std::fs::write(out.join(files::RUN), serde_json::to_string_pretty(&run_meta).unwrap_or_default() + "\n")
-        .map_err(|e| BenchError::io(out.join(files::RUN), e))?;
+    crate::records::write_file(
+        &out.join(files::RUN),
+        serde_json::to_string_pretty(&run_meta).unwrap_or_default() + "\n",
+    )?;
     let pb = progress(plan.nominal_seconds(), opts.quiet);
     let mut current_mtu = None;
     let mut links_set = false;
@@ -450,8 +452,7 @@ pub fn run_plan(plan: &Plan, targets: &Targets, out: &Path, opts: &RunOptions) -
             let t = trial(&ctx, &cell_opts(&ctx, cell, !links_set, plan.spec.zerocopy), &cell.id, rep);
             if let Some(raw) = &t.raw {
                 let p: PathBuf = out.join(files::RAW_DIR).join(format!("{}-r{}.json", cell.id, rep));
-                std::fs::write(&p, serde_json::to_string_pretty(raw).unwrap_or_default())
-                    .map_err(|e| BenchError::io(&p, e))?;
+                crate::records::write_file(&p, serde_json::to_string_pretty(raw).unwrap_or_default())?;
             }
             append_jsonl(&results_path, &t.record)?;
             if opts.quiet {

@@ -154,7 +154,7 @@ impl Targets {
     /// Writes the file.
     pub fn save(&self, path: &Path) -> Result<(), BenchError> {
         let text = serde_json::to_string_pretty(self).map_err(|e| BenchError::Invalid(e.to_string()))?;
-        std::fs::write(path, text + "\n").map_err(|e| BenchError::io(path, e))
+        crate::records::write_file(path, text + "\n")
     }
 }
 

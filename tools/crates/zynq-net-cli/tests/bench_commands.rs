@@ -1,8 +1,8 @@
 //! The `bench` and `lab` commands end to end, as the `zynq-net` binary runs
 //! them (the binary itself, built by cargo for this test), with
-//! the real iperf3, ip, tc and the applier (issue 13: the command bodies of
-//! `rfc2544` and `ablate` had only the Python tests of tests/bench, which
-//! `cargo test -p zynq-net-bench`, and so cargo-mutants, never runs):
+//! the real iperf3, ip, tc and the applier (so that `cargo test`, and so
+//! cargo-mutants, runs the command bodies of `rfc2544` and `ablate`, which
+//! the Python tests of tests/bench alone would leave out of its reach):
 //!
 //! - `rfc2544` over loopback: the result, trials and plan it writes, the
 //!   options it takes, its exit code when nothing is confirmed, its
@@ -421,6 +421,18 @@ fn lab_up_checks_first_and_leaves_nothing_behind() {
     assert!(e.contains("--shape 0: expected a rate of at least 8 bit/s"), "{e}");
     let e = up_err(&["--plan", "/nonexistent/zynq-net.plan"]);
     assert!(e.contains("--plan /nonexistent/zynq-net.plan: not a readable file"), "{e}");
+    // a readable plan (only its being a file is checked before the build)
+    // with an applier that is not there
+    let plan = concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.toml");
+    let e = up_err(&["--plan", plan, "--applier", "/nonexistent/zynq-net-apply"]);
+    assert!(e.contains("applier /nonexistent/zynq-net-apply: not a readable file"), "{e}");
+    let e = up_err(&["--targets-out", "/nonexistent-dir/targets.json"]);
+    assert!(
+        e.contains("--targets-out /nonexistent-dir/targets.json: expected a file path in an existing directory"),
+        "{e}"
+    );
+    let e = up_err(&["--targets-out", "/tmp"]);
+    assert!(e.contains("--targets-out /tmp: expected a file path"), "{e}");
     assert!(!ns("router").exists(), "nothing created before the checks");
     let e = format!("{:#}", run_lab(&["status", "--name", &name]).unwrap_err());
     assert!(e.contains(&format!("no lab `{name}` is up")), "{e}");
@@ -430,7 +442,8 @@ fn lab_up_checks_first_and_leaves_nothing_behind() {
     }
     let _down = LabDown(name.clone());
     // The edges pass: 68 and 65535 are a veth's own bounds.
-    let e = up_err(&["--mtu", "68", "--targets-out", "/proc/zynq-net-no/targets.json"]);
+    // /proc exists (the early check passes) but takes no new file
+    let e = up_err(&["--mtu", "68", "--targets-out", "/proc/zynq-net-targets.json"]);
     assert!(e.contains("(the lab was taken down again)"), "{e}");
     for role in ["client", "router", "server"] {
         assert!(!ns(role).exists(), "{role} namespace left behind: {e}");

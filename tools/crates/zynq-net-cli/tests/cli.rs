@@ -892,8 +892,8 @@ fn a_byte_order_mark_is_accepted() {
 }
 
 /// A file stopped at the schema says the value checks are still to come;
-/// a file that reached them does not (issue 16: a user fixed the listed
-/// errors and met new ones without warning).
+/// a file that reached them does not (a user fixed the listed errors and
+/// met new ones without warning).
 #[test]
 fn a_stage_that_stops_the_checks_says_so() {
     let tmp = tempfile::tempdir().expect("tmp");

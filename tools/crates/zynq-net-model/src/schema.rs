@@ -23,7 +23,7 @@ const RENAMED_KEYS: &[(&str, &str)] = &[
     ("rps_sock_flow_entries", "rfs_sock_flow_entries"),
     ("nf_conntrack_max", "conntrack_max"),
     ("num_queues", "queues"),
-    // the bench runner's former spec file (before issue 16)
+    // the bench runner's former spec file (before the bench section took its place)
     ("duration", "duration_s"),
     ("omit", "omit_s"),
     ("udp_bitrate", "udp_rate"),
@@ -1413,7 +1413,7 @@ mod tests {
     }
 
     /// The quick check exists to answer "valid" for the documents users
-    /// write (issue 16's speed): every reference and good fixture board,
+    /// write (at the speed users expect of it): every reference and good fixture board,
     /// and a bench section without the `dut` and `peers` a board needs,
     /// as a standalone bench file has it.
     #[test]
