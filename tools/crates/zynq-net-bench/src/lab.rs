@@ -233,26 +233,29 @@ pub fn up(o: &LabOptions) -> Result<LabState, BenchError> {
             )));
         }
     }
-    if let Some(plan) = &o.plan {
-        if !plan.is_file() {
-            return Err(BenchError::Invalid(format!(
-                "--plan {}: not a readable file (expected the zynq-net.plan from `zynq-net gen`)",
-                plan.display()
-            )));
-        }
-        match find_applier(o.applier.as_deref()) {
-            None => {
-                return Err(BenchError::Invalid("no applier found: pass --applier or set ZYNQ_NET_APPLIER".into()))
+    // The plan and the applier that applies it, found and checked once,
+    // before anything is created.
+    let tuning = match &o.plan {
+        None => None,
+        Some(plan) => {
+            if !plan.is_file() {
+                return Err(BenchError::Invalid(format!(
+                    "--plan {}: not a readable file (expected the zynq-net.plan from `zynq-net gen`)",
+                    plan.display()
+                )));
             }
-            Some(a) if !a.is_file() => {
+            let applier = find_applier(o.applier.as_deref()).ok_or_else(|| {
+                BenchError::Invalid("no applier found: pass --applier or set ZYNQ_NET_APPLIER".into())
+            })?;
+            if !applier.is_file() {
                 return Err(BenchError::Invalid(format!(
                     "applier {}: not a readable file (expected zynq-net-apply, from `zynq-net gen`'s tuning/ or the source tree)",
-                    a.display()
-                )))
+                    applier.display()
+                )));
             }
-            Some(_) => {}
+            Some((plan.as_path(), applier))
         }
-    }
+    };
     let [c, r, s] = namespaces(&o.name);
     if [&c, &r, &s].iter().any(|n| netns_exists(n)) {
         return Err(BenchError::Invalid(format!(
@@ -260,7 +263,7 @@ pub fn up(o: &LabOptions) -> Result<LabState, BenchError> {
             o.name, o.name
         )));
     }
-    match build(o, &c, &r, &s) {
+    match build(o, tuning, &c, &r, &s) {
         Ok(st) => Ok(st),
         Err(e) => {
             let _ = teardown(&o.name);
@@ -269,7 +272,7 @@ pub fn up(o: &LabOptions) -> Result<LabState, BenchError> {
     }
 }
 
-fn build(o: &LabOptions, c: &str, r: &str, s: &str) -> Result<LabState, BenchError> {
+fn build(o: &LabOptions, tuning: Option<(&Path, PathBuf)>, c: &str, r: &str, s: &str) -> Result<LabState, BenchError> {
     let (n1, n2) = (o.subnet, o.subnet + 1);
     let q = o.queues.to_string();
     let mtu = o.mtu.to_string();
@@ -312,9 +315,7 @@ fn build(o: &LabOptions, c: &str, r: &str, s: &str) -> Result<LabState, BenchErr
     }
     let mut applier_used = None;
     let mut apply_output = None;
-    if let Some(plan) = &o.plan {
-        let applier = find_applier(o.applier.as_deref())
-            .ok_or_else(|| BenchError::Invalid("no applier found: pass --applier or set ZYNQ_NET_APPLIER".into()))?;
+    if let Some((plan, applier)) = tuning {
         let mut cmd = applier_env(&o.name);
         cmd.extend(argv(&["sh", &applier.to_string_lossy(), "apply", &plan.to_string_lossy()]));
         let out = router.output(&cmd)?;
