@@ -16,10 +16,13 @@ seconds_ok() {
     case $1 in '' | *[!0-9]* | 0 | 0*) return 1 ;; esac
 }
 
-# gen_dir_ok DIR: DIR is `zynq-net gen` output (its manifest.json and the
-# tuning plan), so a wrong --gen is refused instead of booting untuned.
-gen_dir_ok() {
-    [ -f "$1/manifest.json" ] && [ -f "$1/tuning/zynq-net.plan" ]
+# check_gen DIR: dies (the script's die) unless DIR is `zynq-net gen` output
+# (its manifest.json and the tuning plan), so a wrong --gen is refused
+# before any download or build instead of booting untuned.
+check_gen() {
+    [ -d "$1" ] || die "--gen $1: not a directory"
+    { [ -f "$1/manifest.json" ] && [ -f "$1/tuning/zynq-net.plan" ]; } ||
+        die "--gen $1: not zynq-net gen output (expected manifest.json and tuning/zynq-net.plan; run zynq-net gen BOARD -o DIR)"
 }
 
 # parse_console CONSOLE DIR: DIR/NAME.txt and DIR/NAME.rc for every section.
