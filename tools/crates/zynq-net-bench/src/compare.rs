@@ -175,6 +175,14 @@ pub fn load_run(path: &Path) -> Result<(Vec<TrialRecord>, Option<Rfc2544Result>)
         _ => None,
     };
     if recs.is_empty() && rfc.is_none() {
+        // The file is there but holds no whole record (only a torn line, or
+        // blank lines): say so of the file, not of the directory.
+        if results.is_file() {
+            return Err(BenchError::Invalid(format!(
+                "{}: no trial records (one JSON object per line)",
+                results.display()
+            )));
+        }
         return Err(BenchError::Invalid(format!(
             "{}: no results.jsonl or rfc2544.json in this directory: not a run directory of `zynq-net bench run` or `bench rfc2544`",
             path.display()
@@ -462,5 +470,16 @@ mod tests {
         std::fs::write(&blank, "").unwrap();
         let e = load_run(&blank).unwrap_err().to_string();
         assert_eq!(e, format!("{}: empty: no trial records (one JSON object per line)", blank.display()));
+        // A results file of a run directory that holds no whole record (a
+        // torn line alone) is named, not the directory called empty; a
+        // whole line that is not JSON is an error at its line.
+        let torn = tempfile::tempdir().unwrap();
+        let r = torn.path().join(files::RESULTS);
+        std::fs::write(&r, "{\"cell\":").unwrap();
+        let e = load_run(torn.path()).unwrap_err().to_string();
+        assert_eq!(e, format!("{}: no trial records (one JSON object per line)", r.display()));
+        std::fs::write(&r, "{bad\n").unwrap();
+        let e = load_run(torn.path()).unwrap_err().to_string();
+        assert!(e.starts_with(&format!("{}:1: ", r.display())), "{e}");
     }
 }

@@ -346,20 +346,25 @@ pub fn write_file(path: &Path, bytes: impl AsRef<[u8]>) -> Result<(), BenchError
     Ok(())
 }
 
-/// Reads a JSON-lines file; a torn last line (interrupted write) is ignored.
+/// Reads a JSON-lines file. A torn last line (an interrupted
+/// [`append_jsonl`], which ends every record with its newline, so a tear
+/// leaves a last line without one) is ignored; any other line that is not
+/// JSON is an error naming the file and its line number (blank lines
+/// counted).
 pub fn read_jsonl<T: for<'de> Deserialize<'de>>(path: &Path) -> Result<Vec<T>, BenchError> {
     let text = match std::fs::read_to_string(path) {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
         Err(e) => return Err(BenchError::io(path, e)),
     };
-    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+    let torn = !text.ends_with('\n');
+    let lines: Vec<(usize, &str)> = text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()).collect();
     let mut out = Vec::new();
-    for (i, l) in lines.iter().enumerate() {
+    for (k, (n, l)) in lines.iter().enumerate() {
         match serde_json::from_str(l) {
             Ok(v) => out.push(v),
-            Err(_) if i + 1 == lines.len() => {}
-            Err(e) => return Err(BenchError::Invalid(format!("{}:{}: {e}", path.display(), i + 1))),
+            Err(_) if torn && k + 1 == lines.len() => {}
+            Err(e) => return Err(BenchError::Invalid(format!("{}:{}: {e}", path.display(), n + 1))),
         }
     }
     Ok(out)
@@ -440,8 +445,14 @@ mod tests {
         append_jsonl(&p, &serde_json::json!({"a": 2})).unwrap();
         assert_eq!(std::fs::read_to_string(&p).unwrap(), "{\"a\":1}\n{\"a\":2}\n");
         assert_eq!(read_jsonl::<Value>(&p).unwrap(), vec![serde_json::json!({"a": 1}), serde_json::json!({"a": 2})]);
-        // A broken line that is not the last is an error naming file and line.
+        // A broken line that is not the last is an error naming file and
+        // line (the blank line 2 counted: the broken one is line 3).
         std::fs::write(&p, "{\"a\":1}\n\n{\"a\"\n{\"a\":3}\n").unwrap();
+        let e = read_jsonl::<Value>(&p).unwrap_err().to_string();
+        assert!(e.starts_with(&format!("{}:3: ", p.display())), "{e}");
+        // A broken last line that ends with its newline was written whole:
+        // not a tear, an error.
+        std::fs::write(&p, "{\"a\":1}\n{bad\n").unwrap();
         let e = read_jsonl::<Value>(&p).unwrap_err().to_string();
         assert!(e.starts_with(&format!("{}:2: ", p.display())), "{e}");
         // A directory is not a results file.
