@@ -8,7 +8,11 @@ With ZYNQ_NET_STAGE_TIMES set (tests/run-all under .ci/run), each test
 group (tests/GROUP/) appends one line to that file, as the shell stages of
 scripts/lib/stage-times.sh do: "pytest tests/GROUP", wall seconds, CPU
 seconds (user + system of pytest and of the processes it waited for, from
-getrusage), and 0 or 1 (a test failed).
+getrusage), and 0 or 1 (a test failed). Only the outermost pytest run
+records: it takes the variable out of its environment at start, so a
+pytest run inside a test (tests/applier's mutation tests run pytest on a
+planted bug, and expect it to fail) or a script that records stages
+(scripts/lib/stage-times.sh) started by a test adds no line of its own.
 """
 import os
 import pathlib
@@ -75,6 +79,10 @@ def veth_netns():
 
 # ------------------------------------------------------------ stage times
 _GROUPS: dict[str, list] = {}
+# The file the groups' lines go to, or None. Taken out of the environment
+# when this conftest is loaded (before any test runs), so the processes the
+# tests start do not inherit it: a nested pytest run records nothing.
+_STAGE_TIMES = os.environ.pop("ZYNQ_NET_STAGE_TIMES", None)
 
 
 def _group(nodeid: str) -> list:
@@ -106,8 +114,7 @@ def pytest_runtest_logreport(report):
 
 
 def pytest_sessionfinish(session, exitstatus):
-    path = os.environ.get("ZYNQ_NET_STAGE_TIMES")
-    if path and _GROUPS:
-        with open(path, "a", encoding="utf-8") as f:
+    if _STAGE_TIMES and _GROUPS:
+        with open(_STAGE_TIMES, "a", encoding="utf-8") as f:
             for name, (wall, cpu, failed) in _GROUPS.items():
                 f.write(f"pytest tests/{name}\t{wall:.1f}\t{cpu:.1f}\t{failed}\n")

@@ -279,6 +279,16 @@ mod tests {
         assert!(d.render(Path::new("f"), &line).len() < 1000);
     }
 
+    /// A message of exactly the limit is shown whole; one character more is
+    /// cut there, with `…`.
+    #[test]
+    fn messages_are_cut_past_the_limit() {
+        let at = "é".repeat(MESSAGE_CHARS);
+        assert_eq!(shorten(&at), at.as_str());
+        let past = format!("{at}x");
+        assert_eq!(shorten(&past), format!("{at}…"));
+    }
+
     #[test]
     fn control_characters_of_the_file_are_not_echoed() {
         let d = Diagnostic { pos: Pos { line: 1, col: 9 }, ..Diagnostic::new(Rule::YamlSyntax, "", "bad") };

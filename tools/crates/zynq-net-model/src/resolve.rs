@@ -419,7 +419,10 @@ mod tests {
         assert_eq!(parse_channel_id("0XA"), Some(10));
         assert_eq!(parse_channel_id("10"), Some(16));
         assert_eq!(parse_channel_id("0x100"), Some(256));
-        for bad in ["", "0x", "0x+1", "0xg", "1 ", "12345"] {
+        // four hex digits are a u16 still; five are not
+        assert_eq!(parse_channel_id("ffff"), Some(0xffff));
+        assert_eq!(parse_channel_id("0x1234"), Some(0x1234));
+        for bad in ["", "0x", "0x+1", "0xg", "1 ", "12345", "0x10000"] {
             assert_eq!(parse_channel_id(bad), None, "{bad}");
         }
     }
@@ -434,6 +437,9 @@ mod tests {
             ("1000000", 1e6),
             ("200mbit", 2e8),
             ("1.2T", 1.2e12),
+            // zero is a rate (iperf3 `-b 0`: unlimited); only below it is refused
+            ("0", 0.0),
+            ("0M", 0.0),
         ] {
             assert_eq!(BitRate::parse(s).map(BitRate::bits_per_second), Some(bps), "{s}");
         }
@@ -449,5 +455,15 @@ mod tests {
         assert_eq!(s.kernel_bitmap(8), "00000027");
         assert_eq!(CpuSet::from_list(&CpuList::One(3)).unwrap().kernel_bitmap(4), "00000008");
         assert!(CpuSet::from_list(&CpuList::List("3-1".into())).is_err());
+    }
+
+    /// A bench CPU list resolves below the CPU count: the last CPU of a
+    /// 4-CPU board is 3, CPU 4 is outside it.
+    #[test]
+    fn bench_cpus_stop_below_the_cpu_count() {
+        let at = || "/bench/matrix/pin_cpus".to_string();
+        assert!(super::cpus(at, &CpuList::One(3), 4).is_ok());
+        let e = super::cpus(at, &CpuList::List("2-4".into()), 4).unwrap_err();
+        assert_eq!((e.ptr.as_str(), e.what.as_str()), ("/bench/matrix/pin_cpus", "CPU 4 outside the board's 4 CPUs"));
     }
 }

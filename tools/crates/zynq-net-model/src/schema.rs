@@ -1535,5 +1535,10 @@ mod tests {
         let allowed = ["rx_ring".to_string(), "tx_ring".to_string(), "coalesce".to_string()];
         assert_eq!(closest("rxring", &allowed).as_deref(), Some("rx_ring"));
         assert_eq!(closest("mtu", &allowed), None);
+        // three edits still suggest, four do not
+        assert_eq!(closest("ring", &allowed).as_deref(), Some("rx_ring"));
+        assert_eq!(levenshtein("ring", "rx_ring"), 3);
+        assert_eq!(closest("rng", &allowed), None);
+        assert_eq!(levenshtein("rng", "rx_ring"), 4);
     }
 }

@@ -1481,6 +1481,21 @@ mod tests {
         }
         assert!(!super::host_address_ok(&format!("{}.lab", "a".repeat(64))));
         assert!(super::host_address_ok(&format!("{}.lab", "a".repeat(63))));
+        // a host name of 253 characters (RFC 1035 2.3.4, without the final
+        // dot) passes, 254 do not
+        let name = |last: usize| format!("{a}.{a}.{a}.{}", "b".repeat(last), a = "a".repeat(63));
+        assert_eq!(name(61).len(), 253);
+        assert!(super::host_address_ok(&name(61)));
+        assert!(super::host_address_ok(&format!("{}.", name(61))));
+        assert!(!super::host_address_ok(&name(62)));
+    }
+
+    /// A sysctl name has two segments at least (`vm.swappiness`); one
+    /// segment is not a sysctl.conf name.
+    #[test]
+    fn sysctl_names_of_two_segments() {
+        assert!(super::sysctl_key_ok("vm.swappiness"));
+        assert!(!super::sysctl_key_ok("swappiness"));
     }
 
     /// The rules and their messages for `text` as a board file: (rule id,
@@ -1661,6 +1676,64 @@ mod tests {
         assert!(has(&p1020.replacen("driver: gianfar", "driver: macb", 1)));
         assert!(has(&p1020.replacen("driver: gianfar", "driver: axienet", 1)));
         assert!(!has(&p1020));
+    }
+
+    /// Each check with a bound, on the bound: a queue index equal to the
+    /// queue count is one past the last queue (rps, xps, an skbedit
+    /// filter), and CPU 4 one past a 4-CPU board; a closed percent bound
+    /// takes its bound (cpu_bound_pct 100).
+    #[test]
+    fn values_on_their_bounds() {
+        use crate::Rule;
+        let rps = findings(&zcu102_with("- { queue: 1, cpus: \"2-3\" }", "- { queue: 2, cpus: \"2-3\" }"));
+        assert_eq!(rps, [(Rule::QueueIndex, "queue 2 does not exist: `eth1` has 2 RX queues".to_string())]);
+        let xps = findings(&zcu102_with("- { queue: 1, cpus: 3 }", "- { queue: 2, cpus: 3 }"));
+        assert_eq!(xps, [(Rule::QueueIndex, "queue 2 does not exist: `eth1` has 2 TX queues".to_string())]);
+        let skbedit = findings(&zcu102_with("address: 192.0.2.3, queue: 1 }", "address: 192.0.2.3, queue: 2 }"));
+        assert_eq!(ids(&skbedit), [Rule::SkbeditQueue], "{skbedit:?}");
+        let cpu = findings(&zcu102_with("{ irq: eth0, cpus: 1 }", "{ irq: eth0, cpus: 4 }"));
+        assert_eq!(ids(&cpu), [Rule::CpuRange], "{cpu:?}");
+        assert_eq!(findings(&zcu102_with("{ irq: eth0, cpus: 1 }", "{ irq: eth0, cpus: 3 }")), []);
+        let pct =
+            |v: &str| findings(&zcu102_with("    repeats: 3\n", &format!("    repeats: 3\n    cpu_bound_pct: {v}\n")));
+        assert_eq!(pct("100"), []);
+        assert_eq!(ids(&pct("100.5")), [Rule::BenchPercent]);
+    }
+
+    /// A CPU list that looks like a kernel CPU mask gets the mask's CPUs in
+    /// its hint from two digits on (`05`: CPUs 0 and 2).
+    #[test]
+    fn mask_hint_from_two_digits() {
+        let hint = super::mask_hint(&crate::cpus::CpuList::List("05".into())).expect("a hint for 05");
+        assert!(hint.ends_with("write \"0,2\""), "{hint}");
+        assert_eq!(super::mask_hint(&crate::cpus::CpuList::List("0".into())), None);
+    }
+
+    /// gianfar coalescing: both values 0 is coalescing off (no pair error);
+    /// one of them 0 with the other set is the error (gianfar_ethtool.c).
+    #[test]
+    fn gianfar_coalesce_off_is_both_zero() {
+        let (_, text) = crate::testutil::repo_board("p1020rdb");
+        let with = |c: &str| findings(&text.replace("coalesce: { rx-frames: 12, rx-usecs: 32 }", c));
+        assert_eq!(with("coalesce: { rx-frames: 0, rx-usecs: 0 }"), []);
+        let e = with("coalesce: { rx-frames: 0, rx-usecs: 32 }");
+        assert_eq!(ids(&e), [crate::Rule::GianfarCoalescePair, crate::Rule::GianfarCoalescePair], "{e:?}");
+    }
+
+    /// AXI windows that touch but do not overlap are accepted, the DMA's
+    /// above the MAC's (the zcu102 board) or below it; one MAC interrupt
+    /// is what axienet_probe reads, a second one is reported.
+    #[test]
+    fn axi_windows_and_mac_interrupts_on_their_bounds() {
+        use crate::Rule;
+        assert_eq!(findings(&zcu102_with("reg: 0xa0010000", "reg: 0x9fff0000")), []);
+        let e = findings(&zcu102_with("reg: 0xa0010000", "reg: 0x9fff0001"));
+        assert_eq!(ids(&e), [Rule::DmaOverlapsMac], "{e:?}");
+        let irqs = |list: &str| {
+            findings(&zcu102_with("rxmem: 0x8000\n", &format!("rxmem: 0x8000\n        interrupts: {list}\n")))
+        };
+        assert!(!ids(&irqs("[88]")).contains(&Rule::MacIrqCount), "{:?}", irqs("[88]"));
+        assert!(ids(&irqs("[88, 87]")).contains(&Rule::MacIrqCount), "{:?}", irqs("[88, 87]"));
     }
 
     /// An open lower bound refuses the bound itself: a resolution of 0 %

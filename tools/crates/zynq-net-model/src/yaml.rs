@@ -1037,6 +1037,31 @@ mod tests {
         assert_ne!(map("a: 1.0\n"), map("a: 100\n"));
     }
 
+    /// Nesting of exactly MAX_DEPTH levels (the top mapping is the first)
+    /// loads; one level more is the depth error.
+    #[test]
+    fn nesting_of_the_limit_is_read_and_one_level_more_is_not() {
+        let nest = |n: usize| format!("a: {}{}\n", "[".repeat(n), "]".repeat(n));
+        assert!(load(&nest(MAX_DEPTH - 1)).is_ok());
+        let e = load(&nest(MAX_DEPTH)).unwrap_err();
+        assert_eq!(e.iter().map(|d| d.rule).collect::<Vec<_>>(), [Rule::NestingDepth], "{e:?}");
+    }
+
+    /// A file of many faults of one kind gets the first MAX_LIMIT_ERRORS of
+    /// them, not one more: control characters, and aliases.
+    #[test]
+    fn limit_errors_stop_at_their_count() {
+        let e = load(&"a: \u{1}\n".repeat(MAX_LIMIT_ERRORS + 5)).unwrap_err();
+        assert_eq!(e.len(), MAX_LIMIT_ERRORS, "{e:?}");
+        let mut text = String::from("a: &x 1\n");
+        for i in 0..MAX_LIMIT_ERRORS + 5 {
+            text.push_str(&format!("b{i}: *x\n"));
+        }
+        let e = load(&text).unwrap_err();
+        assert_eq!(e.len(), MAX_LIMIT_ERRORS, "{e:?}");
+        assert!(e.iter().all(|d| d.rule == Rule::YamlAlias), "{e:?}");
+    }
+
     #[test]
     fn a_value_of_the_limit_is_read_and_one_byte_more_is_not() {
         assert!(load(&format!("a: {}\n", "x".repeat(MAX_SCALAR_BYTES))).is_ok());
