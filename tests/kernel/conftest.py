@@ -112,8 +112,9 @@ def fragment_symbols(kernel_dir: pathlib.Path):
     for cfg in sorted(kernel_dir.glob("zynq-net-*.cfg")):
         feature = cfg.stem[len("zynq-net-"):]
         text = cfg.read_text()
-        vendor = set(re.findall(r"^# ([A-Z0-9_]+): only in ", text, re.M))
-        for sym, val in re.findall(r"^CONFIG_([A-Z0-9_]+)=(\S+)$", text, re.M):
+        # Kconfig symbols may have lower-case letters (I2C_MUX_PCA954x).
+        vendor = set(re.findall(r"^# ([A-Za-z0-9_]+): only in ", text, re.M))
+        for sym, val in re.findall(r"^CONFIG_([A-Za-z0-9_]+)=(\S+)$", text, re.M):
             out.append((feature, sym, val, sym in vendor))
     return out
 

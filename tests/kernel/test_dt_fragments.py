@@ -45,6 +45,10 @@ CASES = {
     # A DP83867 written by the board (the KV260 carrier's GEM3 PHY on the SOM DTS).
     "kv260-dp83867": (FIXTURES / "kv260-dp83867.yml", "arm64", "xilinx/zynqmp-smk-k26-revA.dts", []),
     "zcu102-gem-gmii2rgmii": (FIXTURES / "zcu102-gem-gmii2rgmii.yml", "arm64", ZCU102, []),
+    # An SFP cage on an unlabelled mux channel (by path), 2 W, on the 1G SFP design.
+    "zcu102-sfp-mux": (FIXTURES / "zcu102-sfp-mux.yml", "arm64", ZCU102, [FIXTURES / "pl-1g-sfp.dtsi"]),
+    # An XXV + MCDMA full node with its 156.25 MHz GT clock declared as a fixed clock.
+    "zcu102-xxv-fixed-clock": (FIXTURES / "zcu102-xxv-fixed-clock.yml", "arm64", ZCU102, []),
 }
 
 # Overlays that cannot express a design: `dtb verify` must fail on them
@@ -368,3 +372,69 @@ def test_every_boards_overlay_compiles(board, zynq_net, tmp_path):
     res = run(["dtc", "-@", "-I", "dts", "-O", "dtb", "-o", tmp_path / "o.dtbo", dtso], check=False)
     assert res.returncode == 0, f"{board}: dtc exit {res.returncode}\n{res.stderr}"
     assert (tmp_path / "o.dtbo").read_bytes()[:4] == bytes.fromhex("d00dfeed")
+
+
+def _fdtget(dtb, path, prop, fmt=None):
+    res = run(["fdtget", *(["-t", fmt] if fmt else []), dtb, path, prop], check=False)
+    return res.stdout.strip() if res.returncode == 0 else None
+
+
+def _node_of_phandle(dtb, ph):
+    """The path of the node whose phandle is `ph` in a compiled tree."""
+    res = run(["dtc", "-I", "dtb", "-O", "dts", dtb], check=False)
+    path, found = [], None
+    for line in res.stdout.splitlines():
+        t = line.strip()
+        if t.endswith("{"):
+            path.append(t[:-1].strip().split(": ")[-1])
+        elif t == "};":
+            path.pop()
+        elif t == f"phandle = <{ph:#04x}>;" or t == f"phandle = <{ph:#x}>;":
+            found = "/" + "/".join(p for p in path[1:])
+    return found
+
+
+@pytest.mark.parametrize("kind", ["include", "overlay"])
+def test_sfp_cage_on_a_mux_channel_by_path(built, kind):
+    """The cage's i2c-bus names U135's channel 7 (no label in the board
+    DTS) in the .dtsi (`LABEL: &{PATH} { };`) and in the overlay (a
+    target-path fragment carrying the label: fdtoverlay gives the channel a
+    phandle), and the cage allows 2 W modules (sfp.c maximum-power-milliwatt)."""
+    dtb = built["zcu102-sfp-mux"][kind]
+    assert _fdtget(dtb, "/sfp-eth1", "compatible") == "sff,sfp"
+    assert _fdtget(dtb, "/sfp-eth1", "maximum-power-milliwatt", "u") == "2000"
+    ph = int(_fdtget(dtb, "/sfp-eth1", "i2c-bus", "u"))
+    assert _node_of_phandle(dtb, ph) == "/axi/i2c@ff030000/i2c-mux@75/i2c@7"
+    # The base tree gives that channel no phandle: the fragment does.
+    assert _fdtget(built["zcu102-sfp-mux"]["base"], "/axi/i2c@ff030000/i2c-mux@75/i2c@7", "phandle") is None
+
+
+@pytest.mark.parametrize("kind", ["include", "overlay"])
+def test_xxv_rx_core_clock_is_the_declared_fixed_clock(built, kind):
+    """rx_core_clk of the XXV node and the MCDMA's mm2s/s2mm clocks resolve
+    to the board's 156.25 MHz fixed-clock node (enclustra's misc_clk_0)."""
+    dtb = built["zcu102-xxv-fixed-clock"][kind]
+    clk = "/clock-misc-clk-0"
+    assert _fdtget(dtb, clk, "compatible") == "fixed-clock"
+    assert _fdtget(dtb, clk, "clock-frequency", "u") == "156250000"
+    assert _fdtget(dtb, clk, "#clock-cells", "u") == "0"
+    ph = int(_fdtget(dtb, clk, "phandle", "u"))
+
+    def named(node):
+        # Split the specifiers: the fixed clock has no argument cell
+        # (#clock-cells = <0>), zynqmp_clk one.
+        names = _fdtget(dtb, node, "clock-names").split()
+        cells = [int(c) for c in _fdtget(dtb, node, "clocks", "u").split()]
+        specs, k = [], 0
+        while k < len(cells):
+            specs.append("fixed" if cells[k] == ph else f"zynqmp {cells[k + 1]}")
+            k += 1 if cells[k] == ph else 2
+        return dict(zip(names, specs))
+
+    # Every DMA clock is one of the MAC's (pl0_ref or the GT clock), so
+    # linux-xlnx's axienet_dma_clk_init needs no DMA names on the MAC.
+    assert named("/zynq-net-bus/ethernet@80010000") == {
+        "s_axi_aclk": "zynqmp 71", "rx_core_clk": "fixed", "dclk": "zynqmp 71"}
+    assert named("/zynq-net-bus/dma@80000000") == {
+        "s_axi_lite_aclk": "zynqmp 71", "m_axi_sg_aclk": "zynqmp 71",
+        "m_axi_mm2s_aclk": "fixed", "m_axi_s2mm_aclk": "fixed"}

@@ -14,20 +14,30 @@ import re
 
 import pytest
 
-from conftest import BOARDS, config_values, fragment_symbols, merged_config, run
+from conftest import BOARDS, FIXTURES, config_values, fragment_symbols, merged_config, run
 
 CASES = {
     "zcu102": ("arm64", "defconfig"),
     "zc702": ("arm", "multi_v7_defconfig"),
     "p1020rdb": ("powerpc", "mpc85xx_smp_defconfig"),
     "mlx5-lab": ("x86", "x86_64_defconfig"),
+    # Design fixture: an SFP cage on a mux channel of i2c1 with its lines on
+    # the PS GPIO (the fragment follows the device tree: SFP, I2C_CADENCE,
+    # I2C_MUX_PCA954x, GPIO_ZYNQ).
+    "zcu102-sfp-mux": ("arm64", "defconfig"),
 }
+# Boards that are design fixtures (tests/kernel/fixtures), not reference boards.
+FIXTURE_CASES = {"zcu102-sfp-mux"}
+
+
+def board_path(board):
+    return (FIXTURES if board in FIXTURE_CASES else BOARDS) / f"{board}.yml"
 
 SUMMARY = re.compile(r"requested (\d+), as required (\d+), mismatches (\d+), vendor-only not in this tree (\d+)")
 
 
 @pytest.fixture(scope="module")
-def merged(kernel_tree, gen_board, tmp_path_factory):
+def merged(kernel_tree, gen_any, tmp_path_factory):
     """merged(board) -> (generated dir, base values, final .config path).
 
     All boards are configured on first use, in parallel (make runs outside
@@ -43,7 +53,7 @@ def merged(kernel_tree, gen_board, tmp_path_factory):
 
     def _m(board):
         if not done:
-            jobs = {b: (gen_board(b), tmp_path_factory.mktemp(f"k-{b}")) for b in CASES}
+            jobs = {b: (gen_any(board_path(b)), tmp_path_factory.mktemp(f"k-{b}")) for b in CASES}
             with concurrent.futures.ThreadPoolExecutor(max_workers=len(jobs)) as pool:
                 futs = {b: pool.submit(_one, b, *args) for b, args in jobs.items()}
                 for b, f in futs.items():
@@ -54,7 +64,7 @@ def merged(kernel_tree, gen_board, tmp_path_factory):
 
 
 def verify(zynq_net, board, config):
-    return run([zynq_net, "kconfig", "verify", BOARDS / f"{board}.yml", "--config", config], check=False)
+    return run([zynq_net, "kconfig", "verify", board_path(board), "--config", config], check=False)
 
 
 @pytest.mark.parametrize("board", sorted(CASES))
@@ -149,9 +159,26 @@ def test_e500v2_gets_math_emulation(merged):
     assert have.get("MATH_EMULATION") == "y" and have.get("MATH_EMULATION_FULL") == "y"
 
 
-def test_scc_lists_every_fragment(gen_board):
+def test_sfp_cage_controllers_survive_where_the_defconfig_lacks_them(merged):
+    """The SFP cage's own drivers: arm64 defconfig has neither SFP nor
+    GPIO_ZYNQ (and I2C_CADENCE only as a module), so a cage on the ZCU102's
+    U135 mux channel with its lines on the PS GPIO would never probe
+    (sfp_probe defers until its I2C adapter and GPIOs exist); the fragment
+    requests them and olddefconfig keeps them."""
+    out, base, final = merged("zcu102-sfp-mux")
+    want = {"SFP": "y", "I2C_CADENCE": "y", "I2C_MUX": "y", "I2C_MUX_PCA954x": "y", "GPIOLIB": "y", "GPIO_ZYNQ": "y"}
+    assert base.get("SFP", "n") == "n" and base.get("GPIO_ZYNQ", "n") == "n" and base.get("I2C_CADENCE") == "m", \
+        "arm64 defconfig has the cage's drivers now: this case proves nothing"
+    cfg = (out / "kernel" / "zynq-net-drivers.cfg").read_text()
+    asked = dict(re.findall(r"^CONFIG_([A-Za-z0-9_]+)=(\S+)$", cfg, re.M))
+    assert {k: asked.get(k) for k in want} == want, cfg
+    have = config_values(final.read_text())
+    assert {k: have.get(k) for k in want} == want
+
+
+def test_scc_lists_every_fragment(gen_any):
     for board in CASES:
-        kdir = gen_board(board) / "kernel"
+        kdir = gen_any(board_path(board)) / "kernel"
         scc = (kdir / "zynq-net.scc").read_text()
         assert re.search(r'^define KFEATURE_DESCRIPTION ".+"$', scc, re.M)
         listed = re.findall(r"^kconf (?:hardware|non-hardware) (\S+)$", scc, re.M)

@@ -120,6 +120,7 @@ fn check_dts(b: &LoadedBoard, a: &DtsArgs, writes: bool) -> Result<(), Failure> 
     let d = zynq_net_render::kernel_dts::board_dts(tree, b.board.board.arch, dts, &a.includes)
         .map_err(|e| Failure::Usage(format!("board DTS: {e}{}", if writes { " (nothing was written)" } else { "" })))?;
     let mut items = zynq_net_model::validate::labels(&b.board, &d.labels, &d.name);
+    items.extend(zynq_net_model::validate::dt_paths(&b.board, &d.paths, &d.name));
     let soc = b.board.board.soc;
     if let Some(s) = zynq_net_model::validate::soc_of_compatible(&d.compatible) {
         if s != soc {

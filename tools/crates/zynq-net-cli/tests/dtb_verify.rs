@@ -786,6 +786,76 @@ fn labels_are_checked_against_the_board_dts() {
     assert!(err.contains("error[soc-dts]") && err.contains("is a qoriq-p2020 board"), "{err}");
 }
 
+/// A cage's I2C bus given by path and a clock naming a fixed clock are
+/// checked against the board DTS before anything is written: the design
+/// fixtures pass; a path to no node is an error at its line:col naming the
+/// nearest path (U135 has channels 0-7, not 8) or, when none is near, the
+/// children of the deepest ancestor that exists; a clock label neither
+/// declared nor in the DTS names the fixed clock the board does declare.
+#[test]
+fn sfp_bus_paths_and_fixed_clock_labels_are_checked_against_the_board_dts() {
+    let tree = kernel_tree();
+    let tmp = tempfile::tempdir().expect("tmp");
+    let pl = fixtures().join("pl-1g-sfp.dtsi");
+    let check = |board: &Path, include: bool| {
+        let mut c = Command::new(bin());
+        c.arg("check").arg(board).arg("--kernel-tree").arg(&tree);
+        if include {
+            c.arg("--include").arg(&pl);
+        }
+        let o = run(&mut c);
+        (o.status.code(), String::from_utf8_lossy(&o.stderr).into_owned())
+    };
+    let sfp = fixtures().join("zcu102-sfp-mux.yml");
+    let xxv = fixtures().join("zcu102-xxv-fixed-clock.yml");
+    assert_eq!(check(&sfp, true).0, Some(0), "{}", check(&sfp, true).1);
+    assert_eq!(check(&xxv, false).0, Some(0), "{}", check(&xxv, false).1);
+    let text = fs::read_to_string(&sfp).expect("board");
+    for (from, to, want) in [
+        ("i2c-mux@75/i2c@7 ", "i2c-mux@75/i2c@8 ", "did you mean `/axi/i2c@ff030000/i2c-mux@75/i2c@0`?".to_string()),
+        (
+            "/axi/i2c@ff030000/i2c-mux@75/i2c@7 ",
+            "/axi/i2c@ff030000/i2c-switch@75/i2c@7 ",
+            "/axi/i2c@ff030000 exists; its children: i2c-mux@74, i2c-mux@75".to_string(),
+        ),
+    ] {
+        let bad = text.replacen(from, to, 1);
+        assert_ne!(bad, text);
+        let line = bad.lines().position(|l| l.contains("i2c_bus:")).expect("line") + 1;
+        let f = tmp.path().join("sfp.yml");
+        fs::write(&f, &bad).expect("write");
+        let (code, err) = check(&f, true);
+        assert_eq!(code, Some(1), "{err}");
+        let at = format!("error[dt-label-missing]: {}:{line}:18: path `", f.display());
+        assert!(err.contains(&at) && err.contains("is no node of xilinx/zynqmp-zcu102-rev1.0.dts"), "{at}\n{err}");
+        assert!(err.contains(&want), "{want}\n{err}");
+        let out = tmp.path().join("out");
+        let o = run(Command::new(bin())
+            .arg("gen")
+            .arg(&f)
+            .arg("-o")
+            .arg(&out)
+            .arg("--kernel-tree")
+            .arg(&tree)
+            .arg("--include")
+            .arg(&pl));
+        assert_eq!(o.status.code(), Some(1), "{}", String::from_utf8_lossy(&o.stderr));
+        assert!(!out.exists(), "gen wrote output for a board with a missing path");
+    }
+    let text = fs::read_to_string(&xxv).expect("board");
+    let bad = text.replacen("rx_core_clk: { label: misc_clk_0 }", "rx_core_clk: { label: misc_clk0 }", 1);
+    assert_ne!(bad, text);
+    let f = tmp.path().join("xxv.yml");
+    fs::write(&f, &bad).expect("write");
+    let (code, err) = check(&f, false);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(
+        err.contains("label `misc_clk0` is defined neither by this board")
+            && err.contains("did you mean `misc_clk_0`?"),
+        "{err}"
+    );
+}
+
 /// A file shorter than the DTB header (an empty file, a stray short
 /// config) is named as such, not as a truncated DTB; a longer non-DTB is
 /// bad magic. Both are usage errors (exit 2).

@@ -703,3 +703,90 @@ impl OpenNode for PlannedNode<'_> {
         )
     }
 }
+
+/// I2C muxes an SFP cage's bus may be a channel of: `compatible` -> the
+/// Kconfig symbols its driver needs, dependency-closed (Linux 6.12:
+/// drivers/i2c/Kconfig I2C_MUX; drivers/i2c/muxes/Kconfig, the menu
+/// depends on I2C_MUX: I2C_MUX_PCA954x depends on GPIOLIB || COMPILE_TEST,
+/// I2C_MUX_GPIO on GPIOLIB). Compatibles from the drivers' of_match
+/// tables (i2c-mux-pca954x.c pca954x_of_match, i2c-mux-gpio.c).
+pub const I2C_MUXES: &[(&[&str], &[&str])] = &[
+    (
+        &[
+            "nxp,pca9540",
+            "nxp,pca9542",
+            "nxp,pca9543",
+            "nxp,pca9544",
+            "nxp,pca9545",
+            "nxp,pca9546",
+            "nxp,pca9547",
+            "nxp,pca9548",
+            "nxp,pca9846",
+            "nxp,pca9847",
+            "nxp,pca9848",
+            "nxp,pca9849",
+            "maxim,max7356",
+            "maxim,max7357",
+            "maxim,max7358",
+            "maxim,max7367",
+            "maxim,max7368",
+            "maxim,max7369",
+        ],
+        &["I2C_MUX", "GPIOLIB", "I2C_MUX_PCA954x"],
+    ),
+    (&["i2c-mux-gpio"], &["I2C_MUX", "GPIOLIB", "I2C_MUX_GPIO"]),
+];
+
+/// The Kconfig symbols of an I2C mux's driver, by its `compatible`.
+pub fn i2c_mux_symbols(compatible: &str) -> Option<&'static [&'static str]> {
+    I2C_MUXES.iter().find(|(c, _)| c.contains(&compatible)).map(|(_, s)| *s)
+}
+
+/// Whether an `i2c_bus` path goes through an I2C mux node (`i2c-mux@N`,
+/// the node name Documentation/devicetree/bindings/i2c/i2c-mux.yaml gives).
+pub fn path_through_mux(path: &str) -> bool {
+    path.starts_with('/') && path.split('/').any(|c| c == "i2c-mux" || c.starts_with("i2c-mux@"))
+}
+
+/// The SoC's own I2C and GPIO controllers as its kernel .dtsi labels them,
+/// with the Kconfig symbols of their drivers (dependency-closed, 6.12):
+/// zynqmp.dtsi `i2c0`/`i2c1` (`cdns,i2c-r1p14`) and `gpio`
+/// (`xlnx,zynqmp-gpio-1.0`); zynq-7000.dtsi `i2c0`/`i2c1`
+/// (`cdns,i2c-r1p10`) and `gpio0` (`xlnx,zynq-gpio-1.0`).
+/// drivers/i2c/busses/Kconfig: I2C_CADENCE depends on ARCH_ZYNQ || ARM64
+/// || ...; drivers/gpio/Kconfig: GPIO_ZYNQ depends on ARCH_ZYNQ ||
+/// ARCH_ZYNQMP, inside `if GPIOLIB`. arm64 defconfig has I2C_CADENCE only
+/// as a module and no GPIO_ZYNQ.
+pub struct SocControllers {
+    /// Labels of the I2C controllers.
+    pub i2c_labels: &'static [&'static str],
+    /// Unit addresses of the I2C controllers (a path's `i2c@ADDR`).
+    pub i2c_addrs: &'static [&'static str],
+    /// The I2C controller driver's symbols.
+    pub i2c_symbols: &'static [&'static str],
+    /// Label of the GPIO controller.
+    pub gpio_label: &'static str,
+    /// The GPIO controller driver's symbols.
+    pub gpio_symbols: &'static [&'static str],
+}
+
+/// [`SocControllers`] of a SoC, where the tables know it.
+pub fn soc_controllers(soc: Soc) -> Option<SocControllers> {
+    match soc {
+        Soc::Zynqmp => Some(SocControllers {
+            i2c_labels: &["i2c0", "i2c1"],
+            i2c_addrs: &["i2c@ff020000", "i2c@ff030000"],
+            i2c_symbols: &["I2C", "I2C_CADENCE"],
+            gpio_label: "gpio",
+            gpio_symbols: &["GPIOLIB", "GPIO_ZYNQ"],
+        }),
+        Soc::Zynq7000 => Some(SocControllers {
+            i2c_labels: &["i2c0", "i2c1"],
+            i2c_addrs: &["i2c@e0004000", "i2c@e0005000"],
+            i2c_symbols: &["I2C", "I2C_CADENCE"],
+            gpio_label: "gpio0",
+            gpio_symbols: &["GPIOLIB", "GPIO_ZYNQ"],
+        }),
+        _ => None,
+    }
+}

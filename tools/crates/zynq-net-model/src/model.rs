@@ -606,6 +606,25 @@ pub struct IfaceDt {
     /// A programmable-logic Ethernet node the board describes itself.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub node: Option<PlEthernet>,
+    /// Fixed clocks the port's nodes use (a GT reference clock from an
+    /// external oscillator), generated under the root as `fixed-clock`
+    /// nodes (Documentation/devicetree/bindings/clock/fixed-clock.yaml;
+    /// drivers/clk/clk-fixed-rate.c `of_fixed_clk_setup`) and referred to
+    /// by their label without an index (`#clock-cells = <0>`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub fixed_clocks: Vec<FixedClock>,
+}
+
+/// A `fixed-clock` node.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct FixedClock {
+    /// Label (what `clock`/`clocks` entries name).
+    #[schemars(regex(pattern = r"^[A-Za-z_][A-Za-z0-9_]{0,62}$"))]
+    pub label: String,
+    /// `clock-frequency` in Hz (the XXV's GT reference: 156250000).
+    #[schemars(range(min = 1))]
+    pub frequency: u32,
 }
 
 /// A device-tree property name (`xlnx,phy-type`).
@@ -824,11 +843,27 @@ pub struct Sfp {
     /// Label of the cage node.
     #[schemars(regex(pattern = r"^[A-Za-z_][A-Za-z0-9_]{0,62}$"))]
     pub label: String,
-    /// Label of the I2C bus of the module EEPROM; when set, the cage node is
-    /// generated under the root (else it must exist in the base tree).
+    /// The I2C bus of the module EEPROM (`i2c-bus`): a label (`i2c1`, or
+    /// a labelled mux channel such as `sfp0_i2c`) or the absolute path of
+    /// an unlabelled node (`/axi/i2c@ff030000/i2c-mux@75/i2c@7`, a mux
+    /// channel of the ZCU102's U135). When set, the cage node is generated
+    /// under the root (else it must exist in the base tree).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(regex(pattern = r"^[A-Za-z_][A-Za-z0-9_]{0,62}$"))]
+    #[schemars(regex(pattern = r"^([A-Za-z_][A-Za-z0-9_]{0,62}|(/[A-Za-z0-9,._+@-]{1,64}){1,16})$"))]
     pub i2c_bus: Option<String>,
+    /// The `compatible` of the I2C mux whose channel `i2c_bus` is
+    /// (`nxp,pca9548`), so the kernel fragment requests its driver
+    /// (drivers/i2c/muxes/i2c-mux-pca954x.c, i2c-mux-gpio.c); required when
+    /// `i2c_bus` is a path through an `i2c-mux@` node (rule sfp-i2c-mux).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(regex(pattern = r"^[a-z0-9,._-]{1,64}$"))]
+    pub i2c_mux: Option<String>,
+    /// `maximum-power-milliwatt`: the most a module may draw in this cage,
+    /// 1000 or more (sff,sfp.yaml; modules are 1 W, 1.5 W or 2 W). Without
+    /// it sfp.c allows 1 W: a 1.5 W or 2 W module stays in power level 1
+    /// ("Host does not support 2.0W modules", sfp_module_parse_power).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub maximum_power_milliwatt: Option<u32>,
     /// `mod-def0-gpios` (module present).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mod_def0_gpio: Option<Gpio>,

@@ -442,6 +442,30 @@ rules! {
         summary: "DP83867 delays are 250..4000 ps in steps of 250, FIFO depths 3, 4, 6 or 8 nibbles",
         source: "include/dt-bindings/net/ti-dp83867.h (DP83867_RGMIIDCTL_0_25_NS..4_00_NS, DP83867_PHYCR_FIFO_DEPTH_*_B_NIB); drivers/net/phy/dp83867.c: dp83867_of_init refuses larger codes (-EINVAL)",
         hint: None;
+    Gmii2rgmiiPhyHandle = "gmii2rgmii-phy-handle", Error,
+        summary: "a GMII-to-RGMII converter's `gmii_to_rgmii.phy_handle` names the external PHY, not itself or another converter",
+        source: "drivers/net/phy/xilinx_gmii2rgmii.c: xgmiitorgmii_probe (of_phy_find_device(phy-handle) is NULL for an MDIO device that is no PHY: drivers/net/phy/phy_device.c fwnode_phy_find_device; the probe returns -EPROBE_DEFER, \"Couldn't find phydev\", for ever)",
+        hint: Some("point `gmii_to_rgmii.phy_handle` at the RGMII PHY the converter feeds (a plain `mdio.devices` PHY or the board DTS's)");
+    MdioDeviceKind = "mdio-device-kind", Error,
+        summary: "an MDIO device is one kind: at most one of `dp83867`, `pcs_pma`, `gmii_to_rgmii`, and a `compatible` that names that kind's device",
+        source: "drivers/net/phy/phy_device.c: phy_bus_match binds one PHY driver per MDIO address by its ID (DP83867: dp83867.c DP83867_PHY_ID; the Xilinx PCS/PMA: linux-xlnx xilinx_phy.c); drivers/net/mdio/of_mdio.c: of_mdiobus_child_is_phy (a converter's non-PHY compatible makes it an MDIO device, bound by xilinx_gmii2rgmii.c)",
+        hint: Some("describe each chip as its own device at its own MDIO address (the PCS/PMA and the external PHY are two devices)");
+    Dp83867GenericDelay = "dp83867-generic-delay", Error,
+        summary: "a TI DP83867 has its RGMII delays under `dp83867`, not in the generic `rx_internal_delay_ps`/`tx_internal_delay_ps`",
+        source: "drivers/net/phy/dp83867.c: dp83867_of_init reads ti,rx-internal-delay and ti,tx-internal-delay only (6.12); the generic rx/tx-internal-delay-ps (ethernet-phy.yaml) are read by phy_get_internal_delay, which dp83867 does not call",
+        hint: None;
+    SfpMaxPower = "sfp-max-power", Error,
+        summary: "an SFP cage's `maximum_power_milliwatt` is 1000 or more",
+        source: "Documentation/devicetree/bindings/net/sff,sfp.yaml (maximum-power-milliwatt: minimum 1000); drivers/net/phy/sfp.c: sfp_probe (\"Firmware bug: host maximum power should be at least 1W\", then 1 W), sfp_module_parse_power (1.5 W and 2 W modules need more)",
+        hint: Some("use milliwatts: 1000 (the default), 1500 or 2000 as the cage's power rail allows");
+    SfpI2cMux = "sfp-i2c-mux", Error,
+        summary: "an SFP cage's I2C bus behind a mux names the mux (`i2c_mux`), one whose driver the kernel has",
+        source: "drivers/i2c/muxes/i2c-mux-pca954x.c (pca954x_of_match), i2c-mux-gpio.c: a mux channel is an I2C adapter only once the mux driver (CONFIG_I2C_MUX_PCA954x, CONFIG_I2C_MUX_GPIO) probes; drivers/net/phy/sfp.c: sfp_probe defers until of_find_i2c_adapter_by_node finds it",
+        hint: None;
+    FixedClockIndex = "fixed-clock-index", Error,
+        summary: "a clock reference to a board `fixed_clocks` entry has no `index`",
+        source: "Documentation/devicetree/bindings/clock/fixed-clock.yaml (#clock-cells: const 0); drivers/clk/clk.c: of_parse_clkspec reads #clock-cells argument cells, so an index would be taken for the next clock's phandle",
+        hint: Some("drop `index`: a fixed clock has one output (`{ label: gt_ref_clk }`)");
     MacIrqCount = "mac-irq-count", Error,
         summary: "a PL MAC node has one interrupt (the MAC's own); the DMA's go under `dma`",
         source: "xilinx_axienet_main.c: axienet_probe reads platform_get_irq(pdev, 0) only when a DMA node is connected (mainline 6.12 and linux-xlnx)",

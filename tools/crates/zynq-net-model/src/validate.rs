@@ -154,6 +154,15 @@ impl V<'_> {
                         format!("DT label `{}` is already used by /interfaces/{j}", dt.label),
                     );
                 }
+                for (k, c) in dt.fixed_clocks.iter().enumerate() {
+                    if let Some(j) = labels.insert(&c.label, i) {
+                        self.report(
+                            Rule::DtLabelDuplicate,
+                            format!("{p}/dt/fixed_clocks/{k}/label"),
+                            format!("DT label `{}` is already used by /interfaces/{j}", c.label),
+                        );
+                    }
+                }
                 self.dt(&p, ifc, dt);
             }
         }
@@ -580,6 +589,9 @@ impl V<'_> {
             }
         }
         self.phy_delays(&dp, ifc, dt);
+        if let Some(s) = &dt.sfp {
+            self.sfp(&format!("{dp}/sfp"), s);
+        }
         let need_axi = [("pcs_handle", dt.pcs_handle.is_some()), ("checksum", dt.checksum.is_some())];
         for (key, set) in need_axi {
             if set && !axi {
@@ -644,6 +656,7 @@ impl V<'_> {
                         }
                     }
                 }
+                self.mdio_device(&format!("{dp}/mdio/devices/{j}"), d);
                 if let Some(k) = seen_addr.insert(d.address, j) {
                     self.report(
                         Rule::MdioAddress,
@@ -655,6 +668,167 @@ impl V<'_> {
         }
         if let Some(n) = &dt.node {
             self.pl_node(p, ifc, n);
+        }
+        self.fixed_clock_refs(&dp, dt);
+    }
+
+    /// References to the board's fixed clocks take no index (rule
+    /// fixed-clock-index).
+    fn fixed_clock_refs(&mut self, dp: &str, dt: &IfaceDt) {
+        let Some(n) = &dt.node else { return };
+        let fixed: BTreeSet<&str> = self
+            .b
+            .interfaces
+            .iter()
+            .filter_map(|i| i.dt.as_ref())
+            .flat_map(|d| d.fixed_clocks.iter().map(|c| c.label.as_str()))
+            .collect();
+        let np = format!("{dp}/node");
+        let mut refs: Vec<(String, &ClockRef)> = Vec::new();
+        refs.extend(n.clock.as_ref().map(|c| (format!("{np}/clock/index"), c)));
+        for (k, c) in &n.clocks {
+            refs.push((format!("{np}/clocks/{}/index", crate::yaml::escape_segment(k)), c));
+        }
+        for (k, c) in &n.dma.clocks {
+            refs.push((format!("{np}/dma/clocks/{}/index", crate::yaml::escape_segment(k)), c));
+        }
+        for (ptr, c) in refs {
+            if let Some(i) = c.index.filter(|_| fixed.contains(c.label.as_str())) {
+                self.report(
+                    Rule::FixedClockIndex,
+                    ptr,
+                    format!("`{}` is a fixed clock of this board (#clock-cells = <0>), so index {i} would be read as the next clock's phandle", c.label),
+                );
+            }
+        }
+    }
+
+    /// An SFP cage: its power limit (rule sfp-max-power) and the mux its
+    /// I2C bus is a channel of (rule sfp-i2c-mux).
+    fn sfp(&mut self, sp: &str, s: &Sfp) {
+        if let Some(mw) = s.maximum_power_milliwatt.filter(|&mw| mw < 1000) {
+            self.report(
+                Rule::SfpMaxPower,
+                format!("{sp}/maximum_power_milliwatt"),
+                format!("maximum-power-milliwatt {mw} is below 1000: sff,sfp.yaml's minimum; sfp_probe warns \"Firmware bug\" and allows 1 W"),
+            );
+        }
+        match (&s.i2c_mux, &s.i2c_bus) {
+            (Some(m), _) if drivers::i2c_mux_symbols(m).is_none() => {
+                let known: Vec<String> =
+                    drivers::I2C_MUXES.iter().flat_map(|(c, _)| c.iter().map(|x| x.to_string())).collect();
+                let hint = match crate::schema::closest(m, &known) {
+                    Some(c) => format!("did you mean `{c}`? (the mux node's compatible in the board DTS)"),
+                    None => format!("the mux node's compatible in the board DTS, one of {}", known.join(", ")),
+                };
+                self.report_hint(Rule::SfpI2cMux, format!("{sp}/i2c_mux"), format!("`{m}` is no I2C mux compatible of drivers/i2c/muxes (pca954x_of_match, i2c-mux-gpio): the kernel fragment cannot request its driver"), hint);
+            }
+            (None, Some(bus)) if drivers::path_through_mux(bus) => {
+                self.report_hint(Rule::SfpI2cMux, format!("{sp}/i2c_bus"), format!("the cage's I2C bus {bus} is a mux channel, but `i2c_mux` does not say which mux: the channel is an adapter only once the mux driver probes, and the kernel fragment cannot request it"), "add `i2c_mux:` with the mux node's compatible (ZCU102 U34/U135: nxp,pca9548)");
+            }
+            _ => {}
+        }
+    }
+
+    /// One MDIO device on its own: one kind of chip (rule
+    /// mdio-device-kind), DP83867 delays where dp83867 reads them (rule
+    /// dp83867-generic-delay), a converter that follows a PHY (rule
+    /// gmii2rgmii-phy-handle).
+    fn mdio_device(&mut self, devp: &str, d: &crate::model::MdioDevice) {
+        let kinds: Vec<&str> = [
+            ("dp83867", d.dp83867.is_some()),
+            ("pcs_pma", d.pcs_pma.is_some()),
+            ("gmii_to_rgmii", d.gmii_to_rgmii.is_some()),
+        ]
+        .into_iter()
+        .filter(|k| k.1)
+        .map(|k| k.0)
+        .collect();
+        if kinds.len() > 1 {
+            self.report(
+                Rule::MdioDeviceKind,
+                format!("{devp}/{}", kinds[1]),
+                format!(
+                    "MDIO device `{}` is both {}: one chip answers at one MDIO address and one driver binds it (phy_bus_match), so the other's properties would be read by nobody",
+                    d.label,
+                    kinds.join(" and ")
+                ),
+            );
+        }
+        // A compatible naming a PHY ID binds that ID's driver
+        // (phy_device_create takes the ID from it): with a `dp83867` block it
+        // must be the DP83867's; the converter writes its own compatible.
+        if let Some(c) = &d.compatible {
+            let other_id = c.starts_with("ethernet-phy-id") && c != drivers::DP83867_COMPATIBLE;
+            let clash = if d.gmii_to_rgmii.is_some() {
+                Some(format!(
+                    "`compatible: {c}` on a GMII-to-RGMII converter, which is {}",
+                    drivers::GMII2RGMII_COMPATIBLE
+                ))
+            } else if d.dp83867.is_some() && other_id {
+                Some(format!("`compatible: {c}` names another PHY than the DP83867 ({}): that ID's driver binds and reads no ti,* property", drivers::DP83867_COMPATIBLE))
+            } else {
+                None
+            };
+            if let Some(m) = clash {
+                self.report(
+                    Rule::MdioDeviceKind,
+                    format!("{devp}/compatible"),
+                    format!("MDIO device `{}`: {m}", d.label),
+                );
+            }
+        }
+        let dp83867 = d.dp83867.is_some() || d.compatible.as_deref() == Some(drivers::DP83867_COMPATIBLE);
+        if dp83867 {
+            for (key, ps, ti) in [
+                (
+                    "rx_internal_delay_ps",
+                    d.rx_internal_delay_ps,
+                    d.dp83867.as_ref().and_then(|t| t.rx_internal_delay_ps),
+                ),
+                (
+                    "tx_internal_delay_ps",
+                    d.tx_internal_delay_ps,
+                    d.dp83867.as_ref().and_then(|t| t.tx_internal_delay_ps),
+                ),
+            ] {
+                let Some(ps) = ps else { continue };
+                let hint = match ti {
+                    Some(t) if t == ps => format!("drop `{key}`: `dp83867.{key}: {t}` already sets it"),
+                    Some(t) => format!("drop `{key}`; `dp83867.{key}: {t}` is what the PHY gets"),
+                    None => format!(
+                        "move it: `dp83867: {{ {key}: {} }}` (250..4000 ps in steps of 250)",
+                        ps.clamp(250, 4000) / 250 * 250
+                    ),
+                };
+                self.report_hint(
+                    Rule::Dp83867GenericDelay,
+                    format!("{devp}/{key}"),
+                    format!("`{key}: {ps}` on the DP83867 `{}`: dp83867_of_init reads only ti,{}-internal-delay, so this delay is written and never applied", d.label, &key[..2]),
+                    hint,
+                );
+            }
+        }
+        if let Some(c) = &d.gmii_to_rgmii {
+            let target = self
+                .b
+                .interfaces
+                .iter()
+                .filter_map(|i| i.dt.as_ref()?.mdio.as_ref())
+                .flat_map(|m| m.devices.iter())
+                .find(|x| x.label == c.phy_handle);
+            let what = match target {
+                Some(t) if t.label == d.label => Some("itself".to_string()),
+                Some(t) if t.gmii_to_rgmii.is_some() => Some(format!("the converter `{}`", t.label)),
+                _ => None,
+            };
+            if let Some(w) = what {
+                self.report(
+                    Rule::Gmii2rgmiiPhyHandle,
+                    format!("{devp}/gmii_to_rgmii/phy_handle"),
+                    format!("the GMII-to-RGMII converter `{}` follows {w}, not a PHY: xgmiitorgmii_probe's of_phy_find_device finds no phy_device there and defers for ever (\"Couldn't find phydev\"), so the converter keeps its reset speed", d.label),
+                );
+            }
         }
     }
 
@@ -1149,7 +1323,8 @@ fn mask_hint(list: &CpuList) -> Option<String> {
 /// (`board` given) the DUT's interface must be one of the board's and CPU
 /// lists within its CPU count; a bench file has neither to check against.
 /// The labels a board generates itself: full PL nodes and their DMA
-/// nodes, MDIO buses and devices, SFP cages it writes (with `i2c_bus`).
+/// nodes, MDIO buses and devices, SFP cages it writes (with `i2c_bus`),
+/// fixed clocks.
 pub fn generated_labels(b: &Board) -> BTreeSet<String> {
     let mut out = BTreeSet::new();
     for dt in b.interfaces.iter().filter_map(|i| i.dt.as_ref()) {
@@ -1164,6 +1339,7 @@ pub fn generated_labels(b: &Board) -> BTreeSet<String> {
         if let Some(s) = dt.sfp.as_ref().filter(|s| s.i2c_bus.is_some()) {
             out.insert(s.label.clone());
         }
+        out.extend(dt.fixed_clocks.iter().map(|c| c.label.clone()));
     }
     out
 }
@@ -1192,6 +1368,7 @@ pub fn label_refs(b: &Board) -> Vec<(String, String)> {
         }
         if let Some(s) = &dt.sfp {
             match &s.i2c_bus {
+                Some(bus) if bus.starts_with('/') => {}
                 Some(bus) => out.push((format!("{dp}/sfp/i2c_bus"), bus.clone())),
                 None => out.push((format!("{dp}/sfp/label"), s.label.clone())),
             }
@@ -1246,6 +1423,62 @@ pub fn labels(b: &Board, known: &BTreeSet<String>, source: &str) -> Vec<Diagnost
                 Rule::DtLabelMissing,
                 ptr,
                 format!("label `{label}` is defined neither by this board nor in {source}: dtc would fail (\"Reference to non-existent node or label\")"),
+            )
+            .hint(hint),
+        );
+    }
+    out
+}
+
+/// Every node path the board refers to (an SFP cage's `i2c_bus` given as
+/// a path): `(JSON pointer, path)`.
+pub fn path_refs(b: &Board) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for (i, ifc) in b.interfaces.iter().enumerate() {
+        let Some(s) = ifc.dt.as_ref().and_then(|d| d.sfp.as_ref()) else { continue };
+        if let Some(bus) = s.i2c_bus.as_ref().filter(|b| b.starts_with('/')) {
+            out.push((format!("/interfaces/{i}/dt/sfp/i2c_bus"), bus.clone()));
+        }
+    }
+    out
+}
+
+/// Paths checked before dtc (rule dt-label-missing): every path the board
+/// refers to ([`path_refs`]) must be a node of the board DTS (`known`:
+/// every node path of the tree compiled as the kernel does). dtc fails on
+/// a path reference to no node, and an overlay's `target-path` to no node
+/// fails fdtoverlay.
+pub fn dt_paths(b: &Board, known: &BTreeSet<String>, source: &str) -> Vec<Diagnostic> {
+    let all: Vec<String> = known.iter().cloned().collect();
+    let mut out = Vec::new();
+    for (ptr, path) in path_refs(b) {
+        if known.contains(path.trim_end_matches('/')) {
+            continue;
+        }
+        // The deepest ancestor that exists, and the children it has: the
+        // near miss is usually one component.
+        let hint = match crate::schema::closest(&path, &all) {
+            Some(c) => format!("did you mean `{c}`?"),
+            None => {
+                let mut parent = path.trim_end_matches('/').to_string();
+                while !parent.is_empty() && !known.contains(&parent) {
+                    parent.truncate(parent.rfind('/').unwrap_or(0));
+                }
+                let parent = if parent.is_empty() { "/".to_string() } else { parent };
+                let prefix = if parent == "/" { "/".to_string() } else { format!("{parent}/") };
+                let kids: Vec<&str> = all
+                    .iter()
+                    .filter_map(|p| p.strip_prefix(&prefix))
+                    .filter(|rest| !rest.is_empty() && !rest.contains('/'))
+                    .collect();
+                format!("{parent} exists; its children: {}", kids.join(", "))
+            }
+        };
+        out.push(
+            Diagnostic::new(
+                Rule::DtLabelMissing,
+                ptr,
+                format!("path `{path}` is no node of {source}: dtc would fail (\"Reference to non-existent node or label\")"),
             )
             .hint(hint),
         );

@@ -16,8 +16,8 @@
 
 use zynq_net_model::drivers;
 use zynq_net_model::model::{
-    Arch, Board, ClockRef, Dp83867, Driver, Gpio, IfaceDt, Interface, Irq, KernelFlavour, Mdio, PcsPmaMode, PlEthernet,
-    Sfp, Soc,
+    Arch, Board, ClockRef, Dp83867, Driver, FixedClock, Gpio, IfaceDt, Interface, Irq, KernelFlavour, Mdio, PcsPmaMode,
+    PlEthernet, Sfp, Soc,
 };
 use zynq_net_model::resolve::ResolvedIface;
 use zynq_net_model::LoadedBoard;
@@ -74,6 +74,8 @@ pub struct DtView {
     pub cells: u32,
     /// Nodes added directly under the root (SFP cages).
     pub root_nodes: Vec<Node>,
+    /// Labels given to existing nodes named by path ([`PathLabel`]).
+    pub path_labels: Vec<PathLabel>,
     /// New PL nodes (empty = no bus node).
     pub pl_nodes: Vec<Node>,
     /// Name of the PL bus node ([`PL_BUS`]).
@@ -265,10 +267,64 @@ fn mdio_node(m: &Mdio) -> Node {
     }
 }
 
+/// A label the fragment gives an existing node named by path (an
+/// unlabelled I2C mux channel), so that a property can refer to it: the
+/// `.dtsi` writes `LABEL: &{PATH} { };`, the overlay a fragment with
+/// `target-path` whose `__overlay__` carries the label (dtc cannot fix up
+/// a path reference in an overlay: `__fixups__` name labels only, and
+/// fdtoverlay fails with FDT_ERR_NOTFOUND; the labelled `__overlay__`
+/// gives the target node its phandle when applied).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct PathLabel {
+    /// The label (`zynq_net_sfp_eth1_i2c`).
+    pub label: String,
+    /// The node's absolute path.
+    pub path: String,
+    /// Name of the overlay fragment node (`fragment-zynq-net-sfp-eth1-i2c`).
+    pub fragment: String,
+}
+
+/// The label an SFP cage's I2C bus given by path gets ([`PathLabel`]).
+pub fn i2c_path_label(cage: &str) -> String {
+    format!("zynq_net_{cage}_i2c")
+}
+
+/// A `fixed-clock` node (fixed-clock.yaml: compatible, `#clock-cells =
+/// <0>`, clock-frequency; named `clock-*` as the binding's node-name
+/// pattern prefers).
+fn fixed_clock_node(c: &FixedClock) -> Node {
+    Node {
+        label: c.label.clone(),
+        name: format!("clock-{}", c.label.to_ascii_lowercase().replace('_', "-")),
+        props: vec![
+            Prop::str("compatible", "fixed-clock"),
+            Prop::u32("#clock-cells", 0),
+            Prop::u32("clock-frequency", c.frequency),
+        ],
+        children: Vec::new(),
+        notes: Vec::new(),
+    }
+}
+
 /// The SFP cage node (sff,sfp.yaml), when the board gives its I2C bus.
-fn sfp_node(s: &Sfp) -> Option<Node> {
+fn sfp_node(s: &Sfp, labels: &mut Vec<PathLabel>) -> Option<Node> {
     let bus = s.i2c_bus.as_ref()?;
-    let mut props = vec![Prop::str("compatible", "sff,sfp"), Prop::phandle("i2c-bus", bus)];
+    let bus_label = if bus.starts_with('/') {
+        let label = i2c_path_label(&s.label);
+        labels.push(PathLabel {
+            fragment: format!("fragment-{}", label.replace('_', "-")),
+            label: label.clone(),
+            path: bus.clone(),
+        });
+        label
+    } else {
+        bus.clone()
+    };
+    let mut props = vec![Prop::str("compatible", "sff,sfp"), Prop::phandle("i2c-bus", &bus_label)];
+    if let Some(mw) = s.maximum_power_milliwatt {
+        // sfp.c sfp_probe: device_property_read_u32 (validated >= 1000).
+        props.push(Prop::u32("maximum-power-milliwatt", mw));
+    }
     for (name, g) in [
         ("mod-def0-gpios", &s.mod_def0_gpio),
         ("los-gpios", &s.los_gpio),
@@ -461,9 +517,11 @@ pub fn view(loaded: &LoadedBoard) -> DtView {
     let mut patches = Vec::new();
     let mut pl = Vec::new();
     let mut root = Vec::new();
+    let mut path_labels = Vec::new();
     for (i, r) in b.interfaces.iter().zip(&loaded.resolved.interfaces) {
         let Some(dt) = &i.dt else { continue };
-        if let Some(n) = dt.sfp.as_ref().and_then(sfp_node) {
+        root.extend(dt.fixed_clocks.iter().map(fixed_clock_node));
+        if let Some(n) = dt.sfp.as_ref().and_then(|s| sfp_node(s, &mut path_labels)) {
             root.push(n);
         }
         match &dt.node {
@@ -494,7 +552,7 @@ pub fn view(loaded: &LoadedBoard) -> DtView {
             }
         }
     }
-    DtView { patches, cells, root_nodes: root, pl_nodes: pl, bus: PL_BUS }
+    DtView { patches, cells, root_nodes: root, path_labels, pl_nodes: pl, bus: PL_BUS }
 }
 
 #[cfg(test)]

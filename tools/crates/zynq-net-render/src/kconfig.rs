@@ -8,6 +8,7 @@
 //! checked against Debian's linux-source-6.12 Kconfig files named beside
 //! each feature; tests/kernel/ proves them with merge_config.sh.
 
+use zynq_net_model::drivers;
 use zynq_net_model::model::{Arch, Board, Driver, KernelFlavour};
 
 /// A symbol value in a fragment.
@@ -88,6 +89,23 @@ pub struct Feature {
     pub symbols: Vec<(&'static str, Value)>,
 }
 
+/// Every GPIO controller label the board's device-tree sections name
+/// (SFP cage lines, PHY resets).
+fn board_gpio_controllers<'b>(dts: &[&'b zynq_net_model::model::IfaceDt]) -> Vec<&'b str> {
+    let mut out = Vec::new();
+    for d in dts {
+        if let Some(s) = &d.sfp {
+            for g in [&s.mod_def0_gpio, &s.los_gpio, &s.tx_fault_gpio, &s.tx_disable_gpio].into_iter().flatten() {
+                out.push(g.controller.as_str());
+            }
+        }
+        for dev in d.mdio.iter().flat_map(|m| m.devices.iter()) {
+            out.extend(dev.reset_gpio.as_ref().map(|g| g.controller.as_str()));
+        }
+    }
+    out
+}
+
 fn y(list: &[&'static str]) -> Vec<(&'static str, Value)> {
     list.iter().map(|s| (*s, Value::Y)).collect()
 }
@@ -144,8 +162,40 @@ pub fn features(b: &Board) -> Vec<Feature> {
     // on linux-xlnx, the PCS/PMA PHY driver that reads `xlnx,phy-type`
     // (linux-xlnx drivers/net/phy/xilinx_phy.c; XILINX_PHY, vendor-only).
     let dts: Vec<&zynq_net_model::model::IfaceDt> = ifs.iter().filter_map(|i| i.dt.as_ref()).collect();
-    if dts.iter().any(|d| d.sfp.is_some()) {
+    let cages: Vec<&zynq_net_model::model::Sfp> = dts.iter().filter_map(|d| d.sfp.as_ref()).collect();
+    if !cages.is_empty() {
         drv.extend(y(&["I2C", "SFP"]));
+    }
+    // The controllers the cages and PHY resets use (sfp_probe and
+    // of_mdiobus_register defer until their I2C adapter and GPIO lines
+    // exist): the SoC's own I2C controller when a cage's bus is it or a
+    // channel below it, the mux the bus is a channel of, the SoC's GPIO
+    // controller when a line is on it (drivers::soc_controllers,
+    // drivers::I2C_MUXES).
+    let soc = drivers::soc_controllers(b.board.soc);
+    let mut ctl: Vec<&'static str> = Vec::new();
+    for c in &cages {
+        let Some(bus) = c.i2c_bus.as_deref() else { continue };
+        if let Some(sc) = &soc {
+            let on_soc = sc.i2c_labels.contains(&bus) || bus.split('/').any(|part| sc.i2c_addrs.contains(&part));
+            if on_soc {
+                ctl.extend(sc.i2c_symbols);
+            }
+        }
+        if let Some(syms) = c.i2c_mux.as_deref().and_then(drivers::i2c_mux_symbols) {
+            ctl.extend(["I2C"]);
+            ctl.extend(syms);
+        }
+    }
+    if let Some(sc) = &soc {
+        if board_gpio_controllers(&dts).contains(&sc.gpio_label) {
+            ctl.extend(sc.gpio_symbols);
+        }
+    }
+    for sym in ctl {
+        if !drv.iter().any(|(s, _)| *s == sym) {
+            drv.push((sym, Value::Y));
+        }
     }
     let pcs_pma = dts.iter().any(|d| d.mdio.as_ref().is_some_and(|m| m.devices.iter().any(|x| x.pcs_pma.is_some())));
     if pcs_pma && b.board.kernel == KernelFlavour::LinuxXlnx {

@@ -19,6 +19,8 @@ use zynq_net_model::model::Arch;
 pub struct BoardDts {
     /// Every label of the tree (`/__symbols__` property names).
     pub labels: BTreeSet<String>,
+    /// Every node's path (`/axi/i2c@ff030000/i2c-mux@75/i2c@7`).
+    pub paths: BTreeSet<String>,
     /// The root node's `compatible` strings.
     pub compatible: Vec<String>,
     /// What was compiled, for messages (`xilinx/zynqmp-zcu102-rev1.0.dts`
@@ -101,6 +103,18 @@ pub fn board_dts(tree: &Path, arch: Arch, dts: &str, includes: &[PathBuf]) -> Re
         .find_node("/__symbols__")
         .map(|n| n.properties().map(|p| p.name.to_string()).collect())
         .ok_or_else(|| format!("{}: no /__symbols__ after dtc -@", dtb.display()))?;
+    let mut paths = BTreeSet::new();
+    fn walk(path: &str, n: fdt::node::FdtNode<'_, '_>, out: &mut BTreeSet<String>) {
+        for c in n.children() {
+            let p = format!("{}/{}", path.trim_end_matches('/'), c.name);
+            walk(&p, c, out);
+            out.insert(p);
+        }
+    }
+    if let Some(root) = fdt.find_node("/") {
+        paths.insert("/".to_string());
+        walk("/", root, &mut paths);
+    }
     let compatible = fdt
         .find_node("/")
         .and_then(|r| r.compatible())
@@ -110,7 +124,7 @@ pub fn board_dts(tree: &Path, arch: Arch, dts: &str, includes: &[PathBuf]) -> Re
     for i in includes {
         name.push_str(&format!(" + {}", i.display()));
     }
-    Ok(BoardDts { labels, compatible, name })
+    Ok(BoardDts { labels, paths, compatible, name })
 }
 
 /// dtc's positions in the wrapper (`WRAPPER:L.C-L2.C2`, line L being the
