@@ -13,6 +13,7 @@ pub mod kconfig;
 pub mod kernel_dts;
 pub mod manifest;
 pub mod plan;
+pub mod verb;
 pub mod probe;
 pub mod write;
 
