@@ -13,8 +13,8 @@ pub mod kconfig;
 pub mod kernel_dts;
 pub mod manifest;
 pub mod plan;
-pub mod verb;
 pub mod probe;
+pub mod verb;
 pub mod write;
 
 use minijinja::{context, Environment, UndefinedBehavior};

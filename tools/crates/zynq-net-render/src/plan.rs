@@ -515,20 +515,30 @@ mod tests {
     fn pointers_and_fields_of_steps() {
         let step = |verb: Verb, origin: Origin, line: &str| Step::new(verb, origin, line.into());
         for (s, want) in [
-            (step(Verb::Offload, Origin::iface(1, "/offloads").keyed(2), "offload eth1 tso off"), "/interfaces/1/offloads/tso"),
+            (
+                step(Verb::Offload, Origin::iface(1, "/offloads").keyed(2), "offload eth1 tso off"),
+                "/interfaces/1/offloads/tso",
+            ),
             (step(Verb::Rps, Origin::iface(0, "/rps"), "rps eth0 rx-0 3"), "/interfaces/0/rps"),
             (step(Verb::Wait, Origin::iface(2, ""), "wait eth2 10"), "/interfaces/2"),
             (
                 step(Verb::Sysctl, Origin::board("/system/sysctl").keyed(1), "sysctl net/ipv4~x 1"),
                 "/system/sysctl/net~1ipv4~0x",
             ),
-            (step(Verb::Sysctl, Origin::board("/system/ip_forward"), "sysctl net.ipv4.ip_forward 1"), "/system/ip_forward"),
+            (
+                step(Verb::Sysctl, Origin::board("/system/ip_forward"), "sysctl net.ipv4.ip_forward 1"),
+                "/system/ip_forward",
+            ),
         ] {
             assert_eq!(s.pointer(), want, "{s:?}");
         }
         let s = step(Verb::Offload, Origin::iface(0, "/offloads").keyed(2), "offload eth0 tso off");
         assert_eq!((s.iface(), s.args(), s.group()), (Some("eth0"), vec!["tso", "off"], AblationGroup::Offloads));
-        let s = step(Verb::Sysctl, Origin::board("/system/rfs_sock_flow_entries"), "sysctl net.core.rps_sock_flow_entries 4096");
+        let s = step(
+            Verb::Sysctl,
+            Origin::board("/system/rfs_sock_flow_entries"),
+            "sysctl net.core.rps_sock_flow_entries 4096",
+        );
         assert_eq!((s.iface(), s.args(), s.group()), (None, vec![SYSCTL_RFS_TABLE, "4096"], AblationGroup::Rfs));
         assert_eq!(s.phase, Phase::Sysctl);
     }

@@ -121,7 +121,8 @@ pub const OTHER_GROUP: &str = "other";
 /// Built-in groups in report order, with what they hold: the verb table's
 /// tuning groups (zynq_net_render::verb::AblationGroup) and [`OTHER_GROUP`].
 pub const BUILTIN_GROUPS: [(&str, &str); AblationGroup::TUNING.len() + 1] = {
-    let mut out = [(OTHER_GROUP, "steps of verbs this tool does not know (newer plan)"); AblationGroup::TUNING.len() + 1];
+    let mut out =
+        [(OTHER_GROUP, "steps of verbs this tool does not know (newer plan)"); AblationGroup::TUNING.len() + 1];
     let mut i = 0;
     while i < AblationGroup::TUNING.len() {
         out[i] = (AblationGroup::TUNING[i].name(), AblationGroup::TUNING[i].about());
