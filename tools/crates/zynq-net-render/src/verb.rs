@@ -415,7 +415,11 @@ mod tests {
     fn the_applier_readers_see_verbs_and_orders() {
         let applier = crate::APPLIER;
         assert_eq!(applier_verbs(applier).len(), Verb::ALL.len() + 1);
-        let fewer = applier.replacen("|asf)", ")", 1);
+        // asf taken out of the list, wherever it stands in it
+        let listed = applier_verbs(applier);
+        let kept: Vec<&str> = listed.iter().copied().filter(|v| *v != "asf").collect();
+        let fewer = applier.replacen(&format!("{})", listed.join("|")), &format!("{})", kept.join("|")), 1);
+        assert_ne!(fewer, applier);
         assert!(!applier_verbs(&fewer).contains(&"asf"));
         let j = applier_journal(applier);
         assert_eq!(j.get("mtu"), Some(&vec![1]));
