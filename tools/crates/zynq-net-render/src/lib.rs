@@ -14,6 +14,7 @@ pub mod kernel_dts;
 pub mod manifest;
 pub mod plan;
 pub mod probe;
+pub mod verb;
 pub mod write;
 
 use minijinja::{context, Environment, UndefinedBehavior};

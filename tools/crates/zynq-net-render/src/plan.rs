@@ -7,6 +7,7 @@
 
 use zynq_net_model::model::{Board, Driver, Interface, MatchField, QueueSel, SysctlValue};
 use zynq_net_model::resolve::{QueueCpuSet, ResolvedIface};
+use zynq_net_model::yaml::escape_segment;
 use zynq_net_model::LoadedBoard;
 
 /// Plan format version written in the first line (`zynq-net-plan 2`).
@@ -60,70 +61,104 @@ pub fn seal(body: &str) -> String {
 /// Seconds the applier waits for each interface to appear.
 pub const WAIT_SECONDS: u32 = 10;
 
-/// When a step runs: the plan is sorted by phase (stably: within a phase,
-/// interface order, then board order). The one place the step order is
-/// decided; docs/plan-format.md describes the same order.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Phase {
-    /// `module` (Freescale ASF, loaded before anything uses it) and `wait`
-    /// (the interface must exist before any step touches it).
-    Prepare,
-    /// `ident`: the device behind the interface name must be the board's
-    /// (driver, DT node) before any step writes to it; the applier skips the
-    /// interface's later steps when it is not (systemd.link(5) matches
-    /// `Driver=`/`Path=` for the same reason: names follow probe order).
-    Identity,
-    /// `mac`, `mtu`: change the link itself; axienet/XXV accept a MAC or MTU
-    /// change only while down, so they come before anything that needs it up.
-    Link,
-    /// `channels`: changes the queue count, which creates or removes the
-    /// `queues/rx-N`/`tx-N` directories RPS, RFS and XPS write to.
-    Channels,
-    /// `rings`: macb (`macb_set_ringparam`: close, open) and gianfar
-    /// (`gfar_sringparam`: `stop_gfar`, `startup_gfar`) restart a running
-    /// device to resize its rings: after channels, before the steps whose
-    /// values a restart could disturb.
-    Rings,
-    /// `offload`: features (`ethtool -K`).
-    Offloads,
-    /// `rings tcp-data-split` / `rx-buf-len`: header split needs the
-    /// hardware GRO offload on first (mlx5 SHAMPO), so after the offloads.
-    HeaderSplit,
-    /// `coalesce`: after rings (a ring change may reset it).
-    Coalesce,
-    /// `ptp off`: hardware timestamping off.
-    Ptp,
-    /// `rps`: per-queue RPS masks (`queues/rx-N/rps_cpus`), after channels.
-    Rps,
-    /// `rfs`: per-queue `rps_flow_cnt`, after channels.
-    Rfs,
-    /// `xps`: per-queue XPS masks (`queues/tx-N/xps_cpus`), after channels.
-    Xps,
-    /// `rss`, `ntuple`: the RSS indirection table and flow rules, after
-    /// channels (they name queues).
-    FlowSteering,
-    /// `irq`: IRQ affinity by name, after every step that may create,
-    /// remove or re-request queue IRQs (a channel change does on mlx5).
-    IrqAffinity,
-    /// `qdisc`: the multiq root qdisc, after channels (one band per TX queue).
-    Qdisc,
-    /// `filter`: u32 + skbedit filters, which need the qdisc.
-    Filter,
-    /// `sysctl`: global, after the interfaces.
-    Sysctl,
-    /// `asf udp-timeout`: ASF's timeout, last (its modules are loaded and
-    /// the interfaces are up by then).
-    AsfTimeout,
+pub use crate::verb::{AblationGroup, Phase, Scope, Verb, VerbRow};
+use crate::verb::{SYSCTL_CONNTRACK_MAX, SYSCTL_IP_FORWARD, SYSCTL_RFS_TABLE};
+
+/// The board setting a step comes from: deleting it from the board drops
+/// the step, with the other steps of the same setting (the ablation's
+/// board diff deletes it; `bench ablate`). Coarser than the value's own
+/// key where one value alone is not a setting: the ASF modules and
+/// timeout come from `/fastpath/asf`, header split, RSS and the ntuple
+/// rule from the interface's `zero_copy_rx`, filters from its `qdisc`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Origin {
+    /// Index into the board's `interfaces` for a setting of one interface
+    /// (`path` is then below `/interfaces/N`).
+    pub iface: Option<usize>,
+    /// The JSON pointer (RFC 6901) of the setting, or of the mapping that
+    /// holds it when `key_field` is set; `""` for the interface itself.
+    pub path: &'static str,
+    /// The setting is the mapping's key written in the step's field N
+    /// (0 = the verb): `offload eth0 tso on` from `.../offloads/tso`.
+    pub key_field: Option<u8>,
 }
 
-/// One plan line.
+impl Origin {
+    const fn iface(index: usize, path: &'static str) -> Self {
+        Origin { iface: Some(index), path, key_field: None }
+    }
+
+    const fn board(path: &'static str) -> Self {
+        Origin { iface: None, path, key_field: None }
+    }
+
+    const fn keyed(self, field: u8) -> Self {
+        Origin { key_field: Some(field), ..self }
+    }
+}
+
+/// One plan line, typed: the verb, the line as written, and the board
+/// setting it came from.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Step {
-    /// When it runs (the plan's sort key).
+    /// The verb (the line's first field).
+    #[serde(skip)]
+    pub verb: Verb,
+    /// When it runs (the plan's sort key): the verb's phase, except
+    /// `rings`' header-split steps ([`Phase::HeaderSplit`]).
     #[serde(skip)]
     pub phase: Phase,
-    /// The line, fields separated by single spaces.
+    /// The line, fields separated by single spaces, the verb first.
     pub line: String,
+    /// The board setting it came from.
+    #[serde(skip)]
+    pub origin: Origin,
+}
+
+impl Step {
+    fn new(verb: Verb, origin: Origin, line: String) -> Self {
+        debug_assert!(line.starts_with(verb.name()) && line.as_bytes().get(verb.name().len()) == Some(&b' '));
+        Step { verb, phase: verb.row().phase, line, origin }
+    }
+
+    /// The fields after the verb.
+    fn rest(&self) -> std::str::Split<'_, char> {
+        let mut f = self.line.split(' ');
+        f.next();
+        f
+    }
+
+    /// The interface it is about (a [`Scope::Iface`] verb's second field).
+    pub fn iface(&self) -> Option<&str> {
+        match self.verb.row().scope {
+            Scope::Iface => self.rest().next(),
+            Scope::Global => None,
+        }
+    }
+
+    /// The fields after the verb and the interface.
+    pub fn args(&self) -> Vec<&str> {
+        let skip = usize::from(self.verb.row().scope == Scope::Iface);
+        self.rest().skip(skip).collect()
+    }
+
+    /// Its ablation group (the verb's, or the sysctl KEY's).
+    pub fn group(&self) -> AblationGroup {
+        self.verb.group(self.rest().next())
+    }
+
+    /// The JSON pointer of [`Step::origin`]: `/interfaces/0/offloads/tso`.
+    pub fn pointer(&self) -> String {
+        let mut p = match self.origin.iface {
+            Some(i) => format!("/interfaces/{i}{}", self.origin.path),
+            None => self.origin.path.to_string(),
+        };
+        if let Some(n) = self.origin.key_field {
+            p.push('/');
+            p.push_str(&escape_segment(self.line.split(' ').nth(usize::from(n)).unwrap_or("")));
+        }
+        p
+    }
 }
 
 /// The mask of each queue `0..count` that `list` names (later entries win),
@@ -152,9 +187,9 @@ struct Line(String);
 
 impl Line {
     /// `verb iface`.
-    fn new(verb: &str, iface: &str) -> Self {
+    fn new(verb: Verb, iface: &str) -> Self {
         let mut s = String::with_capacity(48);
-        s.push_str(verb);
+        s.push_str(verb.name());
         s.push(' ');
         s.push_str(iface);
         Line(s)
@@ -201,7 +236,7 @@ pub fn kernel_driver(d: Driver) -> &'static str {
 /// permanent address the port is known by (on AXI ports without the DT
 /// fragment it is the `mac` step that sets it), so it is not matched.
 fn ident_line(i: &Interface) -> String {
-    let mut line = format!("ident {} driver {}", i.name, kernel_driver(i.driver));
+    let mut line = format!("{} {} driver {}", Verb::Ident.name(), i.name, kernel_driver(i.driver));
     // the applier's `is_dtpath`: no `.`/`..` component, at most 255 bytes
     let usable = |p: &&str| p.len() <= 255 && p.split('/').skip(1).all(|c| c != "." && c != "..");
     if let Some(path) = i.dt.as_ref().and_then(|d| d.path.as_deref()).filter(usable) {
@@ -211,85 +246,95 @@ fn ident_line(i: &Interface) -> String {
     line
 }
 
-fn iface_steps(i: &Interface, r: &ResolvedIface, nr_cpus: u32, out: &mut Vec<Step>) {
+fn iface_steps(idx: usize, i: &Interface, r: &ResolvedIface, nr_cpus: u32, out: &mut Vec<Step>) {
+    use Verb as V;
     let n = &i.name;
-    let mut push = |phase: Phase, line: String| out.push(Step { phase, line });
-    push(Phase::Prepare, format!("wait {n} {WAIT_SECONDS}"));
-    push(Phase::Identity, ident_line(i));
+    let at = |path: &'static str| Origin::iface(idx, path);
+    let mut push = |verb: Verb, origin: Origin, line: String| out.push(Step::new(verb, origin, line));
+    push(V::Wait, at(""), format!("{} {n} {WAIT_SECONDS}", V::Wait.name()));
+    push(V::Ident, at(""), ident_line(i));
     // AXI/XXV Ethernet: the DT fragment writes local-mac-address (probe
     // reads it); the board's MAC is also set at boot, before the MTU and the
     // link coming up, for images whose DTB does not carry the fragment.
     if i.driver.is_axi() {
         if let Some(mac) = r.mac {
-            push(Phase::Link, format!("mac {n} {mac}"));
+            push(V::Mac, at("/dt/mac"), format!("{} {n} {mac}", V::Mac.name()));
         }
     }
     if let Some(mtu) = i.mtu {
-        push(Phase::Link, format!("mtu {n} {mtu}"));
+        push(V::Mtu, at("/mtu"), format!("{} {n} {mtu}", V::Mtu.name()));
     }
     if let Some(ch) = &i.channels {
         for (k, v) in [("combined", ch.combined), ("rx", ch.rx), ("tx", ch.tx)] {
             if let Some(v) = v {
-                push(Phase::Channels, format!("channels {n} {k} {v}"));
+                push(V::Channels, at("/channels").keyed(2), format!("{} {n} {k} {v}", V::Channels.name()));
             }
         }
     }
     if let Some(r) = &i.rings {
         for (k, v) in [("rx", r.rx), ("tx", r.tx)] {
             if let Some(v) = v {
-                push(Phase::Rings, format!("rings {n} {k} {v}"));
+                push(V::Rings, at("/rings").keyed(2), format!("{} {n} {k} {v}", V::Rings.name()));
             }
         }
     }
     for (k, v) in &i.offloads {
-        push(Phase::Offloads, format!("offload {n} {k} {}", v.as_str()));
+        push(V::Offload, at("/offloads").keyed(2), format!("{} {n} {k} {}", V::Offload.name(), v.as_str()));
     }
     // Header split needs rx-gro-hw on first (mlx5 SHAMPO): after the offloads.
+    let mut split = |line: String| {
+        let mut s = Step::new(V::Rings, at("/zero_copy_rx"), line);
+        s.phase = Phase::HeaderSplit;
+        out.push(s);
+    };
     if let Some(z) = &i.zero_copy_rx {
         if z.tcp_data_split {
-            push(Phase::HeaderSplit, format!("rings {n} tcp-data-split on"));
+            split(format!("{} {n} tcp-data-split on", V::Rings.name()));
         }
         if let Some(len) = z.rx_buf_len {
-            push(Phase::HeaderSplit, format!("rings {n} rx-buf-len {len}"));
+            split(format!("{} {n} rx-buf-len {len}", V::Rings.name()));
         }
     }
+    let mut push = |verb: Verb, origin: Origin, line: String| out.push(Step::new(verb, origin, line));
     for (k, v) in &i.coalesce {
         // ethtool -C takes adaptive-rx/adaptive-tx as on/off (board: 1/0).
         let v =
             if k.starts_with("adaptive-") { (if *v == 0 { "off" } else { "on" }).to_string() } else { v.to_string() };
-        push(Phase::Coalesce, format!("coalesce {n} {k} {v}"));
+        push(V::Coalesce, at("/coalesce").keyed(2), format!("{} {n} {k} {v}", V::Coalesce.name()));
     }
     if let Some(p) = i.ptp {
         if p.as_str() == "off" {
-            push(Phase::Ptp, format!("ptp {n} off"));
+            push(V::Ptp, at("/ptp"), format!("{} {n} off", V::Ptp.name()));
         }
     }
     for (q, m) in queue_masks(&r.rps, i.queues.rx, nr_cpus) {
-        push(Phase::Rps, Line::new("rps", n).num("rx-", q).word(&m).0);
+        push(V::Rps, at("/rps"), Line::new(V::Rps, n).num("rx-", q).word(&m).0);
     }
     if let Some(cnt) = i.rfs_flow_cnt {
         // what the kernel keeps (rounded up to a power of two, warned at validation)
         let cnt = zynq_net_model::limits::kernel_flow_entries(cnt).unwrap_or(cnt);
         for q in 0..i.queues.rx {
-            push(Phase::Rfs, Line::new("rfs", n).num("rx-", q).num("", cnt).0);
+            push(V::Rfs, at("/rfs_flow_cnt"), Line::new(V::Rfs, n).num("rx-", q).num("", cnt).0);
         }
     }
     // One TX queue: the kernel refuses xps_cpus (net-sysfs.c, -ENOENT unless
     // netif_is_multiqueue; warned at validation), so no step.
     if i.queues.tx > 1 {
         for (q, m) in queue_masks(&r.xps, i.queues.tx, nr_cpus) {
-            push(Phase::Xps, Line::new("xps", n).num("tx-", q).word(&m).0);
+            push(V::Xps, at("/xps"), Line::new(V::Xps, n).num("tx-", q).word(&m).0);
         }
     }
     if let Some(z) = &i.zero_copy_rx {
         // RSS over the queues below the zero-copy queue only (iou-zcrx.rst).
         if z.queue > 0 {
-            push(Phase::FlowSteering, format!("rss {n} equal {}", z.queue));
+            push(V::Rss, at("/zero_copy_rx"), format!("{} {n} equal {}", V::Rss.name(), z.queue));
         }
         push(
-            Phase::FlowSteering,
+            V::Ntuple,
+            at("/zero_copy_rx"),
             format!(
-                "ntuple {n} flow-type {} dst-port {} action {}",
+                "{} {n} flow-type {} dst-port {} action {}",
+                V::Ntuple.name(),
                 z.flow.flow_type.as_str(),
                 z.flow.dst_port,
                 z.queue
@@ -297,17 +342,17 @@ fn iface_steps(i: &Interface, r: &ResolvedIface, nr_cpus: u32, out: &mut Vec<Ste
         );
     }
     for ia in &r.irq_affinity {
-        let line = Line::new("irq", n).word(ia.pattern.as_str()).word(&ia.cpus.kernel_bitmap(nr_cpus));
-        push(Phase::IrqAffinity, line.0);
+        let line = Line::new(V::Irq, n).word(ia.pattern.as_str()).word(&ia.cpus.kernel_bitmap(nr_cpus));
+        push(V::Irq, at("/irq_affinity"), line.0);
     }
     if i.qdisc.is_some() {
-        push(Phase::Qdisc, format!("qdisc {n} multiq"));
+        push(V::Qdisc, at("/qdisc"), format!("{} {n} multiq", V::Qdisc.name()));
         for (j, f) in r.filters.iter().enumerate() {
             let m = match f.match_ {
                 MatchField::Src => "src",
                 MatchField::Dst => "dst",
             };
-            push(Phase::Filter, format!("filter {n} {} {m} {} {}", j + 1, f.prefix, f.queue));
+            push(V::Filter, at("/qdisc"), format!("{} {n} {} {m} {} {}", V::Filter.name(), j + 1, f.prefix, f.queue));
         }
     }
 }
@@ -315,34 +360,41 @@ fn iface_steps(i: &Interface, r: &ResolvedIface, nr_cpus: u32, out: &mut Vec<Ste
 /// Every sysctl the board sets, sorted by key: the `system.sysctl` map plus
 /// the dedicated keys (RFS table, forwarding, conntrack).
 pub fn sysctls(b: &Board) -> Vec<(String, String)> {
-    let mut v: Vec<(String, String)> = b
+    sysctl_entries(b).into_iter().map(|(k, v, _)| (k, v)).collect()
+}
+
+/// [`sysctls`], each with the setting it comes from.
+fn sysctl_entries(b: &Board) -> Vec<(String, String, Origin)> {
+    let mut v: Vec<(String, String, Origin)> = b
         .system
         .sysctl
         .iter()
         .map(|(k, v)| {
-            (
-                k.clone(),
-                match v {
-                    SysctlValue::Int(i) => i.to_string(),
-                    SysctlValue::Text(t) => t.clone(),
-                },
-            )
+            let v = match v {
+                SysctlValue::Int(i) => i.to_string(),
+                SysctlValue::Text(t) => t.clone(),
+            };
+            (k.clone(), v, Origin::board("/system/sysctl").keyed(1))
         })
         .collect();
     if let Some(n) = b.system.rfs_sock_flow_entries {
         // the value the kernel keeps (rounded, warned at validation): the
         // applier compares sysctls exactly, so 30000 would "fail" every boot
         let n = zynq_net_model::limits::kernel_flow_entries(n).unwrap_or(n);
-        v.push(("net.core.rps_sock_flow_entries".into(), n.to_string()));
+        v.push((SYSCTL_RFS_TABLE.into(), n.to_string(), Origin::board("/system/rfs_sock_flow_entries")));
     }
     if let Some(f) = b.system.ip_forward {
-        v.push(("net.ipv4.ip_forward".into(), u8::from(f).to_string()));
+        v.push((SYSCTL_IP_FORWARD.into(), u8::from(f).to_string(), Origin::board("/system/ip_forward")));
     }
-    let conntrack = b.system.conntrack_max.or(b.fastpath.asf.as_ref().and_then(|a| a.conntrack_max));
-    if let Some(n) = conntrack {
-        v.push(("net.netfilter.nf_conntrack_max".into(), n.to_string()));
+    let asf_conntrack = b.fastpath.asf.as_ref().and_then(|a| a.conntrack_max);
+    match (b.system.conntrack_max, asf_conntrack) {
+        (Some(n), _) => v.push((SYSCTL_CONNTRACK_MAX.into(), n.to_string(), Origin::board("/system/conntrack_max"))),
+        (None, Some(n)) => {
+            v.push((SYSCTL_CONNTRACK_MAX.into(), n.to_string(), Origin::board("/fastpath/asf/conntrack_max")));
+        }
+        (None, None) => {}
     }
-    v.sort();
+    v.sort_by(|a, b| (&a.0, &a.1).cmp(&(&b.0, &b.1)));
     v
 }
 
@@ -353,21 +405,22 @@ pub fn steps(loaded: &LoadedBoard) -> Vec<Step> {
     // Freescale ASF (validation: only with kernel qoriq-sdk): modules
     // first, UDP timeout last.
     let asf = b.fastpath.asf.as_ref();
+    let asf_origin = Origin::board("/fastpath/asf");
     if let Some(a) = asf {
         for m in &a.modules {
-            out.push(Step { phase: Phase::Prepare, line: format!("module {m}") });
+            out.push(Step::new(Verb::Module, asf_origin, format!("{} {m}", Verb::Module.name())));
         }
     }
-    for (i, r) in b.interfaces.iter().zip(&loaded.resolved.interfaces) {
-        iface_steps(i, r, b.board.cpus, &mut out);
+    for (idx, (i, r)) in b.interfaces.iter().zip(&loaded.resolved.interfaces).enumerate() {
+        iface_steps(idx, i, r, b.board.cpus, &mut out);
     }
     if let Some(t) = asf.and_then(|a| a.udp_timeout_s) {
-        out.push(Step { phase: Phase::AsfTimeout, line: format!("asf udp-timeout {t}") });
+        out.push(Step::new(Verb::Asf, asf_origin, format!("{} udp-timeout {t}", Verb::Asf.name())));
     }
-    for (k, v) in sysctls(b) {
+    for (k, v, origin) in sysctl_entries(b) {
         // Multi-word values (tcp_rmem) become several fields, one space apart.
         let v = v.split_whitespace().collect::<Vec<_>>().join(" ");
-        out.push(Step { phase: Phase::Sysctl, line: format!("sysctl {k} {v}") });
+        out.push(Step::new(Verb::Sysctl, origin, format!("{} {k} {v}", Verb::Sysctl.name())));
     }
     // Stable sort: within a phase, interface order then board order.
     out.sort_by_key(|s| s.phase);
@@ -410,6 +463,84 @@ mod tests {
             let plan = String::from_utf8(plan.contents).expect("utf-8");
             assert_eq!(plan.contains(&format!(" of-node {path}\n")), written, "{len} bytes:\n{plan}");
         }
+    }
+
+    /// Every step of every reference board and good fixture comes from a
+    /// setting its board has (the pointer resolves in the YAML), names its
+    /// verb first, and is about the interface its origin points into; the
+    /// settings of a few steps are the ones the ablation's board diff
+    /// deletes.
+    #[test]
+    fn every_step_comes_from_a_setting_of_its_board() {
+        let mut boards: Vec<String> = ["zcu102", "zc702", "p1020rdb", "qemuarm64", "mlx5-lab"]
+            .iter()
+            .map(|b| format!("meta-zynq-net/boards/{b}.yml"))
+            .collect();
+        boards.push("tools/crates/zynq-net-cli/tests/fixtures/good/p1020rdb-asf.yml".into());
+        let mut seen = std::collections::BTreeSet::new();
+        let mut all = Vec::new();
+        for rel in &boards {
+            let text = crate::testutil::repo_text(rel);
+            let (doc, _) = zynq_net_model::yaml::load(&text).expect("yaml");
+            let loaded = crate::testutil::loaded(&text);
+            for s in steps(&loaded) {
+                let p = s.pointer();
+                assert!(doc.pointer(&p).is_some(), "{rel}: `{}` from {p}, which the board has not", s.line);
+                assert!(s.line.starts_with(&format!("{} ", s.verb.name())), "{rel}: {s:?}");
+                if let Some(i) = s.origin.iface {
+                    let name = doc.pointer(&format!("/interfaces/{i}/name")).and_then(|v| v.as_str());
+                    assert_eq!(s.iface(), name, "{rel}: `{}` from {p}", s.line);
+                } else {
+                    assert_eq!(s.verb.row().scope, Scope::Global, "{rel}: `{}` from {p}", s.line);
+                }
+                seen.insert(s.verb);
+                all.push((s.line.clone(), p));
+            }
+        }
+        for (line, want) in [
+            ("offload eth0 gro on", "/interfaces/0/offloads/gro"),
+            ("module asf", "/fastpath/asf"),
+            ("asf udp-timeout", "/fastpath/asf"),
+            ("sysctl net.core.rmem_max", "/system/sysctl/net.core.rmem_max"),
+        ] {
+            let (got_line, got) = all.iter().find(|(l, _)| l.starts_with(line)).expect(line);
+            assert_eq!(got, want, "{got_line}");
+        }
+        let missing: Vec<&str> = Verb::ALL.iter().filter(|v| !seen.contains(v)).map(|v| v.name()).collect();
+        assert!(missing.is_empty(), "verbs no board makes (add one to a fixture): {missing:?}");
+    }
+
+    /// The pointers of each kind of origin, and the typed views of a step.
+    #[test]
+    fn pointers_and_fields_of_steps() {
+        let step = |verb: Verb, origin: Origin, line: &str| Step::new(verb, origin, line.into());
+        for (s, want) in [
+            (
+                step(Verb::Offload, Origin::iface(1, "/offloads").keyed(2), "offload eth1 tso off"),
+                "/interfaces/1/offloads/tso",
+            ),
+            (step(Verb::Rps, Origin::iface(0, "/rps"), "rps eth0 rx-0 3"), "/interfaces/0/rps"),
+            (step(Verb::Wait, Origin::iface(2, ""), "wait eth2 10"), "/interfaces/2"),
+            (
+                step(Verb::Sysctl, Origin::board("/system/sysctl").keyed(1), "sysctl net/ipv4~x 1"),
+                "/system/sysctl/net~1ipv4~0x",
+            ),
+            (
+                step(Verb::Sysctl, Origin::board("/system/ip_forward"), "sysctl net.ipv4.ip_forward 1"),
+                "/system/ip_forward",
+            ),
+        ] {
+            assert_eq!(s.pointer(), want, "{s:?}");
+        }
+        let s = step(Verb::Offload, Origin::iface(0, "/offloads").keyed(2), "offload eth0 tso off");
+        assert_eq!((s.iface(), s.args(), s.group()), (Some("eth0"), vec!["tso", "off"], AblationGroup::Offloads));
+        let s = step(
+            Verb::Sysctl,
+            Origin::board("/system/rfs_sock_flow_entries"),
+            "sysctl net.core.rps_sock_flow_entries 4096",
+        );
+        assert_eq!((s.iface(), s.args(), s.group()), (None, vec![SYSCTL_RFS_TABLE, "4096"], AblationGroup::Rfs));
+        assert_eq!(s.phase, Phase::Sysctl);
     }
 
     #[test]

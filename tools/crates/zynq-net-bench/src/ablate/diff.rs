@@ -5,48 +5,17 @@
 //! loading it with the model and regenerating its plan, which must be the
 //! suggested plan. The diff is for review; nothing is written to the board.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::Path;
 
 use serde_json::Value;
 use zynq_net_model::yaml::{self, escape_segment, SourceMap};
 
+use zynq_net_render::plan::Step;
+use zynq_net_render::verb::AblationGroup;
+
 use super::groups::{PlanStep, PlanText};
 use crate::error::BenchError;
-
-/// The board setting (JSON pointer) a plan step comes from, or `None` when
-/// it has no single setting (steps derived from several keys).
-pub fn pointer_of(doc: &Value, step: &PlanStep) -> Option<String> {
-    let f = step.fields();
-    let iface = |name: &str| -> Option<String> {
-        let list = doc.get("interfaces")?.as_array()?;
-        let i = list.iter().position(|x| x.get("name").and_then(Value::as_str) == Some(name))?;
-        Some(format!("/interfaces/{i}"))
-    };
-    Some(match f[0] {
-        "offload" => format!("{}/offloads/{}", iface(f.get(1)?)?, escape_segment(f.get(2)?)),
-        "coalesce" => format!("{}/coalesce/{}", iface(f.get(1)?)?, escape_segment(f.get(2)?)),
-        "channels" => format!("{}/channels/{}", iface(f.get(1)?)?, escape_segment(f.get(2)?)),
-        "rings" => match *f.get(2)? {
-            k @ ("rx" | "tx") => format!("{}/rings/{k}", iface(f.get(1)?)?),
-            _ => format!("{}/zero_copy_rx", iface(f.get(1)?)?),
-        },
-        "rss" | "ntuple" => format!("{}/zero_copy_rx", iface(f.get(1)?)?),
-        "rps" => format!("{}/rps", iface(f.get(1)?)?),
-        "rfs" => format!("{}/rfs_flow_cnt", iface(f.get(1)?)?),
-        "xps" => format!("{}/xps", iface(f.get(1)?)?),
-        "irq" => format!("{}/irq_affinity", iface(f.get(1)?)?),
-        "qdisc" | "filter" => format!("{}/qdisc", iface(f.get(1)?)?),
-        "ptp" => format!("{}/ptp", iface(f.get(1)?)?),
-        "module" | "asf" => "/fastpath/asf".into(),
-        "sysctl" => match *f.get(1)? {
-            "net.core.rps_sock_flow_entries" => "/system/rfs_sock_flow_entries".into(),
-            "net.netfilter.nf_conntrack_max" => "/system/conntrack_max".into(),
-            k => format!("/system/sysctl/{}", escape_segment(k)),
-        },
-        _ => return None,
-    })
-}
 
 fn lookup<'a>(doc: &'a Value, pointer: &str) -> Option<&'a Value> {
     doc.pointer(pointer)
@@ -155,18 +124,30 @@ pub fn board_diff(board_file: &Path, plan: &PlanText, removed: &[usize]) -> Resu
     let text = std::fs::read_to_string(board_file).map_err(|e| BenchError::io(board_file, e))?;
     let name = board_file.display().to_string();
     let (doc, map) = yaml::load(&text).map_err(|_| BenchError::Invalid(format!("{name}: does not parse any more")))?;
+    // The board's own steps, typed: each knows the setting it comes from
+    // (zynq_net_render::plan::Step::origin). A plan line the board does
+    // not make (a plan edited since, or given) has none.
+    let loaded = zynq_net_model::load_board_str(board_file, &text)
+        .map_err(|_| BenchError::Invalid(format!("{name}: does not parse any more")))?;
+    let steps = zynq_net_render::plan::steps(&loaded);
+    let mut by_line: HashMap<&str, &Step> = HashMap::with_capacity(steps.len());
+    for t in &steps {
+        by_line.entry(t.line.as_str()).or_insert(t);
+    }
+    // The base every variant keeps is no setting to delete.
+    let setting = |s: &PlanStep| -> Option<String> {
+        by_line.get(s.line.as_str()).filter(|t| t.group() != AblationGroup::Base).map(|t| t.pointer())
+    };
+    let removed: HashSet<usize> = removed.iter().copied().collect();
+    let kept: HashSet<String> =
+        plan.steps.iter().filter(|o| !removed.contains(&o.line_no)).filter_map(setting).collect();
     let mut problems = Vec::new();
     let mut pointers = BTreeSet::new();
     for s in plan.steps.iter().filter(|s| removed.contains(&s.line_no)) {
-        match pointer_of(&doc, s) {
+        match setting(s) {
             Some(p) if lookup(&doc, &p).is_some() => {
                 // Every step from that setting must go, or none.
-                let partial = plan
-                    .steps
-                    .iter()
-                    .filter(|o| !removed.contains(&o.line_no))
-                    .any(|o| pointer_of(&doc, o).as_deref() == Some(p.as_str()));
-                if partial {
+                if kept.contains(&p) {
                     problems.push(format!(
                         "`{}` comes from {p}, which also makes steps that stay: edit it by hand",
                         s.line
@@ -207,16 +188,10 @@ pub fn board_diff(board_file: &Path, plan: &PlanText, removed: &[usize]) -> Resu
         BenchError::Invalid(format!("{name}: the edited board does not validate, no diff written:\n{d}"))
     })?;
     let input = board_file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let arts = zynq_net_render::render_all(&loaded, &input)
-        .map_err(|e| BenchError::Invalid(format!("{name}: rendering the edited board: {e}")))?;
-    let plan_art = arts
-        .iter()
-        .find(|a| a.path == "tuning/zynq-net.plan")
-        .ok_or_else(|| BenchError::Invalid("no tuning plan rendered".into()))?;
-    let regenerated = PlanText::parse("edited board", &String::from_utf8_lossy(&plan_art.contents))?;
+    let regenerated = zynq_net_render::plan::steps(&loaded);
     let want: Vec<&str> =
         plan.steps.iter().filter(|s| !removed.contains(&s.line_no)).map(|s| s.line.as_str()).collect();
-    let got: Vec<&str> = regenerated.steps.iter().map(|s| s.line.as_str()).collect();
+    let got: Vec<&str> = regenerated.iter().map(|s| s.line.as_str()).collect();
     if want != got {
         return Err(BenchError::Invalid(format!(
             "{name}: the edited board generates a different plan than suggested (want {} steps, got {}): edit it by hand",
@@ -309,39 +284,6 @@ mod tests {
         assert_eq!(del(t, &["/top/b", "/top/c", "/top/d"]), "top:\n# not about b\n\n");
         assert_eq!(parent("/interfaces/0/rps"), "/interfaces/0");
         assert_eq!(parent("rps"), "");
-    }
-
-    #[test]
-    fn pointers_of_plan_steps() {
-        let doc = serde_json::json!({"interfaces": [{"name": "eth0"}, {"name": "eth1"}]});
-        let p = |line: &str| pointer_of(&doc, &PlanStep { line_no: 1, line: line.into() });
-        for (line, want) in [
-            ("offload eth1 tso off", "/interfaces/1/offloads/tso"),
-            ("coalesce eth0 rx-usecs 8", "/interfaces/0/coalesce/rx-usecs"),
-            ("channels eth0 combined 2", "/interfaces/0/channels/combined"),
-            ("rings eth0 rx 512", "/interfaces/0/rings/rx"),
-            ("rings eth0 tx 512", "/interfaces/0/rings/tx"),
-            ("rings eth0 rx-buf-len 4096", "/interfaces/0/zero_copy_rx"),
-            ("rss eth0 equal 2", "/interfaces/0/zero_copy_rx"),
-            ("ntuple eth0 on", "/interfaces/0/zero_copy_rx"),
-            ("rps eth0 rx-0 3", "/interfaces/0/rps"),
-            ("rfs eth0 rx-0 2048", "/interfaces/0/rfs_flow_cnt"),
-            ("xps eth1 tx-0 1", "/interfaces/1/xps"),
-            ("irq eth0 0 1", "/interfaces/0/irq_affinity"),
-            ("qdisc eth0 multiq", "/interfaces/0/qdisc"),
-            ("filter eth0 1 0x11", "/interfaces/0/qdisc"),
-            ("ptp eth0 off", "/interfaces/0/ptp"),
-            ("module asf", "/fastpath/asf"),
-            ("asf timeout 30", "/fastpath/asf"),
-            ("sysctl net.core.rps_sock_flow_entries 1", "/system/rfs_sock_flow_entries"),
-            ("sysctl net.netfilter.nf_conntrack_max 1", "/system/conntrack_max"),
-            ("sysctl net/ipv4~x 1", "/system/sysctl/net~1ipv4~0x"),
-        ] {
-            assert_eq!(p(line).as_deref(), Some(want), "{line}");
-        }
-        assert_eq!(p("offload eth9 tso off"), None, "no such interface");
-        assert_eq!(p("wait eth0 10"), None);
-        assert_eq!(p("offload"), None);
     }
 
     /// A block whose lines run into lines an earlier pointer deleted (y,

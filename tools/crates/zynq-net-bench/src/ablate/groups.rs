@@ -6,6 +6,7 @@
 //! handed is an ordinary, complete plan file.
 
 use serde::{Deserialize, Serialize};
+use zynq_net_render::verb::{AblationGroup, Verb};
 
 use crate::error::BenchError;
 
@@ -28,9 +29,14 @@ impl PlanStep {
         self.line.split(' ').collect()
     }
 
-    /// The verb.
+    /// The verb as written.
     pub fn verb(&self) -> &str {
         self.line.split(' ').next().unwrap_or("")
+    }
+
+    /// The verb, typed; `None` for a verb the verb table has not (a newer plan's).
+    pub fn known_verb(&self) -> Option<Verb> {
+        Verb::from_name(self.verb())
     }
 }
 
@@ -109,50 +115,36 @@ pub fn write_plan(comment: &str, board: Option<&str>, steps: &[&PlanStep]) -> St
     zynq_net_render::plan::seal(&s)
 }
 
-/// Built-in groups in report order, with what they hold.
-pub const BUILTIN_GROUPS: &[(&str, &str)] = &[
-    ("sysctl", "sysctl steps (socket buffers, TCP), except the RFS table and the fast path's"),
-    ("rings", "ethtool -G ring sizes (and header split, rx-buf-len)"),
-    ("coalescing", "ethtool -C interrupt coalescing"),
-    ("offloads", "ethtool -K offloads (GRO, TSO, GSO, ...)"),
-    ("channels", "ethtool -L channels, RSS indirection, ntuple rules"),
-    ("ptp", "PTP timestamping off"),
-    ("rps", "RPS CPU masks"),
-    ("rfs", "RFS flow counts and net.core.rps_sock_flow_entries"),
-    ("xps", "XPS CPU masks"),
-    ("irq", "IRQ affinity"),
-    ("qdisc", "multiq root qdisc and skbedit filters"),
-    ("fastpath", "fast path: ASF modules and timeout, conntrack table size"),
-    ("other", "steps of verbs this tool does not know (newer plan)"),
-];
+/// The group of steps whose verb this tool does not know (a newer plan's).
+pub const OTHER_GROUP: &str = "other";
 
-/// The built-in group of a step; `None` for the base every variant keeps
-/// (`wait`, `ident`, `mac`, `mtu`, `net.ipv4.ip_forward`): without them the
-/// DUT would not be the same network, not a less tuned one (`ident` is the
-/// guard that the interface is the board's NIC, not tuning).
+/// Built-in groups in report order, with what they hold: the verb table's
+/// tuning groups (zynq_net_render::verb::AblationGroup) and [`OTHER_GROUP`].
+pub const BUILTIN_GROUPS: [(&str, &str); AblationGroup::TUNING.len() + 1] = {
+    let mut out =
+        [(OTHER_GROUP, "steps of verbs this tool does not know (newer plan)"); AblationGroup::TUNING.len() + 1];
+    let mut i = 0;
+    while i < AblationGroup::TUNING.len() {
+        out[i] = (AblationGroup::TUNING[i].name(), AblationGroup::TUNING[i].about());
+        i += 1;
+    }
+    out
+};
+
+/// The built-in group of a step: its verb's group in the verb table
+/// (zynq_net_render::verb), [`OTHER_GROUP`] for a verb the table has not;
+/// `None` for the base every variant keeps (`wait`, `ident`, `mac`, `mtu`,
+/// `net.ipv4.ip_forward`): without them the DUT would not be the same
+/// network, not a less tuned one (`ident` is the guard that the interface
+/// is the board's NIC, not tuning).
 pub fn builtin_group(step: &PlanStep) -> Option<&'static str> {
-    let f = step.fields();
-    Some(match f[0] {
-        "wait" | "ident" | "mac" | "mtu" => return None,
-        "sysctl" => match f.get(1).copied().unwrap_or("") {
-            "net.ipv4.ip_forward" => return None,
-            "net.core.rps_sock_flow_entries" => "rfs",
-            "net.netfilter.nf_conntrack_max" => "fastpath",
-            _ => "sysctl",
+    match step.known_verb() {
+        None => Some(OTHER_GROUP),
+        Some(v) => match v.group(step.line.split(' ').nth(1)) {
+            AblationGroup::Base => None,
+            g => Some(g.name()),
         },
-        "rings" => "rings",
-        "coalesce" => "coalescing",
-        "offload" => "offloads",
-        "channels" | "rss" | "ntuple" => "channels",
-        "ptp" => "ptp",
-        "rps" => "rps",
-        "rfs" => "rfs",
-        "xps" => "xps",
-        "irq" => "irq",
-        "qdisc" | "filter" => "qdisc",
-        "module" | "asf" => "fastpath",
-        _ => "other",
-    })
+    }
 }
 
 /// Shell-style match of one field: `*` any run, `?` one character.
@@ -399,6 +391,14 @@ sysctl net.ipv4.tcp_notsent_lowat 16384\n";
         ] {
             assert_eq!(builtin_group(&step(line)), want, "{line}");
         }
+        // Every verb of the table is in a built-in group or the base, none in `other`.
+        for v in zynq_net_render::verb::Verb::ALL {
+            let g = builtin_group(&step(&format!("{} eth0 x", v.name())));
+            assert_ne!(g, Some(OTHER_GROUP), "{v:?}");
+            assert!(g.is_none_or(|g| BUILTIN_GROUPS.iter().any(|(n, _)| *n == g)), "{v:?}: {g:?}");
+        }
+        assert_eq!(BUILTIN_GROUPS.last(), Some(&(OTHER_GROUP, "steps of verbs this tool does not know (newer plan)")));
+        assert_eq!(BUILTIN_GROUPS[0].0, "sysctl");
         assert_eq!(step("offload eth0 gro on").fields(), ["offload", "eth0", "gro", "on"]);
         assert_eq!(step("offload eth0 gro on").verb(), "offload");
     }

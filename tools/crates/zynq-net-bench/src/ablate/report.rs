@@ -17,6 +17,7 @@ use crate::error::BenchError;
 use crate::records::AblateTrial;
 use crate::stats::{paired_effect, Analysis, Effect, Stats, Verdict, MAX_REPEATS_ESTIMATE};
 use crate::table::{esc, html_page, Align::Left, Align::Right, Block, Doc, Inline, Table};
+use zynq_net_render::verb::Verb;
 
 /// Throughput of one variant in one cell.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -117,6 +118,44 @@ pub struct AblationReport {
     pub suggestion: Suggestion,
 }
 
+/// How the applier's `apply --json` report names a step of a verb
+/// (zynq-net-apply.sh: the `report` calls of the verb's block).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Reported {
+    /// `iface` is the step's IFACE, `target` one of its later fields (or
+    /// `-`): `offload eth0 tso on` is reported as eth0, tso.
+    IfaceField,
+    /// `iface` is the step's IFACE, `target` something the plan line does
+    /// not hold (an IRQ number, the rule ID): matched on IFACE only.
+    Iface,
+    /// `iface` is `-`, `target` the first field (sysctl KEY, module NAME,
+    /// `udp-timeout`).
+    Key,
+}
+
+/// The ablation's arm per verb: how the applier reports its steps. Every
+/// verb of the table has one; a new verb is a compile error here until it
+/// is given one.
+fn reported(v: Verb) -> Reported {
+    match v {
+        Verb::Wait
+        | Verb::Ident
+        | Verb::Mac
+        | Verb::Mtu
+        | Verb::Channels
+        | Verb::Rings
+        | Verb::Offload
+        | Verb::Coalesce
+        | Verb::Ptp
+        | Verb::Rps
+        | Verb::Rfs
+        | Verb::Xps
+        | Verb::Filter => Reported::IfaceField,
+        Verb::Irq | Verb::Qdisc | Verb::Rss | Verb::Ntuple => Reported::Iface,
+        Verb::Sysctl | Verb::Module | Verb::Asf => Reported::Key,
+    }
+}
+
 fn step_matches(j: &Value, s: &PlanStep) -> bool {
     let f = s.fields();
     let get = |k: &str| j.get(k).and_then(Value::as_str).unwrap_or("-");
@@ -124,10 +163,11 @@ fn step_matches(j: &Value, s: &PlanStep) -> bool {
         return false;
     }
     let (iface, target) = (get("iface"), get("target"));
-    match f[0] {
-        "sysctl" => f.get(1) == Some(&target),
-        "irq" | "qdisc" | "rss" | "ntuple" => f.get(1) == Some(&iface),
-        _ => f.get(1) == Some(&iface) && (target == "-" || f.iter().skip(2).any(|x| *x == target)),
+    // A verb the table has not (a newer plan's): IFACE and a later field.
+    match s.known_verb().map_or(Reported::IfaceField, reported) {
+        Reported::Key => f.get(1) == Some(&target),
+        Reported::Iface => f.get(1) == Some(&iface),
+        Reported::IfaceField => f.get(1) == Some(&iface) && (target == "-" || f.iter().skip(2).any(|x| *x == target)),
     }
 }
 
@@ -618,6 +658,14 @@ mod tests {
         assert!(!step_matches(&j("offload", "eth1", "tso"), &st("offload eth0 tso off")));
         assert!(step_matches(&serde_json::json!({"verb": "mtu", "iface": "eth0"}), &st("mtu eth0 1500")), "no target");
         assert!(!step_matches(&j("rings", "eth0", "rx"), &st("offload eth0 rx on")), "another verb");
+        // The global verbs: `iface` is `-`, the first field is the target
+        // (zynq-net-apply.sh: `report ... module - NAME`, `file_knob 15 asf - udp-timeout`).
+        assert!(step_matches(&j("module", "-", "asf"), &st("module asf")));
+        assert!(!step_matches(&j("module", "-", "asfctrl"), &st("module asf")));
+        assert!(step_matches(&j("asf", "-", "udp-timeout"), &st("asf udp-timeout 30")));
+        // A verb of a newer plan: IFACE and a later field.
+        assert!(step_matches(&j("eee", "eth0", "on"), &st("eee eth0 on")));
+        assert!(!step_matches(&j("eee", "eth1", "on"), &st("eee eth0 on")));
     }
 
     #[test]
