@@ -2,7 +2,7 @@
 //! (SIGINT, SIGTERM, SIGHUP): the processes it started and still runs
 //! (trafgen senders, netsniff-ng captures), tracked here by process id
 //! from spawn to wait, so that a signal handler thread can end exactly
-//! those (`kill -TERM PID`, never by name) before the command removes the
+//! those (`kill -TERM PID`, then `-KILL`; never by name) before the command removes the
 //! state it added and exits.
 
 use std::collections::BTreeSet;
@@ -33,12 +33,11 @@ pub fn tracked() -> Vec<u32> {
     CHILDREN.lock().map(|c| c.iter().copied().collect()).unwrap_or_default()
 }
 
-/// Sends SIGTERM to every tracked child (trafgen and netsniff-ng stop on
-/// it) and forgets them.
-pub fn end_children() {
-    let pids = tracked();
-    for p in &pids {
-        let _ = Host::Local.output(&argv(&["kill", "-TERM", &p.to_string()]));
-        untrack(*p);
+/// Sends `signal` (`TERM`, `KILL`) to every tracked child; they stay
+/// tracked until their waiter has reaped them ([`untrack`]), so a second
+/// call reaches one that ignored the first.
+pub fn signal_children(signal: &str) {
+    for p in tracked() {
+        let _ = Host::Local.output(&argv(&["kill", &format!("-{signal}"), &p.to_string()]));
     }
 }

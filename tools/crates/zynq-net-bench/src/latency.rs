@@ -340,17 +340,15 @@ impl Capture {
         crate::interrupt::untrack(self.child_id);
         let out = out?;
         let text = self.stdout.join().unwrap_or_default();
-        let bytes = std::fs::read(&self.path).map_err(|e| {
-            BenchError::Command {
-                cmd: "netsniff-ng".into(),
-                detail: format!(
-                    "{}: {e} ({}; {}{})",
-                    self.path.display(),
-                    out.status,
-                    text.trim(),
-                    String::from_utf8_lossy(&out.stderr).trim()
-                ),
-            }
+        let bytes = std::fs::read(&self.path).map_err(|e| BenchError::Command {
+            cmd: "netsniff-ng".into(),
+            detail: format!(
+                "{}: {e} ({}; {}{})",
+                self.path.display(),
+                out.status,
+                text.trim(),
+                String::from_utf8_lossy(&out.stderr).trim()
+            ),
         })?;
         parse_pcap(&bytes)
     }
@@ -366,8 +364,7 @@ pub fn match_probes(way: Way, tx: &[Seen], rx: &[Seen]) -> (u64, Vec<i64>) {
     for s in rx.iter().filter(|s| s.way == way) {
         got.entry(s.seq).or_insert(s.ns);
     }
-    let lat =
-        got.iter().filter_map(|(seq, &r)| sent.get(seq).map(|&t| r as i64 - t as i64)).collect::<Vec<i64>>();
+    let lat = got.iter().filter_map(|(seq, &r)| sent.get(seq).map(|&t| r as i64 - t as i64)).collect::<Vec<i64>>();
     (sent.len() as u64, lat)
 }
 
@@ -436,8 +433,22 @@ fn trial_raw(
             for (from, cfg) in &cfgs {
                 let c = count.to_string();
                 let cmd = argv(&[
-                    "nice", "-n", "-10", "trafgen", "-q", "-o", &from.dev, "-i", &cfg.to_string_lossy(), "-n", &c,
-                    "-t", &gap_us, "-P", "1", "-C",
+                    "nice",
+                    "-n",
+                    "-10",
+                    "trafgen",
+                    "-q",
+                    "-o",
+                    &from.dev,
+                    "-i",
+                    &cfg.to_string_lossy(),
+                    "-n",
+                    &c,
+                    "-t",
+                    &gap_us,
+                    "-P",
+                    "1",
+                    "-C",
                 ]);
                 let k = from.host.spawn(&cmd)?;
                 crate::interrupt::track(k.id());
@@ -598,14 +609,17 @@ mod tests {
         assert!(lines[0].contains("udp(sport=49151, dport=9)"), "{}", lines[0]);
         // "ZNLP", direction 0, three zeros, sequence 2; 18 - 12 = 6 bytes of fill.
         assert!(
-            lines[2].contains(
-                "0x5a, 0x4e, 0x4c, 0x50, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, fill(0x00, 6)"
-            ),
+            lines[2].contains("0x5a, 0x4e, 0x4c, 0x50, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, fill(0x00, 6)"),
             "{}",
             lines[2]
         );
         let b = probe_config(&port(19), 1518, Way::Ba, 1).unwrap();
-        assert!(b.contains("saddr=198.19.255.254, daddr=198.18.255.254") && b.contains("0x01, 0x00") && b.contains("fill(0x00, 1460)"), "{b}");
+        assert!(
+            b.contains("saddr=198.19.255.254, daddr=198.18.255.254")
+                && b.contains("0x01, 0x00")
+                && b.contains("fill(0x00, 1460)"),
+            "{b}"
+        );
         assert!(probe_config(&port(18), 63, Way::Ab, 1).is_err());
         assert!(probe_config(&port(18), 64, Way::Ab, 0).is_err());
         assert!(probe_config(&port(18), 64, Way::Ab, MAX_PROBES + 1).is_err());

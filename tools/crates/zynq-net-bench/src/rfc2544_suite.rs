@@ -339,20 +339,29 @@ pub fn run(o: &Options, out: &Path, quiet: bool) -> Result<Report, BenchError> {
 
 /// Undoes what a run on lab `lab` added, for a run that was interrupted
 /// (the CLI calls it from its signal handler thread): ends the tester's
-/// child processes ([`crate::interrupt`]), deletes the nftables table
-/// [`tester::TABLE`] and the root (pacing) qdisc of the tester ports
+/// child processes ([`crate::interrupt`]: SIGTERM), deletes the nftables
+/// table [`tester::TABLE`] and the root (pacing) qdisc of the tester ports
 /// (the lab's client and server `eth0`, which the lab itself leaves
 /// without a root qdisc; only its router is shaped) and the calibration
-/// namespaces. Errors are ignored: what is already gone stays gone.
+/// namespaces; then, 0.3 s later, SIGKILL to a child still there (trafgen
+/// may still be flushing its ring) and the same deletions again (a `tc` or
+/// `nft` the run had already started when the signal came has finished by
+/// then: each takes milliseconds). Errors are ignored: what is already
+/// gone stays gone.
 pub fn cleanup(lab: &str) {
-    crate::interrupt::end_children();
     let [c, _, s] = crate::lab::namespaces(lab);
-    for ns in [c, s] {
-        let h = crate::exec::Host::Netns { name: ns };
-        let _ = h.output(&crate::exec::argv(&["nft", "delete", "table", "netdev", tester::TABLE]));
-        let _ = h.output(&crate::exec::argv(&["tc", "qdisc", "del", "dev", "eth0", "root"]));
+    for signal in ["TERM", "KILL"] {
+        crate::interrupt::signal_children(signal);
+        for ns in [&c, &s] {
+            let h = crate::exec::Host::Netns { name: ns.clone() };
+            let _ = h.output(&crate::exec::argv(&["nft", "delete", "table", "netdev", tester::TABLE]));
+            let _ = h.output(&crate::exec::argv(&["tc", "qdisc", "del", "dev", "eth0", "root"]));
+        }
+        tester::remove_calibration_ports(lab);
+        if signal == "TERM" {
+            std::thread::sleep(Duration::from_millis(300));
+        }
     }
-    tester::remove_calibration_ports(lab);
 }
 
 fn run_sizes(
@@ -494,7 +503,9 @@ pub fn deviations(o: &Options) -> Vec<String> {
             ));
         }
         if o.latency_fps.is_some() {
-            d.push("Latency at a rate given by --latency-fps, not at the throughput rate RFC 2544 §26.2 asks for.".into());
+            d.push(
+                "Latency at a rate given by --latency-fps, not at the throughput rate RFC 2544 §26.2 asks for.".into(),
+            );
         }
     } else {
         d.push("No latency test (RFC 2544 §26.2) in this run.".into());
@@ -570,7 +581,8 @@ pub fn latency_table(r: &Report) -> Table {
     for f in &r.frames {
         let Some(l) = &f.latency else { continue };
         for d in &l.summary {
-            let us = |g: fn(&latency::Summary) -> f64| d.latency.as_ref().map_or("-".into(), |s| format!("{:.1}", g(s)));
+            let us =
+                |g: fn(&latency::Summary) -> f64| d.latency.as_ref().map_or("-".into(), |s| format!("{:.1}", g(s)));
             tb.row([
                 t(f.frame_size.to_string()),
                 t(d.way.label()),

@@ -498,9 +498,7 @@ impl TesterArgs {
 /// watcher thread then ends the tester's child processes, removes the
 /// nftables tables and pacing qdiscs it added to lab `lab`'s ports and
 /// its calibration namespaces ([`zynq_net_bench::rfc2544_suite::cleanup`])
-/// and exits 130. It cleans twice, 0.3 s apart: a `tc` or `nft` the main
-/// thread had already started when the signal came has finished by the
-/// second pass (each takes milliseconds).
+/// and exits 130.
 fn undo_on_signal(lab: &str) {
     use std::sync::atomic::{AtomicBool, Ordering};
     use std::sync::Arc;
@@ -511,8 +509,6 @@ fn undo_on_signal(lab: &str) {
     let lab = lab.to_string();
     std::thread::spawn(move || loop {
         if stop.load(Ordering::Relaxed) {
-            zynq_net_bench::rfc2544_suite::cleanup(&lab);
-            std::thread::sleep(std::time::Duration::from_millis(300));
             zynq_net_bench::rfc2544_suite::cleanup(&lab);
             zynq_net_model::eoutln!(
                 "zynq-net: interrupted: removed the tester's nftables tables, pacing qdiscs and calibration namespaces"
