@@ -368,6 +368,9 @@ pub fn match_probes(way: Way, tx: &[Seen], rx: &[Seen]) -> (u64, Vec<i64>) {
     (sent.len() as u64, lat)
 }
 
+/// One direction's probes of a trial: how many were sent, the latencies (ns) of those received.
+type Probed = (u64, Vec<i64>);
+
 /// Probes in a trial of `secs` at `probe_fps` (they cover its middle half).
 pub fn probes_for(probe_fps: f64, secs: f64) -> u64 {
     frames_for(probe_fps, secs / 2.0)
@@ -395,8 +398,8 @@ fn trial_raw(
     secs: f64,
     drain: Duration,
     n: u32,
-) -> Result<(LatencyTrial, Vec<(u64, Vec<i64>)>), BenchError> {
-    if !(FRAME_RANGE.0..=FRAME_RANGE.1).contains(&frame) || !(fps > 0.0 && probe_fps > 0.0 && probe_fps < fps) {
+) -> Result<(LatencyTrial, Vec<Probed>), BenchError> {
+    if !((FRAME_RANGE.0..=FRAME_RANGE.1).contains(&frame) && fps > 0.0 && probe_fps > 0.0 && probe_fps < fps) {
         return Err(BenchError::Invalid(format!("latency trial: {frame} B, {fps} frames/s, {probe_fps} probes/s")));
     }
     let ends = |w: Way| match w {
@@ -488,7 +491,7 @@ fn trial_raw(
         return Err(e);
     }
     let of = |net: u8| seen.iter().find(|(n, _)| *n == net).map(|(_, v)| v.as_slice()).unwrap_or(&[]);
-    let raw: Vec<(u64, Vec<i64>)> = ways
+    let raw: Vec<Probed> = ways
         .iter()
         .map(|&w| {
             let (from, to) = ends(w);

@@ -757,6 +757,41 @@ mod tests {
         validate(&o).unwrap_or_else(|e| panic!("{e}"));
     }
 
+    #[test]
+    fn latency_options_are_checked_and_need_a_rate() {
+        let o = Options { tests: vec![Test::Latency], ..Options::default() };
+        let e = validate(&o).unwrap_err().to_string();
+        assert!(e.contains("list throughput before latency, or give --latency-fps"), "{e}");
+        let o = Options { tests: vec![Test::Latency, Test::Throughput], ..Options::default() };
+        assert!(validate(&o).is_err());
+        let o = Options { tests: vec![Test::Throughput, Test::Latency], ..Options::default() };
+        validate(&o).unwrap_or_else(|e| panic!("{e}"));
+        let o = Options {
+            tests: vec![Test::Latency],
+            latency_fps: Some(5.0),
+            latency_repeats: 0,
+            latency_seconds: 0.0,
+            latency_probe_fps: 0.5,
+            ..Options::default()
+        };
+        let e = validate(&o).unwrap_err().to_string();
+        for want in ["--latency-fps 5", "--latency-repeats 0", "--latency-seconds 0", "--latency-probe-rate 0.5"] {
+            assert!(e.contains(want), "{want} missing from:\n{e}");
+        }
+        let o = Options {
+            tests: vec![Test::Latency],
+            latency_fps: Some(1e4),
+            latency_probe_fps: 1000.0,
+            latency_seconds: 60.0,
+            ..Options::default()
+        };
+        assert!(validate(&o).unwrap_err().to_string().contains("30000 probes per trial, at most 20000"));
+        // The deviations say what the latency run is not.
+        let d = deviations(&Options { tests: vec![Test::Throughput, Test::Latency], ..Options::default() }).join("\n");
+        assert!(d.contains("not NIC hardware timestamping") && d.contains("3 trial(s) of 4 s"), "{d}");
+        assert!(deviations(&Options::default()).join("\n").contains("No latency test"));
+    }
+
     fn dir(way: Way, sent: u64, received: u64) -> DirTrial {
         DirTrial { way, asked_fps: 0.0, sent, port_tx: sent, received, send_seconds: 1.0, error: None }
     }
