@@ -24,7 +24,10 @@ CI time: about 2-3 minutes on 2 loaded cores (the trials are 1-2 s, waits 0.1-1.
 """
 import csv
 import json
+import pathlib
+import signal
 import subprocess
+import time
 
 import pytest
 
@@ -177,3 +180,154 @@ def test_frame_loss_curve_follows_the_shaped_rate(lab, tmp_path):
             got = 100 * (d["sent"] - d["received"]) / d["sent"]
             assert abs(got - want) <= 2.0, f"{s['percent']} %: {got:.2f} % lost, expected {want:.2f} %: {s}"
     assert all(d["received"] == d["sent"] for s in steps[-2:] for d in s["dirs"]), steps[-2:]
+
+
+def lat(res, way):
+    return next(d for d in res["frames"][0]["latency"]["summary"] if d["way"] == way)
+
+
+def lat_trace(res):
+    l = res["frames"][0]["latency"]
+    return "\n".join(f"  trial {t['n']}: " + " ".join(
+        f"{d['way']} {d['probes_received']}/{d['probes_sent']} {d['latency']}" for d in t["dirs"])
+        + " load " + " ".join(f"{d['way']}:{d['sent']}/{d['received']}" for d in t["load"])
+        for t in l["trials"])
+
+
+# Latency ground truth (RFC 2544 §26.2). tbf's queue is a bfifo of `limit`
+# bytes (net/sched/sch_tbf.c tbf_change: fifo_create_dflt(..., limit);
+# sch_fifo.c bfifo_enqueue admits a frame when backlog + len <= limit)
+# emptied at the rate R. Offered more than R, the queue stays full: a frame
+# admitted has between limit - 2 len and limit - len bytes ahead of it and
+# leaves when its own len has been paid for, so it waits between
+# (limit - len) / R and limit / R. With limit 25,000 B, R = 2 Mbit/s and
+# 60-byte frames (64 B less the FCS): 99.76 to 100.00 ms. On top come the
+# veth hops and the router's forwarding (tens of µs); below it nothing.
+QUEUE_LIMIT, QUEUE_RATE = 25000, 2e6
+TRUTH_US = QUEUE_LIMIT * 8 / QUEUE_RATE * 1e6
+
+
+def test_latency_through_a_full_queue_is_its_drain_time(lab, tmp_path):
+    # 8,000 frames/s of 64 B offered against 4,166.7 passed: the router's
+    # queue fills in about 0.11 s, before the first probe (at 0.75 s).
+    shape("2mbit", 1000, QUEUE_LIMIT)
+    res, _ = run(lab, tmp_path, "--tests", "latency", "--frame-sizes", "64", "--latency-fps", "8000",
+                 "--latency-seconds", "3", "--latency-repeats", "2", "--latency-probe-rate", "100",
+                 "--calibrate-frames", "0", drain="0.5")
+    l = res["frames"][0]["latency"]
+    assert l["rate_from"] == "fixed" and l["offered_fps"] == 8000 and l["probe_fps"] == 100, l
+    assert [t["n"] for t in l["trials"]] == [1, 2], lat_trace(res)
+    for way in ("ab", "ba"):
+        d = lat(res, way)
+        s = d["latency"]
+        # 150 probes a trial leave the port; the full queue drops about
+        # half of them (it passes 4,166.7 of 8,000 frames/s).
+        assert d["probes_sent"] == 300, lat_trace(res)
+        assert 60 <= d["probes_received"] <= 240, lat_trace(res)
+        assert sum(t["dirs"][0 if way == "ab" else 1]["probes_received"] for t in l["trials"]) \
+            == d["probes_received"], lat_trace(res)
+        # Accuracy stated: the median within 1 % of the drain time
+        # (measured on a loaded 2-core host: 99.79 ms, probes 99.71-99.92),
+        # none slower than it by more than 5 % (host scheduling). The mean
+        # within 10 % and the minimum only above 0: when the host stalls
+        # the load's sender the queue drains and a few probes pass it
+        # (seen once under a heavy build: min 15 us, mean 91.8 ms, median
+        # 99.76 ms).
+        assert abs(s["median_us"] / TRUTH_US - 1) <= 0.01, f"{way}: {s} vs {TRUTH_US:.0f} us\n{lat_trace(res)}"
+        assert abs(s["mean_us"] / TRUTH_US - 1) <= 0.10, f"{way}: {s}\n{lat_trace(res)}"
+        assert 0 < s["min_us"], f"{way}: {s}\n{lat_trace(res)}"
+        assert s["max_us"] <= 1.05 * TRUTH_US, f"{way}: {s}\n{lat_trace(res)}"
+        assert s["min_us"] <= s["median_us"] <= s["p99_us"] <= s["max_us"], s
+    rows = list(csv.DictReader((tmp_path / "tester-latency.csv").open()))
+    assert [(r["frame size (B)"], r["direction"]) for r in rows] == [("64", "A->B"), ("64", "B->A")], rows
+    assert float(rows[0]["median us"]) == pytest.approx(lat(res, "ab")["latency"]["median_us"], abs=0.05)
+    md = (tmp_path / "tester.md").read_text()
+    assert "## Latency" in md and "| 64 | A->B | 8000 | fixed | 2 |" in md, md
+    assert any("--latency-fps" in d for d in res["deviations"]), res["deviations"]
+
+
+def test_latency_at_the_ndr_is_far_below_a_full_queue(lab, tmp_path):
+    # At the NDR the router's queue is idle but for the pacing's small
+    # bursts; this tbf's queue holds 1,000 B (16 frames, 4 ms) at most.
+    # Measured: median 9 us, max 113 us; a send stamp taken before the
+    # tester's own pacing queue would add tens of ms.
+    shape("2mbit", 1000, 1000)
+    res, _ = run(lab, tmp_path, "--tests", "throughput,latency", "--frame-sizes", "64", "--line-rate", "10M",
+                 "--trial-seconds", "2", "--final-seconds", "2", "--max-trials", "8", "--resolution", "1",
+                 "--pdr", "", "--latency-seconds", "3", "--latency-repeats", "2", "--calibrate-frames", "0")
+    f = res["frames"][0]
+    assert f["ndr"]["confirmed"], trace(f)
+    l = f["latency"]
+    assert l["rate_from"] == "ndr" and l["offered_fps"] == pytest.approx(f["ndr"]["fps"]), l
+    for way in ("ab", "ba"):
+        d = lat(res, way)
+        s = d["latency"]
+        assert d["probes_sent"] == 300 and d["probes_received"] >= 290, lat_trace(res)
+        assert 0 < s["min_us"] and s["median_us"] <= 0.05 * TRUTH_US and s["max_us"] <= 0.5 * TRUTH_US, \
+            f"{way}: {s}\n{lat_trace(res)}"
+
+
+def children_of(pid):
+    """Process ids whose parent is `pid` (/proc/PID/task/*/children, proc(5))."""
+    out = set()
+    for t in pathlib.Path(f"/proc/{pid}/task").glob("*/children"):
+        try:
+            out |= {int(x) for x in t.read_text().split()}
+        except OSError:
+            pass
+    return out
+
+
+def comm(pid):
+    try:
+        return pathlib.Path(f"/proc/{pid}/comm").read_text().strip()
+    except OSError:
+        return None
+
+
+def ns_state(ns):
+    nft = subprocess.run(["ip", "netns", "exec", ns, "nft", "list", "tables"], capture_output=True, text=True)
+    tc = subprocess.run(["ip", "netns", "exec", ns, "tc", "-j", "qdisc", "show", "dev", "eth0"],
+                        capture_output=True, text=True, check=True)
+    return nft.stdout, [q["kind"] for q in json.loads(tc.stdout) if q.get("root")]
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_a_signal_mid_run_leaves_the_namespaces_as_they_were(lab, tmp_path, sig):
+    # A long latency trial: pacing tbf and nft counters on both ports,
+    # trafgen load and netsniff-ng captures running when the signal comes.
+    shape("2mbit", 1000, 1000)
+    before = {ns: ns_state(ns) for ns in (f"{LAB}-client", f"{LAB}-server")}
+    assert all("zn_rfc2544" not in nft and "tbf" not in q for nft, q in before.values()), before
+    p = subprocess.Popen([str(lab.binary), "bench", "rfc2544-tester", "--lab", LAB, "-o", str(tmp_path),
+                          "--flows", "4", "--tests", "latency", "--frame-sizes", "64", "--latency-fps", "2000",
+                          "--latency-seconds", "60", "--latency-repeats", "1", "--calibrate-frames", "0",
+                          "--settle", "0", "--learning-wait", "0", "--drain", "0"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 60
+        kids = {}
+        while time.monotonic() < deadline and p.poll() is None:
+            kids = {k: comm(k) for k in children_of(p.pid)}
+            if {"trafgen", "netsniff-ng"} <= set(kids.values()):
+                break
+            time.sleep(0.1)
+        assert {"trafgen", "netsniff-ng"} <= set(kids.values()), (kids, p.poll())
+        during = ns_state(f"{LAB}-client")
+        assert "zn_rfc2544" in during[0] and during[1] == ["tbf"], during
+        p.send_signal(sig)
+        out, err = p.communicate(timeout=30)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    assert p.returncode == 130, f"{p.returncode}\n{out}\n{err}"
+    assert "interrupted" in err, err
+    after = {ns: ns_state(ns) for ns in before}
+    assert after == before, after
+    # The tester's children were ended, not left running.
+    time.sleep(0.5)
+    alive = {k: comm(k) for k in kids if comm(k) in ("trafgen", "netsniff-ng")}
+    assert not alive, alive
+    netns = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
+    assert f"{LAB}-cala" not in netns and f"{LAB}-calb" not in netns, netns

@@ -17,6 +17,9 @@
 //! - [`report`]: Markdown, CSV, JSON and a self-contained HTML page with SVG plots;
 //! - [`ablate`]: which groups of tuning steps help and which hurt
 //!   (leave-one-out, randomised interleaved order, simultaneous intervals);
+//! - [`latency`]: RFC 2544 latency probes for the two-port tester, timed
+//!   by kernel software stamps at both ports;
+//! - [`interrupt`]: the child processes a signal handler must end;
 //! - [`lab`]: client / router (DUT) / server in network namespaces;
 //! - [`commands`]: the `bench` and `lab` commands as calls with plain
 //!   options, each returning an [`commands::Outcome`] (the `zynq-net`
@@ -33,8 +36,10 @@ pub mod exec;
 #[cfg(test)]
 mod golden;
 pub mod image;
+pub mod interrupt;
 pub mod iperf;
 pub mod lab;
+pub mod latency;
 pub mod plan;
 pub mod records;
 pub mod report;

@@ -11,6 +11,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use crate::error::BenchError;
+use crate::latency::{self, Latency};
 use crate::records::{line_percent, max_fps};
 use crate::suite::{self, BackToBack, LossStep, SearchSettings, Throughput};
 use crate::table::{Align, Block, Doc, Inline, Table};
@@ -29,6 +30,8 @@ pub enum Test {
     FrameLoss,
     /// RFC 2544 §26.4.
     BackToBack,
+    /// RFC 2544 §26.2, at the throughput (NDR) rate or `latency_fps`.
+    Latency,
 }
 
 /// Everything the run needs (the knobs of RFC 2544 §23-26).
@@ -68,6 +71,31 @@ pub struct Options {
     pub drain_seconds: f64,
     /// Frames per direction of the port-to-port calibration (0: no calibration).
     pub calibrate_frames: u64,
+    /// Latency trials per frame size (RFC 2544 §26.2: at least 20).
+    #[serde(default = "default_latency_repeats")]
+    pub latency_repeats: u32,
+    /// Seconds per latency trial (RFC 2544 §26.2: at least 120).
+    #[serde(default = "default_latency_seconds")]
+    pub latency_seconds: f64,
+    /// Latency probes per second per direction (at most a tenth of the rate under test).
+    #[serde(default = "default_latency_probe_fps")]
+    pub latency_probe_fps: f64,
+    /// Frames/s per direction for the latency test; `None`: each frame size's NDR
+    /// (the throughput test must run before it).
+    #[serde(default)]
+    pub latency_fps: Option<f64>,
+}
+
+fn default_latency_repeats() -> u32 {
+    3
+}
+
+fn default_latency_seconds() -> f64 {
+    4.0
+}
+
+fn default_latency_probe_fps() -> f64 {
+    100.0
 }
 
 impl Default for Options {
@@ -96,6 +124,10 @@ impl Default for Options {
             learning_seconds: 0.5,
             drain_seconds: 2.0,
             calibrate_frames: 300_000,
+            latency_repeats: default_latency_repeats(),
+            latency_seconds: default_latency_seconds(),
+            latency_probe_fps: default_latency_probe_fps(),
+            latency_fps: None,
         }
     }
 }
@@ -119,6 +151,9 @@ pub struct FrameReport {
     pub frame_loss: Vec<LossStep>,
     /// Back-to-back.
     pub back_to_back: Option<BackToBack>,
+    /// Latency.
+    #[serde(default)]
+    pub latency: Option<Latency>,
 }
 
 /// `tester.json`.
@@ -198,6 +233,42 @@ fn validate(o: &Options) -> Result<(), BenchError> {
             errs.push(format!("--pdr {p}: a loss percentage above 0 and below 100 (0 is the NDR, always searched)"));
         }
     }
+    if o.tests.contains(&Test::Latency) {
+        if !within(o.latency_seconds, 86400.0) {
+            errs.push(format!("--latency-seconds {}: above 0 and at most 86400 seconds", o.latency_seconds));
+        }
+        if o.latency_repeats == 0 {
+            errs.push("--latency-repeats 0: at least 1 (RFC 2544 §26.2 asks for 20)".into());
+        }
+        if !(o.latency_probe_fps.is_finite() && o.latency_probe_fps >= 1.0) {
+            errs.push(format!("--latency-probe-rate {}: at least 1 probe/s", o.latency_probe_fps));
+        } else if o.latency_seconds.is_finite()
+            && latency::probes_for(o.latency_probe_fps, o.latency_seconds) > latency::MAX_PROBES
+        {
+            errs.push(format!(
+                "--latency-probe-rate {} over --latency-seconds {}: {} probes per trial, at most {} (probes go out over half the trial)",
+                o.latency_probe_fps,
+                o.latency_seconds,
+                latency::probes_for(o.latency_probe_fps, o.latency_seconds),
+                latency::MAX_PROBES
+            ));
+        }
+        match o.latency_fps {
+            Some(f) if !(f.is_finite() && f >= 10.0) => {
+                errs.push(format!("--latency-fps {f}: at least 10 frames/s"));
+            }
+            Some(_) => {}
+            None => {
+                let pos = |t: Test| o.tests.iter().position(|x| *x == t);
+                if !matches!((pos(Test::Throughput), pos(Test::Latency)), (Some(a), Some(b)) if a < b) {
+                    errs.push(
+                        "--tests: latency runs at each frame size's throughput (NDR): list throughput before latency, or give --latency-fps"
+                            .into(),
+                    );
+                }
+            }
+        }
+    }
     if s.max_trials == 0 || o.b2b_max_frames == 0 || o.b2b_repeats == 0 {
         errs.push("--max-trials, --b2b-max-frames and --b2b-repeats must be at least 1".into());
     }
@@ -255,11 +326,42 @@ pub fn run(o: &Options, out: &Path, quiet: bool) -> Result<Report, BenchError> {
         ("tester.md", markdown(&report)),
         ("tester.csv", throughput_table(&report).to_csv()),
         ("tester.html", html(&report)),
+        ("tester-latency.csv", latency_table(&report).to_csv()),
     ] {
+        if name == "tester-latency.csv" && report.frames.iter().all(|f| f.latency.is_none()) {
+            continue;
+        }
         let p = out.join(name);
         std::fs::write(&p, text).map_err(|e| BenchError::io(&p, e))?;
     }
     Ok(report)
+}
+
+/// Undoes what a run on lab `lab` added, for a run that was interrupted
+/// (the CLI calls it from its signal handler thread): ends the tester's
+/// child processes ([`crate::interrupt`]: SIGTERM), deletes the nftables
+/// table [`tester::TABLE`] and the root (pacing) qdisc of the tester ports
+/// (the lab's client and server `eth0`, which the lab itself leaves
+/// without a root qdisc; only its router is shaped) and the calibration
+/// namespaces; then, 0.3 s later, SIGKILL to a child still there (trafgen
+/// may still be flushing its ring) and the same deletions again (a `tc` or
+/// `nft` the run had already started when the signal came has finished by
+/// then: each takes milliseconds). Errors are ignored: what is already
+/// gone stays gone.
+pub fn cleanup(lab: &str) {
+    let [c, _, s] = crate::lab::namespaces(lab);
+    for signal in ["TERM", "KILL"] {
+        crate::interrupt::signal_children(signal);
+        for ns in [&c, &s] {
+            let h = crate::exec::Host::Netns { name: ns.clone() };
+            let _ = h.output(&crate::exec::argv(&["nft", "delete", "table", "netdev", tester::TABLE]));
+            let _ = h.output(&crate::exec::argv(&["tc", "qdisc", "del", "dev", "eth0", "root"]));
+        }
+        tester::remove_calibration_ports(lab);
+        if signal == "TERM" {
+            std::thread::sleep(Duration::from_millis(300));
+        }
+    }
 }
 
 fn run_sizes(
@@ -288,6 +390,7 @@ fn run_sizes(
             pdr: Vec::new(),
             frame_loss: Vec::new(),
             back_to_back: None,
+            latency: None,
         };
         for test in &o.tests {
             match test {
@@ -321,6 +424,44 @@ fn run_sizes(
                     say(format!("{f} B back-to-back: {:?} frames (mean {:.1})", b.bursts, b.mean));
                     fr.back_to_back = Some(b);
                 }
+                Test::Latency => {
+                    let (fps, from) = match (o.latency_fps, &fr.ndr) {
+                        (Some(f), _) => (f, "fixed"),
+                        (None, Some(n)) => (n.fps, "ndr"),
+                        (None, None) => (0.0, "ndr"),
+                    };
+                    if fps <= 0.0 {
+                        say(format!("{f} B latency: skipped, no throughput rate to run it at"));
+                        continue;
+                    }
+                    let mut before = || -> Result<(), BenchError> {
+                        std::thread::sleep(secs(o.settle_seconds));
+                        t.learn(ways, f, secs(o.learning_seconds))
+                    };
+                    let l = latency::run(
+                        t,
+                        ways,
+                        f,
+                        fps,
+                        from,
+                        o.latency_probe_fps,
+                        o.latency_seconds,
+                        o.latency_repeats,
+                        secs(o.drain_seconds),
+                        &mut before,
+                    )?;
+                    for d in &l.summary {
+                        say(format!(
+                            "{f} B latency {} at {fps:.0} frames/s: {}",
+                            d.way.label(),
+                            d.latency.as_ref().map_or("no probe arrived".to_string(), |s| format!(
+                                "min {:.1} mean {:.1} median {:.1} p99 {:.1} max {:.1} us ({}/{} probes)",
+                                s.min_us, s.mean_us, s.median_us, s.p99_us, s.max_us, d.probes_received, d.probes_sent
+                            ))
+                        ));
+                    }
+                    fr.latency = Some(l);
+                }
             }
         }
         frames.push(fr);
@@ -349,7 +490,26 @@ pub fn deviations(o: &Options) -> Vec<String> {
     if o.b2b_repeats < 50 {
         d.push(format!("Back-to-back repeated {} times (RFC 2544 §26.4: 50).", o.b2b_repeats));
     }
-    d.push("No latency test (RFC 2544 §26.2) in this command yet.".into());
+    if o.tests.contains(&Test::Latency) {
+        d.push("Latency is timed by the host kernel's software stamps on both ports (packet-socket taps, netsniff-ng: sent when the frame leaves the sending port's qdisc, received at the far port's ingress), one clock since both ports are namespaces of this host; it is not NIC hardware timestamping (the wire's first and last bit, RFC 1242 §3.8), and it includes the veth hops and this host's softirq scheduling.".into());
+        d.push(format!(
+            "Latency from a stream of tagged probes ({} per second per direction, over the middle half of each trial, the load lowered by as much) rather than one tagged frame per trial; every probe's latency is kept and summarised (min, mean, median, p99, max).",
+            o.latency_probe_fps
+        ));
+        if o.latency_repeats < 20 || o.latency_seconds < 120.0 {
+            d.push(format!(
+                "Latency: {} trial(s) of {} s where RFC 2544 §26.2 asks for at least 20 of at least 120 s.",
+                o.latency_repeats, o.latency_seconds
+            ));
+        }
+        if o.latency_fps.is_some() {
+            d.push(
+                "Latency at a rate given by --latency-fps, not at the throughput rate RFC 2544 §26.2 asks for.".into(),
+            );
+        }
+    } else {
+        d.push("No latency test (RFC 2544 §26.2) in this run.".into());
+    }
     d
 }
 
@@ -393,6 +553,49 @@ pub fn throughput_table(r: &Report) -> Table {
                 t(format!("{:.1}", line_percent(n.fps, f.frame_size, r.options.line_rate_bps))),
                 t(ceiling.map_or("-".into(), fmt_fps)),
                 t(if limited { "tester" } else { "DUT" }),
+            ]);
+        }
+    }
+    tb
+}
+
+/// The latency table (`tester-latency.csv`): per frame size and
+/// direction, the rate under test, where it came from, the trials, the
+/// probes received of those sent and min/mean/median/p99/max in µs over
+/// every probe of every trial.
+pub fn latency_table(r: &Report) -> Table {
+    let mut tb = Table::new(&[
+        ("frame size (B)", Align::Right),
+        ("direction", Align::Left),
+        ("frames/s", Align::Right),
+        ("rate", Align::Left),
+        ("trials", Align::Right),
+        ("probes received", Align::Right),
+        ("probes sent", Align::Right),
+        ("min us", Align::Right),
+        ("mean us", Align::Right),
+        ("median us", Align::Right),
+        ("p99 us", Align::Right),
+        ("max us", Align::Right),
+    ]);
+    for f in &r.frames {
+        let Some(l) = &f.latency else { continue };
+        for d in &l.summary {
+            let us =
+                |g: fn(&latency::Summary) -> f64| d.latency.as_ref().map_or("-".into(), |s| format!("{:.1}", g(s)));
+            tb.row([
+                t(f.frame_size.to_string()),
+                t(d.way.label()),
+                t(fmt_fps(l.offered_fps)),
+                t(l.rate_from.clone()),
+                t(l.trials.len().to_string()),
+                t(d.probes_received.to_string()),
+                t(d.probes_sent.to_string()),
+                t(us(|s| s.min_us)),
+                t(us(|s| s.mean_us)),
+                t(us(|s| s.median_us)),
+                t(us(|s| s.p99_us)),
+                t(us(|s| s.max_us)),
             ]);
         }
     }
@@ -482,6 +685,10 @@ pub fn document(r: &Report) -> Doc {
         d.push(Block::H2(t("Frame loss rate")));
         d.push(Block::Table(tb));
     }
+    if r.frames.iter().any(|f| f.latency.is_some()) {
+        d.push(Block::H2(t("Latency")));
+        d.push(Block::Table(latency_table(r)));
+    }
     d.push(Block::List { lead: Some(t("Deviations from RFC 2544:")), items: r.deviations.iter().map(t).collect() });
     d
 }
@@ -550,6 +757,41 @@ mod tests {
         validate(&o).unwrap_or_else(|e| panic!("{e}"));
     }
 
+    #[test]
+    fn latency_options_are_checked_and_need_a_rate() {
+        let o = Options { tests: vec![Test::Latency], ..Options::default() };
+        let e = validate(&o).unwrap_err().to_string();
+        assert!(e.contains("list throughput before latency, or give --latency-fps"), "{e}");
+        let o = Options { tests: vec![Test::Latency, Test::Throughput], ..Options::default() };
+        assert!(validate(&o).is_err());
+        let o = Options { tests: vec![Test::Throughput, Test::Latency], ..Options::default() };
+        validate(&o).unwrap_or_else(|e| panic!("{e}"));
+        let o = Options {
+            tests: vec![Test::Latency],
+            latency_fps: Some(5.0),
+            latency_repeats: 0,
+            latency_seconds: 0.0,
+            latency_probe_fps: 0.5,
+            ..Options::default()
+        };
+        let e = validate(&o).unwrap_err().to_string();
+        for want in ["--latency-fps 5", "--latency-repeats 0", "--latency-seconds 0", "--latency-probe-rate 0.5"] {
+            assert!(e.contains(want), "{want} missing from:\n{e}");
+        }
+        let o = Options {
+            tests: vec![Test::Latency],
+            latency_fps: Some(1e4),
+            latency_probe_fps: 1000.0,
+            latency_seconds: 60.0,
+            ..Options::default()
+        };
+        assert!(validate(&o).unwrap_err().to_string().contains("30000 probes per trial, at most 20000"));
+        // The deviations say what the latency run is not.
+        let d = deviations(&Options { tests: vec![Test::Throughput, Test::Latency], ..Options::default() }).join("\n");
+        assert!(d.contains("not NIC hardware timestamping") && d.contains("3 trial(s) of 4 s"), "{d}");
+        assert!(deviations(&Options::default()).join("\n").contains("No latency test"));
+    }
+
     fn dir(way: Way, sent: u64, received: u64) -> DirTrial {
         DirTrial { way, asked_fps: 0.0, sent, port_tx: sent, received, send_seconds: 1.0, error: None }
     }
@@ -588,6 +830,7 @@ mod tests {
                     dirs: vec![dir(Way::Ab, 1000, 990), dir(Way::Ba, 1000, 1000)],
                 }],
                 back_to_back: None,
+                latency: None,
             }],
             deviations: vec!["d".into()],
         };

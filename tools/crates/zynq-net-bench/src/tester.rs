@@ -444,13 +444,16 @@ impl Tester {
                 "nice", "-n", "-10", "trafgen", "-q", "-o", &from.dev, "-i", &cfg, "-n", &n, "-b", UNPACED, "-P", "1",
                 "-C",
             ]);
-            children.push((from.host.spawn(&cmd)?, Instant::now()));
+            let child = from.host.spawn(&cmd)?;
+            crate::interrupt::track(child.id());
+            children.push((child, Instant::now()));
         }
         let mut runs = Vec::new();
         for (child, t0) in children {
-            let out = child
-                .wait_with_output()
-                .map_err(|e| BenchError::Command { cmd: "trafgen".into(), detail: e.to_string() })?;
+            let id = child.id();
+            let out = child.wait_with_output();
+            crate::interrupt::untrack(id);
+            let out = out.map_err(|e| BenchError::Command { cmd: "trafgen".into(), detail: e.to_string() })?;
             let secs = t0.elapsed().as_secs_f64();
             let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
             runs.push((out.status.success(), secs, text));

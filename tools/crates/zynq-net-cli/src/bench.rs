@@ -347,7 +347,8 @@ pub struct TesterArgs {
     /// Run directory (tester.json, tester.md).
     #[arg(short, long)]
     pub output: PathBuf,
-    /// Tests, comma-separated: throughput, frame-loss, back-to-back.
+    /// Tests, comma-separated: throughput, frame-loss, back-to-back, latency
+    /// (latency runs at the NDR, so after throughput, unless --latency-fps is given).
     #[arg(long, value_delimiter = ',', default_value = "throughput,frame-loss,back-to-back")]
     pub tests: Vec<TestName>,
     /// Frame sizes (bytes incl. FCS), comma-separated.
@@ -404,6 +405,18 @@ pub struct TesterArgs {
     /// Frames per direction of the port-to-port calibration (0: skip it).
     #[arg(long, default_value_t = 300_000)]
     pub calibrate_frames: u64,
+    /// Latency trials per frame size (RFC 2544 §26.2 asks for at least 20).
+    #[arg(long, default_value_t = 3)]
+    pub latency_repeats: u32,
+    /// Seconds per latency trial (RFC 2544 §26.2 asks for at least 120).
+    #[arg(long, default_value_t = 4.0)]
+    pub latency_seconds: f64,
+    /// Latency probes per second per direction (at most a tenth of the rate under test).
+    #[arg(long, default_value_t = 100.0)]
+    pub latency_probe_rate: f64,
+    /// Frames/s per direction for the latency test (default: each frame size's NDR).
+    #[arg(long)]
+    pub latency_fps: Option<f64>,
     /// No progress output.
     #[arg(short, long)]
     pub quiet: bool,
@@ -432,6 +445,8 @@ pub enum TestName {
     FrameLoss,
     /// Back-to-back frames (RFC 2544 §26.4).
     BackToBack,
+    /// Latency (RFC 2544 §26.2).
+    Latency,
 }
 
 impl TesterArgs {
@@ -451,6 +466,7 @@ impl TesterArgs {
                     TestName::Throughput => Test::Throughput,
                     TestName::FrameLoss => Test::FrameLoss,
                     TestName::BackToBack => Test::BackToBack,
+                    TestName::Latency => Test::Latency,
                 })
                 .collect(),
             search: SearchSettings {
@@ -470,8 +486,37 @@ impl TesterArgs {
             learning_seconds: self.learning_wait,
             drain_seconds: self.drain,
             calibrate_frames: self.calibrate_frames,
+            latency_repeats: self.latency_repeats,
+            latency_seconds: self.latency_seconds,
+            latency_probe_fps: self.latency_probe_rate,
+            latency_fps: self.latency_fps,
         }
     }
+}
+
+/// SIGINT, SIGTERM and SIGHUP during `rfc2544-tester` set a flag; a
+/// watcher thread then ends the tester's child processes, removes the
+/// nftables tables and pacing qdiscs it added to lab `lab`'s ports and
+/// its calibration namespaces ([`zynq_net_bench::rfc2544_suite::cleanup`])
+/// and exits 130.
+fn undo_on_signal(lab: &str) {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+    let stop = Arc::new(AtomicBool::new(false));
+    for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM, signal_hook::consts::SIGHUP] {
+        let _ = signal_hook::flag::register(sig, Arc::clone(&stop));
+    }
+    let lab = lab.to_string();
+    std::thread::spawn(move || loop {
+        if stop.load(Ordering::Relaxed) {
+            zynq_net_bench::rfc2544_suite::cleanup(&lab);
+            zynq_net_model::eoutln!(
+                "zynq-net: interrupted: removed the tester's nftables tables, pacing qdiscs and calibration namespaces"
+            );
+            std::process::exit(i32::from(crate::exit::EXIT_INTERRUPTED));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    });
 }
 
 /// Runs a `bench` command.
@@ -511,6 +556,7 @@ pub fn run_bench(cmd: BenchCommand) -> Result<Outcome, BenchError> {
             commands::rfc2544(&input.to_input(), &output, &o, quiet)
         }
         BenchCommand::Rfc2544Tester(t) => {
+            undo_on_signal(&t.lab);
             let r = zynq_net_bench::rfc2544_suite::run(&t.to_options(), &t.output, t.quiet)?;
             if !t.quiet {
                 zynq_net_model::out!("{}", zynq_net_bench::rfc2544_suite::markdown(&r));
