@@ -501,9 +501,11 @@ def check_tester(lab: Lab, frames: tuple[int, ...], pdr: float) -> str:
     counted at the far port. Every search starts at the lower of the line
     rate and the generator's calibrated ceiling, far beyond TCG: its first
     trial overloads the router, and every later trial must still forward in
-    both directions. The emulated router, not the tester, is the limit at
-    every size (its rate stays far under the ceiling and no sender fell
-    short), and the table says so. A size may go unconfirmed (the emulated
+    both directions: the emulated router is the limit at the top. What the
+    table says limited each result is the tool's rule (a sender short in a
+    passing trial, or 95 % of the ceiling: `tester`; else `DUT`), checked
+    row by row (seen here: a 64 B PDR flagged `tester` on a host at load
+    14, every other result `DUT`). A size may go unconfirmed (the emulated
     rate wanders with the host's scheduling): then its rate is 0, the tool
     says so (exit 1 for the NDR) and the test prints it. Returns the
     tables to print."""
@@ -538,25 +540,31 @@ def check_tester(lab: Lab, frames: tuple[int, ...], pdr: float) -> str:
             assert not search[0]["pass"], f"{size} B: line rate passed through TCG?\n{trace}"
             # ... and every trial after it still forwards, both ways.
             assert all(d["received"] > 0 for s in steps[1:] for d in s["dirs"]), f"{size} B: stopped\n{trace}"
-            assert not t["tester_limited"], trace
+            # A sender that fell short on a loaded host is the tool's to say
+            # (the result may be the tester's limit), never silently.
+            assert t["tester_limited"] == any(s["pass"] and s["sender_short"] for s in steps), trace
             if t["confirmed"]:
                 assert steps[-1]["final_trial"] and steps[-1]["pass"], trace
                 assert abs(t["fps"] - steps[-1]["offered_fps"]) < 1e-6 * t["fps"], trace
-                assert 0 < t["fps"] < t["lowest_fail_fps"] and t["fps"] < 0.95 * min(ceilings[size].values()), trace
+                assert 0 < t["fps"] < t["lowest_fail_fps"], trace
             else:
                 assert t["fps"] == 0 and not any(s["pass"] for s in steps if s["final_trial"]), trace
         # The table in the analyser's terms, per direction.
         n = f["ndr"]
+
+        def limit(t):
+            low = t["tester_limited"] or t["fps"] >= 0.95 * min(ceilings[size].values())
+            return "tester" if low else "DUT"
         for way in ("A->B", "B->A"):
             row = table[(size, way)]
             assert float(row[2]) == round(n["fps"]), row
             assert abs(float(row[3]) - n["fps"] * 8 * (size - 46) / 1e6) < 0.001, row
             assert abs(float(row[4]) - 100 * n["fps"] / line) < 0.051, row
-            assert row[6] == "DUT", row
+            assert row[6] == limit(n), row
         p = f["pdr"][0]
         prow = pdr_table[size]
         assert float(prow[2]) == round(p["fps"]) and prow[5] == ("yes" if p["confirmed"] else "no"), prow
-        assert abs(float(prow[3]) - p["fps"] * 8 * (size - 46) / 1e6) < 0.001 and prow[6] == "DUT", prow
+        assert abs(float(prow[3]) - p["fps"] * 8 * (size - 46) / 1e6) < 0.001 and prow[6] == limit(p), prow
     tables = md.split("## Throughput (NDR)\n", 1)[1].split("\n## Back-to-back", 1)[0].split("\n## Frame loss", 1)[0]
     ceil = ", ".join(f"{s} B {min(c.values()):.0f}" for s, c in sorted(ceilings.items()))
     return f"generator ceiling port to port (frames/s per direction): {ceil}\n## Throughput (NDR)\n{tables}"

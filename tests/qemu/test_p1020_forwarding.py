@@ -45,7 +45,7 @@ The tester runs at TESTER_FRAMES: 64, 512 and 1518 B in CI (the smallest,
 where the seed's router was furthest from line rate, the middle where it
 reached 99 %, and the largest), the seven seed sizes with
 ZYNQ_NET_P1020_TESTER_FRAMES=64,128,256,512,1024,1280,1518 (each size
-costs about 45 s per arm; docs/qemu.md has the figures).
+costs about 75 s per arm on a loaded host; docs/qemu.md has the figures).
 
 Skips (saying why) when not root, without iperf3, the powerpc cross
 compiler or the tools to build QEMU, and with ZYNQ_NET_P1020_CACHED_ONLY=1

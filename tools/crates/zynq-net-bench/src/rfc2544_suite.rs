@@ -625,7 +625,10 @@ mod tests {
                 ceiling_fps: Some(82_000.0),
                 top_fps: 81_274.4,
                 ndr: Some(ndr.clone()),
-                pdr: vec![Throughput { loss_tolerance_percent: 2.0, fps: 40_000.0, ..ndr }],
+                pdr: vec![
+                    Throughput { loss_tolerance_percent: 2.0, fps: 40_000.0, ..ndr.clone() },
+                    Throughput { loss_tolerance_percent: 5.0, fps: 79_000.0, ..ndr },
+                ],
                 frame_loss: vec![LossStep {
                     percent: 100.0,
                     offered_fps: 81_274.4,
@@ -642,6 +645,8 @@ mod tests {
         // The PDR in the same terms: 40,000 frames/s of 1472 B payload is
         // 471.040 Mbit/s, 49.2 % of the 81,274 frames/s line rate.
         assert!(md.contains("| 1518 | 2 | 40000 | 471.040 | 49.2 | yes | DUT |"), "{md}");
+        // At 96 % of the ceiling (82,000) the tester is the PDR's limit too.
+        assert!(md.contains("| 1518 | 5 | 79000 | 930.304 | 97.2 | yes | tester |"), "{md}");
         // 1518 B at line rate: 1472 B of payload a frame, 957.087 Mbit/s; at
         // 99 % of the ceiling (82,000) the tester is the limit.
         assert!(md.contains("| 1518 | A->B | 81274 | 957.087 | 100.0 | 82000 | tester |"), "{md}");
