@@ -483,13 +483,20 @@ lab_check_args() {
     return 0
 }
 
-# lab_env FILE: the guest's /etc/zynq-net/qemu.env (read_qemu_env).
+# lab_env FILE: the guest's /etc/zynq-net/qemu.env (read_qemu_env). The
+# peers are the host ends of the two links: the guest routes RFC 2544's
+# benchmarking networks to them (init-lib.sh lab_routes), 198.18.0.0/16
+# towards the client (the tester's port A) and 198.19.0.0/16 towards the
+# server (port B), as `bench rfc2544-tester --targets` expects of a router
+# it does not own.
 lab_env() {
     if [ -n "$lab" ]; then
         {
             echo "mode=lab"
             echo "eth0_addr=10.21$lab_subnet.1.1/24"
             echo "eth1_addr=10.21$lab_subnet.2.1/24"
+            echo "eth0_peer=10.21$lab_subnet.1.2"
+            echo "eth1_peer=10.21$lab_subnet.2.2"
             echo "fastpath=$fastpath"
         } >"$1"
     else
@@ -537,9 +544,59 @@ lab_taps() {
             "ifaces": [], "pace_iface": "eth0", "nice": -10},
  "server": {"host": {"kind": "netns", "name": "$lab-server"}, "address": "10.21$n.2.2",
             "ifaces": [], "nice": -10},
- "description": "$lab_desc between two host namespaces; $(lab_fastpath_desc)",
+ "description": "$lab_desc between two host namespaces; $(lab_fastpath_desc); routes 198.18.0.0/16 to the client, 198.19.0.0/16 to the server",
  "udp_socket_buffer": 4194304}
 EOT
+}
+
+# json_word VALUE: VALUE when it is a plain word ([A-Za-z0-9_.+:~-], at
+# most 200 characters: a board name, a kernel release, a hex digest), else
+# nothing (the field is then left out of image.json, never half-quoted).
+json_word() {
+    case $1 in '' | *[!A-Za-z0-9_.+:~-]*) return 0 ;; esac
+    [ "${#1}" -le 200 ] && printf '%s' "$1"
+    return 0
+}
+
+# image_digest DIR: SHA-256 over the initramfs tree DIR without the run's
+# lab settings (etc/zynq-net/qemu.env: addresses and the arm): every file's
+# path and content, and every symlink's target, in C sort order. Both arms
+# of a lab boot the same image and differ only there.
+image_digest() {
+    (cd "$1" && find . ! -type d ! -path ./etc/zynq-net/qemu.env | LC_ALL=C sort | while read -r f; do
+        if [ -L "$f" ]; then
+            printf 'L %s %s\n' "$f" "$(readlink "$f")"
+        else
+            printf 'F %s %s\n' "$f" "$(sha256sum <"$f" | cut -c1-64)"
+        fi
+    done) | sha256sum | cut -c1-64
+}
+
+# lab_image_json: $out/image.json, the image the lab booted, in the record
+# `bench compare` checks two runs against (tools/crates/zynq-net-bench/src/
+# image.rs, `zynq-net-image 1`; scripts/zynq-net-farm writes the same for a
+# booked board): the board of --gen's manifest, the kernel release from the
+# boot banner on the console, the SHA-256 of the kernel image booted, of
+# the DTB (when one is booted), of the initramfs tree without the lab's
+# settings (image_digest) and of the plan. The caller sets out, kimage, ir
+# (the initramfs tree), plan, gen, lab, smp, script (its name); dtb when it
+# boots one.
+lab_image_json() {
+    board=""
+    [ -z "$gen" ] || board=$(sed -n 's/^[[:space:]]*"board"[[:space:]]*:[[:space:]]*"\([^"]*\)".*/\1/p' "$gen/manifest.json" | head -n 1)
+    release=$(tr -d '\r' <"$out/console.log" | sed -n 's/.*Linux version \([^ ]*\) .*/\1/p' | head -n 1)
+    {
+        printf '{"format": "zynq-net-image 1",\n "booted_by": "scripts/%s --lab %s (QEMU, -smp %s; %s)"' \
+            "${script:-qemu-*}" "$lab" "$smp" "$(lab_fastpath_desc)"
+        for kv in "board=$(json_word "$board")" "kernel_release=$(json_word "$release")" \
+            "kernel_sha256=$(sha256sum <"$kimage" | cut -c1-64)" \
+            "dtb_sha256=$([ -n "${dtb:-}" ] && sha256sum <"$dtb" | cut -c1-64)" \
+            "image_sha256=$(image_digest "$ir")" \
+            "plan_sha256=$([ -n "$plan" ] && sha256sum <"$plan" | cut -c1-64)"; do
+            [ -z "${kv#*=}" ] || printf ',\n "%s": "%s"' "${kv%%=*}" "${kv#*=}"
+        done
+        printf '}\n'
+    } >"$out/image.json.tmp" && mv "$out/image.json.tmp" "$out/image.json"
 }
 
 lab_down() {
@@ -551,7 +608,8 @@ lab_down() {
 
 # lab_run TIMEOUT CMD...: with QEMU ($qemu_pid) booting, wait up to TIMEOUT
 # seconds for ZNQ:READY, then wire the taps and run CMD on the host
-# (ZNQ_LAB_TARGETS: the targets file; its exit code in lab_rc and
+# (ZNQ_LAB_TARGETS: the targets file; ZNQ_LAB_IMAGE: image.json, for CMD to
+# copy into its bench run directories; its exit code in lab_rc and
 # $out/lab-cmd.rc), ping the router to end the lab and wait for ZNQ:DONE.
 lab_run() {
     lab_timeout=$1
@@ -560,9 +618,10 @@ lab_run() {
     sleep 1
     if wait_console 'ZNQ:READY' "$lab_timeout"; then
         lab_taps
+        lab_image_json
         log "router forwarding: running $*"
         lab_rc=0
-        ZNQ_LAB_TARGETS=$out/targets.json "$@" || lab_rc=$?
+        ZNQ_LAB_TARGETS=$out/targets.json ZNQ_LAB_IMAGE=$out/image.json "$@" || lab_rc=$?
         echo "$lab_rc" >"$out/lab-cmd.rc"
         # The init forwards until the router itself is pinged, then
         # dumps its counters and finishes.

@@ -17,6 +17,7 @@ import json
 import os
 import pathlib
 import re
+import shutil
 import signal
 import subprocess
 import time
@@ -62,10 +63,11 @@ LOAD_FPS, LOAD_PAYLOAD, LOAD_S = 2000, 470, 6
 # Each bench command's limit (s): a trial that never ends (an iperf3 whose
 # control connection is lost) fails the test instead of hanging CI.
 BENCH_TIMEOUT = 900
-# The lab command: it writes the targets file's path to READY and holds the
-# lab until RELEASE exists (or LIMIT seconds pass: exit 1, the script then
-# stops the guest).
-HOLD = ('printf "%s\\n" "$ZNQ_LAB_TARGETS" >"$1.tmp" && mv "$1.tmp" "$1"; i=0; '
+# The lab command: it writes the targets file's path and image.json's
+# (ZNQ_LAB_IMAGE, empty from a script without one) to READY, one a line,
+# and holds the lab until RELEASE exists (or LIMIT seconds pass: exit 1,
+# the script then stops the guest).
+HOLD = ('printf "%s\\n%s\\n" "$ZNQ_LAB_TARGETS" "${ZNQ_LAB_IMAGE:-}" >"$1.tmp" && mv "$1.tmp" "$1"; i=0; '
         'while [ ! -e "$2" ] && [ "$i" -lt "$3" ]; do sleep 1; i=$((i + 1)); done; [ -e "$2" ]')
 
 
@@ -161,6 +163,8 @@ class Lab(qemu_results.Run):
     load: FixedLoad | None
     ref: object
     run_dir: object
+    tester_dir: pathlib.Path
+    image: dict | None
     ready_seconds: float | None
     wall_seconds: float
     arm: str
@@ -168,15 +172,18 @@ class Lab(qemu_results.Run):
 
 def boot_arm(zynq_net, work: pathlib.Path, arm: str, script: str, argv: list[str], a: Addresses,
              fastpath: str | None, script_timeout: float, gen: pathlib.Path, ref: object,
-             skip_if_not_cached: Callable[[int, str], None]) -> Lab:
+             skip_if_not_cached: Callable[[int, str], None], tester: list[str] | None = None) -> Lab:
     """One arm: `argv` (the board's scripts/qemu-* with its options, results
     in work/out) --lab ... -- HOLD; once the targets file arrives the host
-    runs `bench rfc2544`, the fixed load, `bench run` and `bench report`
-    (results in work/run), then releases the lab."""
+    runs `bench rfc2544`, with `tester` `bench rfc2544-tester --targets`
+    with those options (results in work/tester), the fixed load, `bench run`
+    and `bench report` (results in work/run), then releases the lab. The
+    lab's image.json goes into both run directories (what `bench compare`
+    checks the arms against)."""
     out, ready, release = work / "out", work / "ready", work / "release"
     spec = work / "spec.yml"
     spec.write_text(SPEC)
-    run_dir = work / "run"
+    run_dir, tester_dir = work / "run", work / "tester"
     log_out, log_err = (work / f"{script}.out").open("w+"), (work / f"{script}.err").open("w+")
     t0 = time.monotonic()
     fp = ["--fastpath", fastpath] if fastpath else []
@@ -193,9 +200,16 @@ def boot_arm(zynq_net, work: pathlib.Path, arm: str, script: str, argv: list[str
             time.sleep(1)
         if ready.exists():
             ready_s = time.monotonic() - t0
-            targets = ready.read_text().strip()
+            targets, image = (ready.read_text().splitlines() + ["", ""])[:2]
+            for d in (run_dir, tester_dir):
+                d.mkdir(parents=True, exist_ok=True)
+                if image:
+                    shutil.copyfile(image, d / "image.json")
             common = ["--plan", str(spec), "--targets", targets, "-o", str(run_dir), "--quiet"]
             benches["rfc2544"] = Bench(zynq_net, ["rfc2544", *common])
+            if tester is not None:
+                benches["tester"] = Bench(zynq_net, ["rfc2544-tester", "--targets", targets,
+                                                     "-o", str(tester_dir), "--quiet", *tester])
             load = FixedLoad(a)
             benches["run"] = Bench(zynq_net, ["run", *common])
             benches["report"] = Bench(zynq_net, ["report", str(run_dir)])
@@ -216,6 +230,9 @@ def boot_arm(zynq_net, work: pathlib.Path, arm: str, script: str, argv: list[str
         skip_if_not_cached(done.returncode, done.stderr)
     run = Lab(script, out, done, gen, None)
     run.bench, run.load, run.run_dir, run.ready_seconds, run.wall_seconds = benches, load, run_dir, ready_s, wall
+    run.tester_dir = tester_dir
+    image_file = run_dir / "image.json"
+    run.image = json.loads(image_file.read_text()) if image_file.exists() else None
     run.arm = arm
     run.ref = ref
     return run
@@ -245,9 +262,20 @@ def achieved(step: dict) -> float:
     return step["sent_fps"] if step["sent_fps"] < 0.98 * step["offered_fps"] else step["offered_fps"]
 
 
+def tester_received(lab: Lab) -> int:
+    """Frames the tester's far ports counted in every trial that counted
+    (tester.json; learning frames are not recorded), 0 without a tester run."""
+    if "tester" not in lab.bench or not (lab.tester_dir / "tester.json").exists():
+        return 0
+    doc = json.loads((lab.tester_dir / "tester.json").read_text())
+    return sum(d["received"] for f in doc["frames"] for t in ([f["ndr"]] if f["ndr"] else []) + f["pdr"]
+               for st in t["steps"] for d in st["dirs"])
+
+
 def server_received(lab: Lab) -> int:
-    """UDP datagrams the server received in the search and the matrix."""
-    received = sum(s["sent"] - s["lost"] for f in rfc(lab).values() for s in f["steps"])
+    """UDP datagrams the server received in the search and the matrix, and
+    the tester's frames its far ports counted."""
+    received = sum(s["sent"] - s["lost"] for f in rfc(lab).values() for s in f["steps"]) + tester_received(lab)
     for line in (lab.run_dir / "results.jsonl").read_text().splitlines():
         fwd = json.loads(line)["summary"]["forward"]
         if fwd.get("packets_sent") is not None:
@@ -424,3 +452,161 @@ def check_report(lab: Lab, fastpath: bool, router: str) -> str:
     for cell in CELLS:
         assert f"<td>{cell}</td>" in html, cell
     return str(lab.run_dir / "report.html")
+
+
+# ------------------------------------------------- the RFC 2544 tester
+# `bench rfc2544-tester --targets` through the router (docs/bench.md, "RFC
+# 2544 with the trafgen tester"): trafgen on the host ends of both links,
+# full duplex, port B's flows the mirror of port A's; frames counted at the
+# far port by nftables netdev counters.
+
+def tester_options(frames: tuple[int, ...], pdr: float) -> list[str]:
+    """The tester's options through an emulated router: throughput only
+    (frame loss and back-to-back are held against tbf, whose numbers we set:
+    tests/bench/test_rfc2544_tester.py), the NDR and one stated PDR, trials
+    as short as `bench rfc2544`'s here (1 s, 2 s final, at most MAX_TRIALS,
+    5 % resolution). Waits: 0.5 s drain (the router's rings and the taps'
+    queues empty in well under 0.2 s at the rates TCG forwards) and 0.5 s
+    settle, so a late frame lands in the next learning trial, never in a
+    counted one. Calibration: 100,000 frames a direction (about a second
+    per size on the host's veth)."""
+    return ["--tests", "throughput", "--frame-sizes", ",".join(str(f) for f in frames), "--pdr", str(pdr),
+            "--trial-seconds", "1", "--final-seconds", "2", "--max-trials", str(MAX_TRIALS),
+            "--resolution", "5", "--settle", "0.5", "--learning-wait", "0.1", "--drain", "0.5",
+            "--calibrate-frames", "100000"]
+
+
+def tester_doc(lab: Lab) -> dict:
+    """tester.json. `bench rfc2544-tester` exits 1 exactly when a frame
+    size's NDR was not confirmed (docs/bench.md), 0 otherwise."""
+    b = lab.bench.get("tester")
+    assert b is not None, "no tester run"
+    assert b.rc in (0, 1), (b.args, b.rc, b.stderr[-3000:])
+    doc = json.loads((lab.tester_dir / "tester.json").read_text())
+    assert (b.rc == 1) == any(not f["ndr"]["confirmed"] for f in doc["frames"]), (b.rc, b.stderr[-3000:])
+    return doc
+
+
+def md_rows(md: str, heading: str) -> list[list[str]]:
+    """The body rows of the Markdown table under `## heading` (cells stripped)."""
+    part = md.split(f"## {heading}\n", 1)[1].split("\n## ", 1)[0]
+    rows = [[c.strip() for c in ln.strip().strip("|").split("|")] for ln in part.splitlines() if ln.startswith("|")]
+    return rows[2:]
+
+
+def check_tester(lab: Lab, frames: tuple[int, ...], pdr: float) -> str:
+    """The seed's table through the router, end to end: per frame size and
+    direction, full duplex, the NDR (RFC 2544's throughput) and the stated
+    PDR in frames/s, payload Mbit/s and % of line rate, each trial's frames
+    counted at the far port. Every search starts at the lower of the line
+    rate and the generator's calibrated ceiling, far beyond TCG: its first
+    trial overloads the router, and every later trial must still forward in
+    both directions: the emulated router is the limit at the top. What the
+    table says limited each result is the tool's rule (a sender short in a
+    passing trial, or 95 % of the ceiling: `tester`; else `DUT`), checked
+    row by row (seen here: a 64 B PDR flagged `tester` on a host at load
+    14, every other result `DUT`). A size may go unconfirmed (the emulated
+    rate wanders with the host's scheduling): then its rate is 0, the tool
+    says so (exit 1 for the NDR) and the test prints it. Returns the
+    tables to print."""
+    doc = tester_doc(lab)
+    assert doc["ways"] == ["ab", "ba"], doc["ways"]
+    assert "routes 198.18.0.0/16 to the client" in (doc.get("dut") or ""), doc.get("dut")
+    assert sorted(f["frame_size"] for f in doc["frames"]) == sorted(frames), doc["frames"]
+    ceilings = {c["frame_size"]: dict(c["fps"]) for c in doc["ceilings"]}
+    md = (lab.tester_dir / "tester.md").read_text()
+    table = {(int(r[0]), r[1]): r for r in md_rows(md, "Throughput (NDR)")}
+    pdr_table = {int(r[0]): r for r in md_rows(md, "Partial drop rate (PDR)")}
+    for f in doc["frames"]:
+        size = f["frame_size"]
+        line = 1e9 / (8 * (size + 20))
+        assert set(ceilings[size]) == {"ab", "ba"} and min(ceilings[size].values()) > 0, ceilings
+        assert abs(f["top_fps"] - min(line, min(ceilings[size].values()))) < 1e-6 * line, f
+        assert [p["loss_tolerance_percent"] for p in f["pdr"]] == [pdr], f["pdr"]
+        for t in [f["ndr"], *f["pdr"]]:
+            steps = t["steps"]
+            trace = "\n".join(f"  {s['n']} final={s['final_trial']} {s['offered_fps']:.0f}/s pass={s['pass']} "
+                              + " ".join(f"{d['way']} {d['received']}/{d['sent']}" for d in s["dirs"])
+                              for s in steps)
+            search = [s for s in steps if not s["final_trial"]]
+            assert t["search_trials"] == len(search) <= MAX_TRIALS, trace
+            assert abs(search[0]["offered_fps"] - f["top_fps"]) < 1e-6 * f["top_fps"], trace
+            for s in steps:
+                assert [d["way"] for d in s["dirs"]] == ["ab", "ba"], trace
+                for d in s["dirs"]:
+                    # Counted at the far port, test flows only: never more than was sent.
+                    assert d["error"] is None and d["sent"] > 0 and d["received"] <= d["sent"], trace
+            # The router is the limit: the first trial overloads it ...
+            assert not search[0]["pass"], f"{size} B: line rate passed through TCG?\n{trace}"
+            # ... and every trial after it still forwards, both ways.
+            assert all(d["received"] > 0 for s in steps[1:] for d in s["dirs"]), f"{size} B: stopped\n{trace}"
+            # A sender that fell short on a loaded host is the tool's to say
+            # (the result may be the tester's limit), never silently.
+            assert t["tester_limited"] == any(s["pass"] and s["sender_short"] for s in steps), trace
+            if t["confirmed"]:
+                assert steps[-1]["final_trial"] and steps[-1]["pass"], trace
+                assert abs(t["fps"] - steps[-1]["offered_fps"]) < 1e-6 * t["fps"], trace
+                assert 0 < t["fps"] < t["lowest_fail_fps"], trace
+            else:
+                assert t["fps"] == 0 and not any(s["pass"] for s in steps if s["final_trial"]), trace
+        # The table in the analyser's terms, per direction.
+        n = f["ndr"]
+
+        def limit(t):
+            low = t["tester_limited"] or t["fps"] >= 0.95 * min(ceilings[size].values())
+            return "tester" if low else "DUT"
+        for way in ("A->B", "B->A"):
+            row = table[(size, way)]
+            assert float(row[2]) == round(n["fps"]), row
+            assert abs(float(row[3]) - n["fps"] * 8 * (size - 46) / 1e6) < 0.001, row
+            assert abs(float(row[4]) - 100 * n["fps"] / line) < 0.051, row
+            assert row[6] == limit(n), row
+        p = f["pdr"][0]
+        prow = pdr_table[size]
+        assert float(prow[2]) == round(p["fps"]) and prow[5] == ("yes" if p["confirmed"] else "no"), prow
+        assert abs(float(prow[3]) - p["fps"] * 8 * (size - 46) / 1e6) < 0.001 and prow[6] == limit(p), prow
+    tables = md.split("## Throughput (NDR)\n", 1)[1].split("\n## Back-to-back", 1)[0].split("\n## Frame loss", 1)[0]
+    ceil = ", ".join(f"{s} B {min(c.values()):.0f}" for s, c in sorted(ceilings.items()))
+    return f"generator ceiling port to port (frames/s per direction): {ceil}\n## Throughput (NDR)\n{tables}"
+
+
+def check_tester_compare(labs: dict[str, Lab], zynq_net, out: pathlib.Path, frames: tuple[int, ...],
+                         pdr: float) -> str:
+    """`bench compare` of the two arms' tester runs: one table, every size,
+    search (NDR, PDR) and direction, A the slow path and B the fast path,
+    both from the same image (the lab's image.json in both run directories:
+    compare refuses otherwise, and compare.json says so in its notes)."""
+    for lab in labs.values():
+        tester_doc(lab)
+    slow, fast = labs["slowpath"].tester_dir, labs["fastpath"].tester_dir
+    r = subprocess.run([str(zynq_net), "bench", "compare", str(slow), str(fast), "-o", str(out)],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    c = json.loads((out / "compare.json").read_text())
+    assert c["notes"] == [], c["notes"]
+    got = {(d["frame_size"], d["loss_tolerance_percent"], d["direction"]) for d in c["tester"]}
+    assert got == {(f, t, w) for f in frames for t in (0.0, pdr) for w in ("A->B", "B->A")}, got
+    md = (out / "compare.md").read_text()
+    assert "RFC 2544 tester" in md and "| A payload Mbit/s |" in md, md
+    return md
+
+
+def check_image(labs: dict[str, Lab], board: str, plan_of: Callable[[Lab], pathlib.Path]) -> str:
+    """image.json of both arms (scripts/lib/qemu-common.sh lab_image_json):
+    the board, the kernel release from the boot banner, the kernel and plan
+    booted, the initramfs without the lab's settings; the same in both
+    arms, the arm itself named only in booted_by."""
+    import hashlib
+    ids = {}
+    for arm, lab in labs.items():
+        im = lab.image
+        assert im is not None, f"{arm}: no image.json from the lab"
+        assert im["format"] == "zynq-net-image 1" and im["board"] == board, im
+        assert re.fullmatch(r"6\.12\.\d+\S*", im["kernel_release"]), im
+        for k in ("kernel_sha256", "image_sha256", "plan_sha256"):
+            assert re.fullmatch(r"[0-9a-f]{64}", im[k]), im
+        assert im["plan_sha256"] == hashlib.sha256(plan_of(lab).read_bytes()).hexdigest(), im
+        assert "--lab" in im["booted_by"], im
+        ids[arm] = {k: v for k, v in im.items() if k != "booted_by"}
+    assert ids["slowpath"] == ids["fastpath"], ids
+    return json.dumps(labs["fastpath"].image)

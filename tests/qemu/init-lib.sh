@@ -143,13 +143,16 @@ sysctls() {
     done
 }
 
-# read_qemu_env: mode, eth0_addr, eth1_addr and fastpath from
-# /etc/zynq-net/qemu.env (the qemu-* script writes it; without it: status).
+# read_qemu_env: mode, eth0_addr, eth1_addr, eth0_peer, eth1_peer and
+# fastpath from /etc/zynq-net/qemu.env (the qemu-* script writes it,
+# scripts/lib/qemu-common.sh lab_env; without it: status).
 # shellcheck disable=SC2034 # the variables are the init's
 read_qemu_env() {
     mode=status
     eth0_addr=""
     eth1_addr=""
+    eth0_peer=""
+    eth1_peer=""
     fastpath=""
     [ -r /etc/zynq-net/qemu.env ] || return 0
     while IFS='=' read -r k v; do
@@ -157,9 +160,22 @@ read_qemu_env() {
         mode) mode=$v ;;
         eth0_addr) eth0_addr=$v ;;
         eth1_addr) eth1_addr=$v ;;
+        eth0_peer) eth0_peer=$v ;;
+        eth1_peer) eth1_peer=$v ;;
         fastpath) fastpath=$v ;;
         esac
     done </etc/zynq-net/qemu.env
+}
+
+# lab_routes: RFC 2544's benchmarking networks (198.18.0.0/15, RFC 2544
+# appendix C.2.2) through the lab's two links, as the analyser's router
+# had them: 198.18.0.0/16 via eth0's peer (the tester's port A, the host's
+# client namespace), 198.19.0.0/16 via eth1's peer (port B, the server
+# namespace). `zynq-net bench rfc2544-tester --targets` sends its flows
+# between them and configures nothing on a router it does not own.
+lab_routes() {
+    [ -z "$eth0_peer" ] || ip route replace 198.18.0.0/16 via "$eth0_peer" dev eth0
+    [ -z "$eth1_peer" ] || ip route replace 198.19.0.0/16 via "$eth1_peer" dev eth1
 }
 
 # lab_forward: the forwarding lab's guest half (mode=lab), after the ports
@@ -171,6 +187,7 @@ read_qemu_env() {
 # at ZNQ:READY and at the end; the host reads it in between over TCP). The
 # caller defines dump (what its driver reports).
 lab_forward() {
+    lab_routes
     section routes sh -c 'ip addr; ip route; cat /proc/sys/net/ipv4/ip_forward'
     if [ -n "$fastpath" ]; then
         # What the image's zynq-net-flowtable service loads with nft

@@ -9,7 +9,9 @@
 #   (apply, status --json, apply again, status), send traffic through the
 #   multiq/skbedit filter, dump what the driver reports, power off;
 # - mode=lab: address the ports (eth0_addr, eth1_addr), apply the plan
-#   (which turns forwarding on), load the board's flowtable on the
+#   (which turns forwarding on), route RFC 2544's benchmarking networks to
+#   the host ends (eth0_peer, eth1_peer: init-lib.sh lab_routes, for the
+#   host's `bench rfc2544-tester`), load the board's flowtable on the
 #   interfaces in `fastpath` (when set: the fast path arm), report
 #   ZNQ:READY and forward until the host pings the router itself
 #   (scripts/qemu-p1020 does after its command), then dump the counters,

@@ -20,8 +20,17 @@ guest routes, the host runs:
   scripts/qemu-patches/);
 - a fixed-rate UDP load (the same for both arms) with the router's
   /proc/stat read before and after over TCP: the guest's CPU per arm;
+- `zynq-net bench rfc2544-tester --targets` (trafgen on both host ends,
+  full duplex, port B's flows mirroring port A's as the analyser's far port
+  in mirror mode sent them, frames counted at the far port by nftables
+  counters): the seed's table, per frame size and direction, NDR and a
+  stated PDR in frames/s, payload Mbit/s and % of line rate; the guest
+  routes 198.18.0.0/16 and 198.19.0.0/16 to the ports itself
+  (init-lib.sh lab_routes), the tester touches nothing on it;
 - `zynq-net bench run`, a TCP + UDP matrix, and `bench report`;
-then `zynq-net bench compare` of the two arms' runs.
+then `zynq-net bench compare` of the two arms' runs (the iperf3 ones, and
+the tester's: one table per size, search and direction), both carrying
+the lab's image.json.
 The guest then dumps its counters, and the flowtables it holds, and
 powers off.
 
@@ -32,12 +41,20 @@ port (iperf3's server) per trial. The emulated router's rate wanders with
 the host's load, so the search accepts a stated loss (PDR below), which
 every result and report names.
 
+The tester runs at TESTER_FRAMES: 64, 512 and 1518 B in CI (the smallest,
+where the seed's router was furthest from line rate, the middle where it
+reached 99 %, and the largest), the seven seed sizes with
+ZYNQ_NET_P1020_TESTER_FRAMES=64,128,256,512,1024,1280,1518 (each size
+costs about 75 s per arm on a loaded host; docs/qemu.md has the figures).
+
 Skips (saying why) when not root, without iperf3, the powerpc cross
 compiler or the tools to build QEMU, and with ZYNQ_NET_P1020_CACHED_ONLY=1
 when the P1020 build or the patched QEMU is not cached (tests/qemu/p1020.py).
 """
 from __future__ import annotations
 
+import json
+import os
 import re
 import subprocess
 
@@ -46,7 +63,8 @@ import yaml
 
 from bench.benchlab import need_root_and_iperf3
 from forwarding import (PDR_PCT, Addresses, Lab, boot_arm as boot_lab_arm, check_compare, check_counters, check_cpu,
-                        check_matrix, check_report, check_search)
+                        check_image, check_matrix, check_report, check_search, check_tester, check_tester_compare,
+                        tester_options)
 from p1020 import BOARD, SCRIPT_TIMEOUT, generate, script_args, skip_if_not_cached, skip_without_tools
 from qemu_results import results
 
@@ -57,12 +75,15 @@ LAB, SERVER = ADDR.lab, ADDR.server
 FLOWTABLE_IFACES = yaml.safe_load(BOARD.read_text())["fastpath"]["flowtable"]["interfaces"]
 # Arm -> the interfaces the flowtable is loaded on (None: slow path).
 ARMS = {"slowpath": None, "fastpath": " ".join(FLOWTABLE_IFACES)}
+# The tester's frame sizes (the module docstring says why these in CI).
+TESTER_FRAMES = tuple(int(f) for f in os.environ.get("ZYNQ_NET_P1020_TESTER_FRAMES", "64,512,1518").split(","))
 
 
 def boot_arm(zynq_net, work, arm: str) -> Lab:
     gens = generate(zynq_net, work / "gen")
     return boot_lab_arm(zynq_net, work, arm, "qemu-p1020", script_args(gens, work / "out", zynq_net), ADDR,
-                        ARMS[arm], SCRIPT_TIMEOUT, gens[0], gens[1], skip_if_not_cached)
+                        ARMS[arm], SCRIPT_TIMEOUT, gens[0], gens[1], skip_if_not_cached,
+                        tester=tester_options(TESTER_FRAMES, PDR_PCT))
 
 
 @pytest.fixture(scope="module")
@@ -138,6 +159,39 @@ def test_router_cpu_per_arm_at_the_same_load(labs):
 
 def test_compare_shows_both_arms_side_by_side(labs, zynq_net, tmp_path):
     print("\n" + check_compare(labs, zynq_net, tmp_path / "cmp"))
+
+
+@pytest.mark.parametrize("arm", sorted(ARMS))
+def test_rfc2544_tester_gives_the_seed_table_through_the_router(labs, arm):
+    """forwarding.check_tester: the tester's throughput table through the
+    emulated P1020, the router (not the tester) the limit at every size.
+    Tolerance: the NDR as RFC 2544 defines it (no frame lost) and a PDR of
+    PDR_PCT % (forwarding.py says why), both printed, neither required to
+    confirm (the emulated rate wanders with the host's load)."""
+    lab = labs[arm]
+    print(f"\nbench rfc2544-tester through the emulated P1020 (TCG), {arm} "
+          f"({lab.bench['tester'].seconds:.0f} s):\n{check_tester(lab, TESTER_FRAMES, PDR_PCT)}")
+
+
+def test_rfc2544_tester_arms_in_one_compare_of_one_image(labs, zynq_net, tmp_path):
+    """forwarding.check_tester_compare and check_image: both arms' tester
+    runs in one `bench compare`, which holds them to the same image; a run
+    of another plan is refused, and compared as asked its difference is in
+    compare.json's notes."""
+    print("\n" + check_image(labs, "p1020-qemu", lambda lab: lab.gen / "tuning" / "zynq-net.plan"))
+    print(check_tester_compare(labs, zynq_net, tmp_path / "cmp", TESTER_FRAMES, PDR_PCT))
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "tester.json").write_bytes((labs["fastpath"].tester_dir / "tester.json").read_bytes())
+    im = dict(labs["fastpath"].image, plan_sha256="0" * 64)
+    (other / "image.json").write_text(json.dumps(im))
+    argv = [str(zynq_net), "bench", "compare", str(labs["slowpath"].tester_dir), str(other), "-o", str(tmp_path / "c2")]
+    r = subprocess.run(argv, capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2 and "plan_sha256" in r.stderr, (r.returncode, r.stderr)
+    r = subprocess.run(argv + ["--allow-different-images"], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    notes = json.loads((tmp_path / "c2" / "compare.json").read_text())["notes"]
+    assert len(notes) == 1 and "plan_sha256" in notes[0], notes
 
 
 @pytest.mark.parametrize("arm", sorted(ARMS))

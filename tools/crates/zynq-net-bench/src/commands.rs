@@ -320,6 +320,10 @@ pub fn compare(
     if let (Some(xa), Some(xb)) = (&xa, &xb) {
         compare::compare_rfc2544(&mut c, xa, xb);
     }
+    if let (Some(ta), Some(tb)) = (compare::load_tester(a)?, compare::load_tester(b)?) {
+        compare::compare_tester(&mut c, &ta, &tb);
+    }
+    c.notes.clone_from(&notes);
     let mut md = compare::to_markdown(&c);
     if !notes.is_empty() {
         for n in &notes {

@@ -65,6 +65,48 @@ pub struct Comparison {
     pub unmatched: Vec<String>,
     /// RFC 2544 frame sizes present in both.
     pub frames: Vec<FrameDelta>,
+    /// `bench rfc2544-tester` results present in both (`tester.json`):
+    /// per frame size, search (NDR, PDRs) and direction.
+    #[serde(default)]
+    pub tester: Vec<TesterDelta>,
+    /// What `compare.md` says above its tables: the image check's
+    /// differences when runs of different images were compared as asked.
+    #[serde(default)]
+    pub notes: Vec<String>,
+}
+
+/// One side of a [`TesterDelta`]: the rate in an analyser's terms.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TesterSide {
+    /// Frames/s per direction (0: nothing confirmed).
+    pub fps: f64,
+    /// UDP payload Mbit/s (`F - 46` bytes a frame).
+    pub payload_mbps: f64,
+    /// Percent of the line rate.
+    pub line_percent: f64,
+    /// The final full-length trial passed.
+    pub confirmed: bool,
+    /// `DUT` or `tester` ([`crate::rfc2544_suite::limited_by`]).
+    pub limited_by: String,
+}
+
+/// One frame size, search and direction of two `bench rfc2544-tester` runs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TesterDelta {
+    /// Frame size (bytes incl. FCS).
+    pub frame_size: u32,
+    /// Loss tolerated (0: the NDR, RFC 2544's throughput).
+    pub loss_tolerance_percent: f64,
+    /// `A->B` or `B->A`.
+    pub direction: String,
+    /// Run A.
+    pub a: TesterSide,
+    /// Run B.
+    pub b: TesterSide,
+    /// (B - A) / A in percent (None when A is 0).
+    pub delta_percent: Option<f64>,
+    /// `better`, `worse` or `within search resolution` (the coarser of both runs').
+    pub verdict: String,
 }
 
 /// Compares two sets of trial records.
@@ -124,7 +166,75 @@ pub fn compare_records(a_label: &str, a: &[TrialRecord], b_label: &str, b: &[Tri
         cells,
         unmatched,
         frames: Vec::new(),
+        tester: Vec::new(),
+        notes: Vec::new(),
     }
+}
+
+/// Adds the `bench rfc2544-tester` deltas: for every frame size both runs
+/// measured, the NDR and each PDR both searched, every direction both ran
+/// (noise: the coarser search resolution, as [`compare_rfc2544`]).
+pub fn compare_tester(c: &mut Comparison, a: &crate::rfc2544_suite::Report, b: &crate::rfc2544_suite::Report) {
+    use crate::rfc2544_suite::{limited_by, FrameReport};
+    use crate::suite::Throughput;
+    let res = a.options.search.resolution_percent.max(b.options.search.resolution_percent);
+    let searches = |f: &FrameReport| -> Vec<Throughput> { f.ndr.iter().chain(&f.pdr).cloned().collect() };
+    let side = |r: &crate::rfc2544_suite::Report, f: &FrameReport, n: &Throughput| TesterSide {
+        fps: n.fps,
+        payload_mbps: n.fps * 8.0 * f64::from(crate::tester::payload_len(f.frame_size)) / 1e6,
+        line_percent: crate::records::line_percent(n.fps, f.frame_size, r.options.line_rate_bps),
+        confirmed: n.confirmed,
+        limited_by: limited_by(f, n).to_string(),
+    };
+    for fa in &a.frames {
+        let Some(fb) = b.frames.iter().find(|f| f.frame_size == fa.frame_size) else { continue };
+        for na in searches(fa) {
+            let tol = na.loss_tolerance_percent;
+            let Some(nb) = searches(fb).into_iter().find(|x| x.loss_tolerance_percent == tol) else { continue };
+            for w in a.ways.iter().filter(|w| b.ways.contains(w)) {
+                let delta = (na.fps > 0.0).then(|| (nb.fps - na.fps) / na.fps * 100.0);
+                let verdict = match delta {
+                    None if nb.fps > 0.0 => "better (A is 0)",
+                    None => "no change (A and B are 0)",
+                    Some(d) if d.abs() <= res => "within search resolution",
+                    Some(d) if d > 0.0 => "better",
+                    Some(_) => "worse",
+                };
+                c.tester.push(TesterDelta {
+                    frame_size: fa.frame_size,
+                    loss_tolerance_percent: tol,
+                    direction: w.label().to_string(),
+                    a: side(a, fa, &na),
+                    b: side(b, fb, &nb),
+                    delta_percent: delta,
+                    verdict: verdict.to_string(),
+                });
+            }
+        }
+    }
+}
+
+/// `tester.json` of a run directory (`bench rfc2544-tester`), if any.
+///
+/// # Errors
+/// An unreadable or damaged file, named.
+pub fn load_tester(path: &Path) -> Result<Option<crate::rfc2544_suite::Report>, BenchError> {
+    let p = path.join("tester.json");
+    if !path.is_dir() || !p.exists() {
+        return Ok(None);
+    }
+    let t = std::fs::read_to_string(&p).map_err(|e| BenchError::io(&p, e))?;
+    let r: crate::rfc2544_suite::Report =
+        serde_json::from_str(&t).map_err(|e| BenchError::Invalid(format!("{}: {e}", p.display())))?;
+    if r.format != crate::rfc2544_suite::FORMAT {
+        return Err(BenchError::Invalid(format!(
+            "{}: format `{}`, expected `{}`",
+            p.display(),
+            zynq_net_model::out::escaped(&r.format),
+            crate::rfc2544_suite::FORMAT
+        )));
+    }
+    Ok(Some(r))
 }
 
 /// Adds RFC 2544 deltas (noise: the search resolution of both sides).
@@ -174,7 +284,9 @@ pub fn load_run(path: &Path) -> Result<(Vec<TrialRecord>, Option<Rfc2544Result>)
         }
         _ => None,
     };
-    if recs.is_empty() && rfc.is_none() {
+    // A directory of `bench rfc2544-tester` alone is one too ([`load_tester`]).
+    let tester_dir = path.is_dir() && path.join("tester.json").exists();
+    if recs.is_empty() && rfc.is_none() && !tester_dir {
         // The file is there but holds no whole record (only a torn line, or
         // blank lines): say so of the file, not of the directory.
         if results.is_file() {
@@ -184,7 +296,7 @@ pub fn load_run(path: &Path) -> Result<(Vec<TrialRecord>, Option<Rfc2544Result>)
             )));
         }
         return Err(BenchError::Invalid(format!(
-            "{}: no results.jsonl or rfc2544.json in this directory: not a run directory of `zynq-net bench run` or `bench rfc2544`",
+            "{}: no results.jsonl, rfc2544.json or tester.json in this directory: not a run directory of `zynq-net bench run`, `bench rfc2544` or `bench rfc2544-tester`",
             path.display()
         )));
     }
@@ -247,6 +359,49 @@ pub fn frames_table(c: &Comparison) -> Table {
     t
 }
 
+/// The tester table of a comparison: per frame size, search and
+/// direction, A's and B's frames/s, payload Mbit/s and % of line rate
+/// (the analyser's terms), the delta and what limited each side.
+pub fn tester_table(c: &Comparison) -> Table {
+    let mut t = Table::new(&[
+        ("frame size (B)", Right),
+        ("search", Left),
+        ("direction", Left),
+        ("A frames/s", Right),
+        ("A payload Mbit/s", Right),
+        ("A line rate %", Right),
+        ("B frames/s", Right),
+        ("B payload Mbit/s", Right),
+        ("B line rate %", Right),
+        ("delta", Right),
+        ("verdict", Left),
+        ("limited by (A, B)", Left),
+    ]);
+    let conf = |s: &TesterSide| if s.confirmed { "" } else { " (not confirmed)" };
+    for d in &c.tester {
+        let search = if d.loss_tolerance_percent == 0.0 {
+            "NDR".to_string()
+        } else {
+            format!("PDR {} %", d.loss_tolerance_percent)
+        };
+        t.row([
+            d.frame_size.to_string().into(),
+            search.into(),
+            d.direction.as_str().into(),
+            format!("{:.0}{}", d.a.fps, conf(&d.a)).into(),
+            format!("{:.3}", d.a.payload_mbps).into(),
+            format!("{:.1}", d.a.line_percent).into(),
+            format!("{:.0}{}", d.b.fps, conf(&d.b)).into(),
+            format!("{:.3}", d.b.payload_mbps).into(),
+            format!("{:.1}", d.b.line_percent).into(),
+            d.delta_percent.map_or("n/a".to_string(), |x| format!("{x:+.1}%")).into(),
+            d.verdict.as_str().into(),
+            format!("{}, {}", d.a.limited_by, d.b.limited_by).into(),
+        ]);
+    }
+    t
+}
+
 /// The comparison as a document: title, which run is A and B, the tables.
 pub fn document(c: &Comparison) -> Doc {
     let mut d = Doc::default();
@@ -257,6 +412,10 @@ pub fn document(c: &Comparison) -> Doc {
     }
     if !c.frames.is_empty() {
         d.push(Block::Table(frames_table(c)));
+    }
+    if !c.tester.is_empty() {
+        d.push(Block::H2(Inline::text("RFC 2544 tester (").code("bench rfc2544-tester").and(")")));
+        d.push(Block::Table(tester_table(c)));
     }
     if !c.unmatched.is_empty() {
         d.push(Block::Para(format!("Cells in only one run (or failed): {}", c.unmatched.join(", ")).into()));
@@ -400,6 +559,98 @@ mod tests {
         assert!(!md.contains("| cell |"), "no matrix table without cells: {md}");
     }
 
+    fn tester_run(res: f64, rates: &[(u32, f64, f64, bool)]) -> crate::rfc2544_suite::Report {
+        use crate::rfc2544_suite::{FrameReport, Options, Report, FORMAT};
+        use crate::suite::Throughput;
+        let tp = |tol: f64, fps: f64, confirmed: bool| Throughput {
+            loss_tolerance_percent: tol,
+            fps,
+            confirmed,
+            search_trials: 3,
+            lowest_fail_fps: None,
+            tester_limited: false,
+            steps: vec![],
+        };
+        let mut o = Options::default();
+        o.search.resolution_percent = res;
+        Report {
+            format: FORMAT.into(),
+            options: o,
+            ways: vec![crate::tester::Way::Ab, crate::tester::Way::Ba],
+            ceilings: vec![],
+            frames: rates
+                .iter()
+                .map(|&(f, ndr, pdr, confirmed)| FrameReport {
+                    frame_size: f,
+                    max_fps: crate::records::max_fps(1e9, f),
+                    ceiling_fps: Some(130_000.0),
+                    top_fps: 130_000.0,
+                    ndr: Some(tp(0.0, ndr, confirmed)),
+                    pdr: vec![tp(2.0, pdr, pdr > 0.0)],
+                    frame_loss: vec![],
+                    back_to_back: None,
+                    latency: None,
+                })
+                .collect(),
+            deviations: vec![],
+            dut: None,
+        }
+    }
+
+    #[test]
+    fn tester_runs_compare_per_size_search_and_direction_in_the_analysers_terms() {
+        // A: the slow path; B: the fast path. 64 B: 10,000 -> 12,000 frames/s
+        // (+20 %); 1518 B: 8,000 -> 8,100 (+1.25 %, inside 5 %); 512 B only in A.
+        let a = tester_run(
+            5.0,
+            &[(64, 10_000.0, 11_000.0, true), (512, 9_000.0, 9_000.0, true), (1518, 8_000.0, 8_000.0, true)],
+        );
+        let b = tester_run(1.0, &[(64, 12_000.0, 11_000.0, true), (1518, 8_100.0, 0.0, false)]);
+        let mut c = compare_records("slow", &[], "fast", &[]);
+        compare_tester(&mut c, &a, &b);
+        // 2 sizes x (NDR, PDR 2 %) x 2 directions.
+        assert_eq!(c.tester.len(), 8, "{:?}", c.tester);
+        let row = |f: u32, tol: f64, dir: &str| {
+            c.tester
+                .iter()
+                .find(|d| d.frame_size == f && d.loss_tolerance_percent == tol && d.direction == dir)
+                .unwrap()
+        };
+        let r = row(64, 0.0, "B->A");
+        assert_eq!((r.delta_percent.map(|d| (d * 1e6).round() / 1e6), r.verdict.as_str()), (Some(20.0), "better"));
+        // 10,000 frames/s of 64 B: 18 B of payload a frame, 1.44 Mbit/s; 0.672 % of 1,488,095.
+        assert!((r.a.payload_mbps - 1.44).abs() < 1e-9 && (r.a.line_percent - 0.672).abs() < 1e-3, "{r:?}");
+        assert_eq!(row(1518, 0.0, "A->B").verdict, "within search resolution");
+        let p = row(1518, 2.0, "A->B");
+        assert_eq!((p.delta_percent, p.verdict.as_str(), p.b.confirmed), (Some(-100.0), "worse", false));
+        let md = to_markdown(&c);
+        assert!(
+            md.contains("| 64 | NDR | A->B | 10000 | 1.440 | 0.7 | 12000 | 1.728 | 0.8 | +20.0% | better | DUT, DUT |"),
+            "{md}"
+        );
+        assert!(
+            md.contains(
+                "| 1518 | PDR 2 % | B->A | 8000 | 94.208 | 9.8 | 0 (not confirmed) | 0.000 | 0.0 | -100.0% | worse |"
+            ),
+            "{md}"
+        );
+        assert!(!md.contains("| 512 |"), "{md}");
+    }
+
+    #[test]
+    fn a_tester_run_directory_loads_and_a_damaged_one_is_named() {
+        let d = tempfile::tempdir().unwrap();
+        assert!(load_tester(d.path()).unwrap().is_none());
+        let r = tester_run(1.0, &[(64, 1.0, 1.0, true)]);
+        std::fs::write(d.path().join("tester.json"), serde_json::to_string(&r).unwrap()).unwrap();
+        assert_eq!(load_tester(d.path()).unwrap(), Some(r));
+        // A tester-only directory is a run directory for compare.
+        let (recs, rfc) = load_run(d.path()).unwrap();
+        assert!(recs.is_empty() && rfc.is_none());
+        std::fs::write(d.path().join("tester.json"), "{").unwrap();
+        assert!(load_tester(d.path()).unwrap_err().to_string().contains("tester.json"));
+    }
+
     /// `compare`'s Markdown, byte for byte (tests/golden/compare/).
     #[test]
     fn compare_markdown_is_the_golden() {
@@ -458,7 +709,7 @@ mod tests {
         assert_eq!(
             e,
             format!(
-                "{}: no results.jsonl or rfc2544.json in this directory: not a run directory of `zynq-net bench run` or `bench rfc2544`",
+                "{}: no results.jsonl, rfc2544.json or tester.json in this directory: not a run directory of `zynq-net bench run`, `bench rfc2544` or `bench rfc2544-tester`",
                 empty.path().display()
             )
         );

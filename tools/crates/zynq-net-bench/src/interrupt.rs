@@ -12,6 +12,29 @@ use crate::exec::{argv, Host};
 
 static CHILDREN: Mutex<BTreeSet<u32>> = Mutex::new(BTreeSet::new());
 
+/// The tester ports in use: where each one's counting table and pacing
+/// qdisc live (a targets file's ports are not the lab's `eth0`s).
+static PORTS: Mutex<Vec<(Host, String)>> = Mutex::new(Vec::new());
+
+/// Records a tester port (its namespace and interface) until [`untrack_port`].
+pub fn track_port(host: &Host, dev: &str) {
+    if let Ok(mut p) = PORTS.lock() {
+        p.push((host.clone(), dev.to_string()));
+    }
+}
+
+/// Forgets a tester port once its table and qdisc are removed.
+pub fn untrack_port(host: &Host, dev: &str) {
+    if let Ok(mut p) = PORTS.lock() {
+        p.retain(|(h, d)| !(h == host && d == dev));
+    }
+}
+
+/// The tester ports tracked now.
+pub fn tracked_ports() -> Vec<(Host, String)> {
+    PORTS.lock().map(|p| p.clone()).unwrap_or_default()
+}
+
 /// Records a child process started on this machine (or in one of its
 /// namespaces: `ip netns exec` execs the command, so the child's id is the
 /// tool's own).

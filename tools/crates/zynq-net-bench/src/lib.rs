@@ -52,5 +52,6 @@ pub mod suite;
 pub mod table;
 pub mod targets;
 pub mod tester;
+pub mod tester_targets;
 
 pub use error::BenchError;

@@ -37,8 +37,13 @@ pub enum Test {
 /// Everything the run needs (the knobs of RFC 2544 §23-26).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Options {
-    /// The lab (`zynq-net lab up`) whose client and server namespaces are the tester ports.
+    /// The lab (`zynq-net lab up`) whose client and server namespaces are the tester ports
+    /// (with `targets`: only the prefix of the calibration namespaces).
     pub lab: String,
+    /// A targets file whose client and server namespaces are the ports, on
+    /// a DUT the tester does not own ([`crate::tester_targets`]); instead of the lab.
+    #[serde(default)]
+    pub targets: Option<PathBuf>,
     /// Frame sizes (bytes incl. FCS).
     pub frame_sizes: Vec<u32>,
     /// Line rate, bit/s: the 100 % mark and the search's top (with the calibrated ceiling).
@@ -102,6 +107,7 @@ impl Default for Options {
     fn default() -> Self {
         Options {
             lab: "znlab".into(),
+            targets: None,
             frame_sizes: vec![64, 128, 256, 512, 1024, 1280, 1518],
             line_rate_bps: 1e9,
             duplex: true,
@@ -171,6 +177,9 @@ pub struct Report {
     pub frames: Vec<FrameReport>,
     /// Where this differs from RFC 2544.
     pub deviations: Vec<String>,
+    /// The DUT as the targets file describes it (with `targets`).
+    #[serde(default)]
+    pub dut: Option<String>,
 }
 
 fn validate(o: &Options) -> Result<(), BenchError> {
@@ -287,8 +296,11 @@ fn secs(x: f64) -> Duration {
 pub fn run(o: &Options, out: &Path, quiet: bool) -> Result<Report, BenchError> {
     validate(o)?;
     // The lab before anything runs or is written (it was found missing only
-    // after the calibration and the run directory).
-    crate::lab::state(&o.lab)?;
+    // after the calibration and the run directory); a targets file is read
+    // (and the DUT pinged) once the calibration is done.
+    if o.targets.is_none() {
+        crate::lab::state(&o.lab)?;
+    }
     std::fs::create_dir_all(out).map_err(|e| BenchError::io(out, e))?;
     let ways = if o.duplex { vec![Way::Ab, Way::Ba] } else { vec![Way::Ab] };
     let work: PathBuf = out.join("tester");
@@ -312,16 +324,28 @@ pub fn run(o: &Options, out: &Path, quiet: bool) -> Result<Report, BenchError> {
             ));
         }
     }
-    let (a, b) = tester::lab_ports(&o.lab)?;
+    let (a, b, dut) = match &o.targets {
+        Some(f) => {
+            let (a, b, d) = crate::tester_targets::ports(f)?;
+            (a, b, Some(d))
+        }
+        None => {
+            let (a, b) = tester::lab_ports(&o.lab)?;
+            (a, b, None)
+        }
+    };
     let t = Tester::new(a, b, o.flows, work.join("dut"))?;
-    let res = run_sizes(o, &t, &ways, &ceilings, &say);
+    let res = match (&o.targets, o.frame_sizes.first()) {
+        (Some(_), Some(&f)) => crate::tester_targets::check_forwards(&t, &ways, f),
+        _ => Ok(()),
+    }
+    .and_then(|()| run_sizes(o, &t, &ways, &ceilings, &say));
     t.close();
     let frames = res?;
     let report =
-        Report { format: FORMAT.into(), options: o.clone(), ways, ceilings, frames, deviations: deviations(o) };
+        Report { format: FORMAT.into(), options: o.clone(), ways, ceilings, frames, deviations: deviations(o), dut };
     let j = out.join("tester.json");
-    std::fs::write(&j, serde_json::to_string_pretty(&report).unwrap_or_default() + "\n")
-        .map_err(|e| BenchError::io(&j, e))?;
+    crate::records::write_file(&j, serde_json::to_string_pretty(&report).unwrap_or_default() + "\n")?;
     for (name, text) in [
         ("tester.md", markdown(&report)),
         ("tester.csv", throughput_table(&report).to_csv()),
@@ -332,7 +356,7 @@ pub fn run(o: &Options, out: &Path, quiet: bool) -> Result<Report, BenchError> {
             continue;
         }
         let p = out.join(name);
-        std::fs::write(&p, text).map_err(|e| BenchError::io(&p, e))?;
+        crate::records::write_file(&p, text)?;
     }
     Ok(report)
 }
@@ -342,7 +366,8 @@ pub fn run(o: &Options, out: &Path, quiet: bool) -> Result<Report, BenchError> {
 /// child processes ([`crate::interrupt`]: SIGTERM), deletes the nftables
 /// table [`tester::TABLE`] and the root (pacing) qdisc of the tester ports
 /// (the lab's client and server `eth0`, which the lab itself leaves
-/// without a root qdisc; only its router is shaped) and the calibration
+/// without a root qdisc; only its router is shaped; and the ports of a
+/// targets file, tracked by [`crate::interrupt::track_port`]) and the calibration
 /// namespaces; then, 0.3 s later, SIGKILL to a child still there (trafgen
 /// may still be flushing its ring) and the same deletions again (a `tc` or
 /// `nft` the run had already started when the signal came has finished by
@@ -352,10 +377,13 @@ pub fn cleanup(lab: &str) {
     let [c, _, s] = crate::lab::namespaces(lab);
     for signal in ["TERM", "KILL"] {
         crate::interrupt::signal_children(signal);
-        for ns in [&c, &s] {
-            let h = crate::exec::Host::Netns { name: ns.clone() };
+        // The lab's ports, and any other port in use (a targets file's).
+        let mut ports: Vec<(crate::exec::Host, String)> =
+            [&c, &s].iter().map(|ns| (crate::exec::Host::Netns { name: (*ns).clone() }, "eth0".to_string())).collect();
+        ports.extend(crate::interrupt::tracked_ports());
+        for (h, dev) in &ports {
             let _ = h.output(&crate::exec::argv(&["nft", "delete", "table", "netdev", tester::TABLE]));
-            let _ = h.output(&crate::exec::argv(&["tc", "qdisc", "del", "dev", "eth0", "root"]));
+            let _ = h.output(&crate::exec::argv(&["tc", "qdisc", "del", "dev", dev, "root"]));
         }
         tester::remove_calibration_ports(lab);
         if signal == "TERM" {
@@ -544,7 +572,7 @@ pub fn throughput_table(r: &Report) -> Table {
                 .find(|c| c.frame_size == f.frame_size)
                 .and_then(|c| c.fps.iter().find(|(x, _)| x == w))
                 .map(|(_, v)| *v);
-            let limited = n.tester_limited || f.ceiling_fps.is_some_and(|c| n.fps >= 0.95 * c);
+            let limited = limited_by(f, n);
             tb.row([
                 t(f.frame_size.to_string()),
                 t(w.label()),
@@ -552,7 +580,7 @@ pub fn throughput_table(r: &Report) -> Table {
                 t(format!("{payload:.3}")),
                 t(format!("{:.1}", line_percent(n.fps, f.frame_size, r.options.line_rate_bps))),
                 t(ceiling.map_or("-".into(), fmt_fps)),
-                t(if limited { "tester" } else { "DUT" }),
+                t(limited),
             ]);
         }
     }
@@ -602,6 +630,17 @@ pub fn latency_table(r: &Report) -> Table {
     tb
 }
 
+/// What limited a throughput result: `tester` when a sender fell short in
+/// a trial that counted or the rate is at 95 % of the generator's
+/// calibrated ceiling or more, else `DUT`.
+pub fn limited_by(f: &FrameReport, n: &Throughput) -> &'static str {
+    if n.tester_limited || f.ceiling_fps.is_some_and(|c| n.fps >= 0.95 * c) {
+        "tester"
+    } else {
+        "DUT"
+    }
+}
+
 /// The whole report as a document: the throughput table, the PDRs,
 /// back-to-back, the loss curve and the deviations.
 pub fn document(r: &Report) -> Doc {
@@ -612,6 +651,9 @@ pub fn document(r: &Report) -> Doc {
         r.options.flows,
         r.options.line_rate_bps / 1e6
     ))));
+    if let Some(dut) = &r.dut {
+        d.push(Block::Para(t(format!("DUT: {dut}"))));
+    }
     if r.frames.iter().any(|f| f.ndr.is_some()) {
         d.push(Block::H2(t("Throughput (NDR)")));
         d.push(Block::Table(throughput_table(r)));
@@ -621,7 +663,10 @@ pub fn document(r: &Report) -> Doc {
             ("frame size (B)", Align::Right),
             ("loss tolerated %", Align::Right),
             ("frames/s per direction", Align::Right),
+            ("payload Mbit/s", Align::Right),
+            ("line rate %", Align::Right),
             ("confirmed", Align::Left),
+            ("limited by", Align::Left),
         ]);
         for f in &r.frames {
             for p in &f.pdr {
@@ -629,7 +674,10 @@ pub fn document(r: &Report) -> Doc {
                     t(f.frame_size.to_string()),
                     t(p.loss_tolerance_percent.to_string()),
                     t(fmt_fps(p.fps)),
+                    t(format!("{:.3}", p.fps * 8.0 * f64::from(tester::payload_len(f.frame_size)) / 1e6)),
+                    t(format!("{:.1}", line_percent(p.fps, f.frame_size, r.options.line_rate_bps))),
                     t(if p.confirmed { "yes" } else { "no" }),
+                    t(limited_by(f, p)),
                 ]);
             }
         }
@@ -821,8 +869,11 @@ mod tests {
                 max_fps: 81_274.4,
                 ceiling_fps: Some(82_000.0),
                 top_fps: 81_274.4,
-                ndr: Some(ndr),
-                pdr: vec![],
+                ndr: Some(ndr.clone()),
+                pdr: vec![
+                    Throughput { loss_tolerance_percent: 2.0, fps: 40_000.0, ..ndr.clone() },
+                    Throughput { loss_tolerance_percent: 5.0, fps: 79_000.0, ..ndr },
+                ],
                 frame_loss: vec![LossStep {
                     percent: 100.0,
                     offered_fps: 81_274.4,
@@ -833,8 +884,15 @@ mod tests {
                 latency: None,
             }],
             deviations: vec!["d".into()],
+            dut: Some("emulated router".into()),
         };
         let md = markdown(&r);
+        assert!(md.contains("\nDUT: emulated router\n"), "{md}");
+        // The PDR in the same terms: 40,000 frames/s of 1472 B payload is
+        // 471.040 Mbit/s, 49.2 % of the 81,274 frames/s line rate.
+        assert!(md.contains("| 1518 | 2 | 40000 | 471.040 | 49.2 | yes | DUT |"), "{md}");
+        // At 96 % of the ceiling (82,000) the tester is the PDR's limit too.
+        assert!(md.contains("| 1518 | 5 | 79000 | 930.304 | 97.2 | yes | tester |"), "{md}");
         // 1518 B at line rate: 1472 B of payload a frame, 957.087 Mbit/s; at
         // 99 % of the ceiling (82,000) the tester is the limit.
         assert!(md.contains("| 1518 | A->B | 81274 | 957.087 | 100.0 | 82000 | tester |"), "{md}");

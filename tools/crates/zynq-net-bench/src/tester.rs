@@ -17,12 +17,17 @@
 //! payload bytes. Flows vary over RFC 2544's benchmarking addresses
 //! (198.18.0.0/15, RFC 2544 appendix C.2.2; RFC 6815 keeps them off
 //! production networks): flow `k` of port A goes from 198.18.X.Y to
-//! 198.19.X.Y with UDP source port `49152 + k` (X.Y from [`flow_host`]),
-//! port B's the other way; the destination port is 7 (RFC 2544 C.2.6.4's
-//! UDP echo).
+//! 198.19.X.Y with UDP source port `49152 + k` (X.Y from [`flow_host`]) and
+//! destination port 7 (RFC 2544 C.2.6.4's UDP echo); port B's flow `k` is
+//! its mirror, the echo's answer: from 198.19.X.Y port 7 to 198.18.X.Y port
+//! `49152 + k`, as an analyser's far port in mirror mode sends it (the field
+//! notes' P1020 run). A stateful DUT (conntrack, an nftables flowtable) so
+//! sees one connection per flow with traffic both ways: established, and
+//! offloaded where a fast path offloads established flows.
 //!
 //! The DUT must route 198.19.0.0/16 towards port B and 198.18.0.0/16
-//! towards port A ([`lab_ports`] adds those routes to a `zynq-net lab`).
+//! towards port A ([`lab_ports`] adds those routes to a `zynq-net lab`; a
+//! DUT the tester does not own has them itself, [`crate::tester_targets`]).
 
 use std::process::Child;
 use std::time::{Duration, Instant};
@@ -128,11 +133,16 @@ pub fn trafgen_config(from: &Port, frame: u32, flows: u32) -> Result<String, Ben
     let mut out = format!("/* zynq-net RFC 2544 tester: {flows} flows of {frame} B frames from 198.{src}/16 */\n");
     for k in 0..flows {
         let (x, y) = flow_host(k);
+        // Port B's frames mirror port A's (the module documentation).
+        let (sport, dport) = if src == 18 {
+            (u32::from(SPORT_BASE) + k, u32::from(UDP_DPORT))
+        } else {
+            (u32::from(UDP_DPORT), u32::from(SPORT_BASE) + k)
+        };
         out.push_str(&format!(
-            "{{ eth(da={}, sa={}), ipv4(saddr=198.{src}.{x}.{y}, daddr=198.{dst}.{x}.{y}, ttl=64), udp(sport={}, dport={UDP_DPORT}), fill(0x00, {}) }}\n",
+            "{{ eth(da={}, sa={}), ipv4(saddr=198.{src}.{x}.{y}, daddr=198.{dst}.{x}.{y}, ttl=64), udp(sport={sport}, dport={dport}), fill(0x00, {}) }}\n",
             from.dut_mac,
             from.mac,
-            u32::from(SPORT_BASE) + k,
             payload_len(frame)
         ));
     }
@@ -140,17 +150,18 @@ pub fn trafgen_config(from: &Port, frame: u32, flows: u32) -> Result<String, Ben
 }
 
 /// The nftables ruleset that counts, on `port`, the test frames coming
-/// from the other side (source 198.{other}.0.0/16, UDP to port 7) in the
-/// named counter `rx`, and drops them there (the tester's own stack has no
-/// use for them). netdev family, ingress hook: before anything else on
-/// the port sees the frame (nft(8): "NETDEV ADDRESS FAMILY").
+/// from the other side (source 198.{other}.0.0/16; UDP to port 7 on port
+/// B, UDP from port 7 on port A: B's frames mirror A's) in the named
+/// counter `rx`, and drops them there (the tester's own stack has no use
+/// for them). netdev family, ingress hook: before anything else on the
+/// port sees the frame (nft(8): "NETDEV ADDRESS FAMILY").
 pub fn nft_ruleset(port: &Port) -> Result<String, BenchError> {
     if !valid_dev(&port.dev) {
         return Err(BenchError::Invalid(format!("`{}` is not an interface name", port.dev)));
     }
-    let from = if port.net == 18 { 19 } else { 18 };
+    let (from, dir) = if port.net == 18 { (19, "sport") } else { (18, "dport") };
     Ok(format!(
-        "table netdev {TABLE} {{\n  counter rx {{ }}\n  chain ingress {{\n    type filter hook ingress device \"{}\" priority -500; policy accept;\n    ip saddr 198.{from}.0.0/16 udp dport {UDP_DPORT} counter name rx drop\n  }}\n}}\n",
+        "table netdev {TABLE} {{\n  counter rx {{ }}\n  chain ingress {{\n    type filter hook ingress device \"{}\" priority -500; policy accept;\n    ip saddr 198.{from}.0.0/16 udp {dir} {UDP_DPORT} counter name rx drop\n  }}\n}}\n",
         port.dev
     ))
 }
@@ -376,6 +387,7 @@ impl Tester {
         std::fs::create_dir_all(&workdir).map_err(|e| BenchError::io(&workdir, e))?;
         let t = Tester { a, b, flows, workdir };
         for p in [&t.a, &t.b] {
+            crate::interrupt::track_port(&p.host, &p.dev);
             let _ = p.host.output(&argv(&["nft", "delete", "table", "netdev", TABLE]));
             let f = t.workdir.join(format!("count-{}.nft", p.net));
             std::fs::write(&f, nft_ruleset(p)?).map_err(|e| BenchError::io(&f, e))?;
@@ -389,6 +401,7 @@ impl Tester {
         for p in [&self.a, &self.b] {
             let _ = p.host.output(&argv(&["nft", "delete", "table", "netdev", TABLE]));
             let _ = pace(p, 0.0, FRAME_RANGE.0);
+            crate::interrupt::untrack_port(&p.host, &p.dev);
         }
     }
 
@@ -553,6 +566,10 @@ mod tests {
         let last = b.lines().last().unwrap();
         // Flow 250 is the first of the second /24: 198.19.2.2.
         assert!(last.contains("saddr=198.19.2.2, daddr=198.18.2.2") && last.contains("fill(0x00, 1472)"), "{last}");
+        // Port B's flow k mirrors port A's: the reply tuple (a DUT's
+        // conntrack sees it established), from port 7 to 49152 + k.
+        assert!(last.contains("udp(sport=7, dport=49402)"), "{last}");
+        assert!(b.lines().nth(1).unwrap().contains("udp(sport=7, dport=49152)"), "{b}");
     }
 
     #[test]
@@ -575,6 +592,9 @@ mod tests {
     fn the_counter_matches_the_other_sides_flows_only() {
         let r = nft_ruleset(&port(19)).unwrap();
         assert!(r.contains("ip saddr 198.18.0.0/16 udp dport 7 counter name rx drop"), "{r}");
+        // Port A counts port B's mirrored frames: from UDP port 7.
+        let a = nft_ruleset(&port(18)).unwrap();
+        assert!(a.contains("ip saddr 198.19.0.0/16 udp sport 7 counter name rx drop"), "{a}");
         assert!(r.contains("hook ingress device \"eth0\""), "{r}");
         assert!(nft_ruleset(&Port { dev: "a\"b".into(), ..port(18) }).is_err());
     }

@@ -340,10 +340,17 @@ impl AblateArgs {
 
 /// `bench rfc2544-tester` (docs/bench.md, "RFC 2544 with the trafgen tester").
 #[derive(Debug, Args)]
+#[command(group(clap::ArgGroup::new("ports").required(true).args(["lab", "targets"])))]
 pub struct TesterArgs {
-    /// The lab (`zynq-net lab up`): its client and server namespaces are the tester's ports A and B.
+    /// The lab (`zynq-net lab up`): its client and server namespaces are the tester's ports A and B
+    /// (the tester adds the 198.18.0.0/15 routes on its router).
     #[arg(long)]
-    pub lab: String,
+    pub lab: Option<String>,
+    /// A targets file whose client and server are network namespaces: the tester's ports A and B,
+    /// through a DUT the tester does not own (it must route 198.18.0.0/16 and 198.19.0.0/16 itself;
+    /// e.g. `$ZNQ_LAB_TARGETS` of scripts/qemu-p1020 --lab).
+    #[arg(long)]
+    pub targets: Option<PathBuf>,
     /// Run directory (tester.json, tester.md).
     #[arg(short, long)]
     pub output: PathBuf,
@@ -454,7 +461,9 @@ impl TesterArgs {
         use zynq_net_bench::rfc2544_suite::{Options, Test};
         use zynq_net_bench::suite::SearchSettings;
         Options {
-            lab: self.lab.clone(),
+            // With a targets file: the prefix of the calibration namespaces only.
+            lab: self.lab.clone().unwrap_or_else(|| format!("zntst{}", std::process::id() % 100_000)),
+            targets: self.targets.clone(),
             frame_sizes: self.frame_sizes.clone(),
             line_rate_bps: self.line_rate.0,
             duplex: !self.one_way,
@@ -556,8 +565,9 @@ pub fn run_bench(cmd: BenchCommand) -> Result<Outcome, BenchError> {
             commands::rfc2544(&input.to_input(), &output, &o, quiet)
         }
         BenchCommand::Rfc2544Tester(t) => {
-            undo_on_signal(&t.lab);
-            let r = zynq_net_bench::rfc2544_suite::run(&t.to_options(), &t.output, t.quiet)?;
+            let o = t.to_options();
+            undo_on_signal(&o.lab);
+            let r = zynq_net_bench::rfc2544_suite::run(&o, &t.output, t.quiet)?;
             if !t.quiet {
                 zynq_net_model::out!("{}", zynq_net_bench::rfc2544_suite::markdown(&r));
             }

@@ -231,6 +231,9 @@ fn rfc2544_writes_its_result_trials_and_plan_and_compare_reads_two_of_them() {
     let note = "different images, compared as asked: plan_sha256: A aa, B bb";
     assert!(err.contains(note) && out.starts_with(&format!("> {note}")), "{out}\n{err}");
     assert!(std::fs::read_to_string(cmp2.join("compare.md")).unwrap().starts_with(&format!("> {note}")));
+    // compare.json carries the same notes; the same image has none.
+    assert_eq!(json(&cmp2.join("compare.json"))["notes"], serde_json::json!([note]));
+    assert_eq!(json(&cmp.join("compare.json"))["notes"], serde_json::json!([]));
 }
 
 #[test]

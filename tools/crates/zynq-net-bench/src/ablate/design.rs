@@ -157,7 +157,7 @@ impl Design {
     /// Saves `ablate.json`.
     pub fn save(&self, path: &Path) -> Result<(), BenchError> {
         let t = serde_json::to_string_pretty(self).map_err(|e| BenchError::Invalid(e.to_string()))?;
-        std::fs::write(path, t + "\n").map_err(|e| BenchError::io(path, e))
+        crate::records::write_file(path, t + "\n")
     }
 
     /// Loads `ablate.json`.

@@ -190,7 +190,7 @@ pub fn run(
             Some(text) => {
                 let name = format!("{}.plan", v.id);
                 let local = plans_dir.join(&name);
-                std::fs::write(&local, &text).map_err(|e| BenchError::io(&local, e))?;
+                crate::records::write_file(&local, &text)?;
                 plan_paths.push(Some(dut.put_plan(&local, &name, &text)?));
             }
             None => plan_paths.push(None),
@@ -239,8 +239,7 @@ pub fn run(
                         let t = trial(&ctx, &cell_opts(&ctx, cell, !links, bench.spec.zerocopy), &cell.id, round);
                         if let Some(raw) = &t.raw {
                             let p = out.join(files::RAW_DIR).join(format!("{}-{}-r{round}.json", v.id, cell.id));
-                            std::fs::write(&p, serde_json::to_string_pretty(raw).unwrap_or_default())
-                                .map_err(|e| BenchError::io(&p, e))?;
+                            crate::records::write_file(&p, serde_json::to_string_pretty(raw).unwrap_or_default())?;
                         }
                         t.record
                     };
