@@ -87,6 +87,16 @@ const ALLOWED: &[(&str, &str, &str)] = &[
     ("zynq-net-bench/src/tester.rs", "serde_json::from_str(json)", "`nft -j` output on the tester"),
     ("zynq-net-bench/src/tester.rs", "serde_json::from_str(&out)", "`ip -j` output on the tester"),
     ("zynq-net-bench/src/tester.rs", "w.next()?.parse().ok()?", "trafgen's packet count"),
+    (
+        "zynq-net-bench/src/tester_targets.rs",
+        "serde_json::from_str(json).map_err",
+        "`ip -j route get` output in a port's namespace",
+    ),
+    (
+        "zynq-net-bench/src/tester_targets.rs",
+        "serde_json::from_str(json).ok()",
+        "`ip -j neigh` output in a port's namespace",
+    ),
 ];
 
 /// Crates whose sources are generators (or feed generators) and must not
