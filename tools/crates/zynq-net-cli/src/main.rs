@@ -72,7 +72,7 @@ enum Cmd {
         #[command(subcommand)]
         cmd: DtbCmd,
     },
-    /// Benchmark runner: plan, run, rfc2544, ablate, compare, report (docs/bench.md).
+    /// Benchmark runner: plan, run, rfc2544, rfc2544-tester, ablate, compare, report (docs/bench.md).
     #[cfg(feature = "bench")]
     #[command(subcommand)]
     Bench(bench::BenchCommand),
