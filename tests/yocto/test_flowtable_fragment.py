@@ -59,3 +59,17 @@ def test_flowtable_survives_olddefconfig(tmp_path, arch, defconfig):
     added = [s for s in symbols() if s not in base]
     print(f"{arch} {defconfig}: fragment adds {added}")
     assert "CONFIG_NFT_FLOW_OFFLOAD" in added, "defconfig already had the flowtable: test proves nothing"
+
+
+def test_static_fragment_is_the_generators(zynq_net, tmp_path):
+    """The layer's static fragment (ZYNQ_NET_FASTPATH = "flowtable") and the
+    one `gen` writes for a board's fastpath.flowtable set the same symbols
+    (they had drifted apart: the static one lacked NETFILTER_INGRESS's
+    NET_INGRESS, NF_TABLES_IPV4 and IPV6)."""
+    out = tmp_path / "g"
+    subprocess.run([str(zynq_net), "gen", str(ROOT / "meta-zynq-net" / "boards" / "p1020rdb.yml"), "-o", str(out)],
+                   check=True, capture_output=True)
+    generated = set(re.findall(r"^(CONFIG_[A-Z0-9_]+)=y$", (out / "kernel" / "zynq-net-flowtable.cfg").read_text(),
+                               re.M))
+    assert generated, "gen wrote no flowtable fragment for p1020rdb"
+    assert set(symbols()) == generated

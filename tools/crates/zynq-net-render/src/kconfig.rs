@@ -261,13 +261,19 @@ pub fn features(b: &Board) -> Vec<Feature> {
         });
     }
     // net/netfilter/Kconfig: NF_FLOW_TABLE needs NF_CONNTRACK and NETFILTER_INGRESS;
-    // NFT_FLOW_OFFLOAD needs NF_TABLES and NF_FLOW_TABLE.
+    // NFT_FLOW_OFFLOAD needs NF_TABLES and NF_FLOW_TABLE; NF_TABLES_INET (the
+    // `inet` table the flowtable's rule lives in) depends on IPV6, and the
+    // IPv4/IPv6 netfilter menus sit under NET and INET (net/Kconfig): listed, so the
+    // fragment is closed over its dependencies on a config with IPv6 off.
     if b.fastpath.flowtable.is_some() {
         out.push(Feature {
             name: "flowtable",
             description: "nftables flowtable fast path for forwarding",
             class: "non-hardware",
             symbols: y(&[
+                "NET",
+                "INET",
+                "IPV6",
                 "NET_INGRESS",
                 "NETFILTER",
                 "NETFILTER_INGRESS",
