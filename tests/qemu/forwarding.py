@@ -460,7 +460,7 @@ def check_report(lab: Lab, fastpath: bool, router: str) -> str:
 # full duplex, port B's flows the mirror of port A's; frames counted at the
 # far port by nftables netdev counters.
 
-def tester_options(frames: tuple[int, ...], pdr: float) -> list[str]:
+def rfc2544_tester_args(frames: tuple[int, ...], pdr: float) -> list[str]:
     """The tester's options through an emulated router: throughput only
     (frame loss and back-to-back are held against tbf, whose numbers we set:
     tests/bench/test_rfc2544_tester.py), the NDR and one stated PDR, trials

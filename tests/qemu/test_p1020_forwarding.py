@@ -64,7 +64,7 @@ import yaml
 from bench.benchlab import need_root_and_iperf3
 from forwarding import (PDR_PCT, Addresses, Lab, boot_arm as boot_lab_arm, check_compare, check_counters, check_cpu,
                         check_image, check_matrix, check_report, check_search, check_tester, check_tester_compare,
-                        tester_options)
+                        rfc2544_tester_args)
 from p1020 import BOARD, SCRIPT_TIMEOUT, generate, script_args, skip_if_not_cached, skip_without_tools
 from qemu_results import results
 
@@ -83,7 +83,7 @@ def boot_arm(zynq_net, work, arm: str) -> Lab:
     gens = generate(zynq_net, work / "gen")
     return boot_lab_arm(zynq_net, work, arm, "qemu-p1020", script_args(gens, work / "out", zynq_net), ADDR,
                         ARMS[arm], SCRIPT_TIMEOUT, gens[0], gens[1], skip_if_not_cached,
-                        tester=tester_options(TESTER_FRAMES, PDR_PCT))
+                        tester=rfc2544_tester_args(TESTER_FRAMES, PDR_PCT))
 
 
 @pytest.fixture(scope="module")

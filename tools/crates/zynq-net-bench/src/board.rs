@@ -7,7 +7,7 @@
 
 use std::path::Path;
 
-use zynq_net_model::bench::Bench;
+use zynq_net_model::bench::{Bench, Tester};
 use zynq_net_model::LoadedBench;
 
 use crate::error::BenchError;
@@ -66,6 +66,22 @@ pub fn convert(l: &LoadedBench) -> (BenchSpec, Option<Targets>) {
 /// (`error[RULE]: FILE:LINE:COL: message`, the line, a hint), or
 /// [`BenchError::Io`] when the file cannot be read.
 pub fn load(path: &Path) -> Result<(Option<String>, BenchSpec, Option<Targets>), BenchError> {
+    let l = load_model(path)?;
+    let (spec, targets) = convert(&l);
+    Ok((l.board.clone(), spec, targets))
+}
+
+/// The `tester` section of a board file or a bench file, loaded and
+/// checked as [`load`] does; the defaults ([`Tester::default`]) when the
+/// file has none.
+///
+/// # Errors
+/// As [`load`].
+pub fn tester(path: &Path) -> Result<Tester, BenchError> {
+    Ok(load_model(path)?.bench.tester.unwrap_or_default())
+}
+
+fn load_model(path: &Path) -> Result<LoadedBench, BenchError> {
     let mut l = zynq_net_model::load_bench(path).map_err(|e| match e {
         zynq_net_model::LoadError::Invalid(d) => BenchError::Diagnostics(d.render()),
         zynq_net_model::LoadError::Io { path, source } => BenchError::Io { path, source },
@@ -77,8 +93,7 @@ pub fn load(path: &Path) -> Result<(Option<String>, BenchSpec, Option<Targets>),
     if !l.warnings.is_empty() {
         zynq_net_model::eout!("{}", l.warning_diagnostics());
     }
-    let (spec, targets) = convert(&l);
-    Ok((l.board.clone(), spec, targets))
+    Ok(l)
 }
 
 #[cfg(test)]

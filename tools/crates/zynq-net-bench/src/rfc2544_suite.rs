@@ -20,19 +20,8 @@ use crate::tester::{self, Ceiling, DirTrial, Tester, Way};
 /// Output format tag of `tester.json`.
 pub const FORMAT: &str = "zynq-net-bench-rfc2544-tester 1";
 
-/// The tests to run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Test {
-    /// RFC 2544 §26.1, NDR and each PDR.
-    Throughput,
-    /// RFC 2544 §26.3.
-    FrameLoss,
-    /// RFC 2544 §26.4.
-    BackToBack,
-    /// RFC 2544 §26.2, at the throughput (NDR) rate or `latency_fps`.
-    Latency,
-}
+/// The tests to run (RFC 2544 section 26), as the bench file names them.
+pub use zynq_net_model::bench::TesterTest as Test;
 
 /// Everything the run needs (the knobs of RFC 2544 §23-26).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -91,49 +80,59 @@ pub struct Options {
     pub latency_fps: Option<f64>,
 }
 
+// A tester.json written before latency was measured lacks these keys.
 fn default_latency_repeats() -> u32 {
-    3
+    zynq_net_model::bench::Tester::default().latency_repeats
 }
 
 fn default_latency_seconds() -> f64 {
-    4.0
+    zynq_net_model::bench::Tester::default().latency_s
 }
 
 fn default_latency_probe_fps() -> f64 {
-    100.0
+    zynq_net_model::bench::Tester::default().latency_probe_fps
 }
 
+/// The bench file's defaults ([`zynq_net_model::bench::Tester::default`]) on lab `znlab`.
 impl Default for Options {
     fn default() -> Self {
+        Options::from_model(&zynq_net_model::bench::Tester::default(), "znlab".into(), None)
+    }
+}
+
+impl Options {
+    /// The options of a bench file's `tester` section (units converted:
+    /// Mbit/s to bit/s) on lab `lab` or through `targets`.
+    pub fn from_model(t: &zynq_net_model::bench::Tester, lab: String, targets: Option<PathBuf>) -> Options {
         Options {
-            lab: "znlab".into(),
-            targets: None,
-            frame_sizes: vec![64, 128, 256, 512, 1024, 1280, 1518],
-            line_rate_bps: 1e9,
-            duplex: true,
-            flows: 16,
-            tests: vec![Test::Throughput, Test::FrameLoss, Test::BackToBack],
+            lab,
+            targets,
+            frame_sizes: t.frame_sizes.clone(),
+            line_rate_bps: f64::from(t.line_rate_mbps) * 1e6,
+            duplex: t.duplex,
+            flows: t.flows,
+            tests: t.tests.clone(),
             search: SearchSettings {
-                trial_seconds: 2.0,
-                final_seconds: 10.0,
-                max_trials: 8,
-                resolution_percent: 1.0,
+                trial_seconds: t.trial_s,
+                final_seconds: t.final_s,
+                max_trials: t.max_trials,
+                resolution_percent: t.resolution_pct,
                 loss_tolerance_percent: 0.0,
             },
-            pdr_percent: vec![0.1],
-            loss_step_percent: 10.0,
-            loss_trial_seconds: 2.0,
-            b2b_max_frames: 100_000,
-            b2b_repeats: 5,
-            b2b_resolution_percent: 1.0,
-            settle_seconds: 1.0,
-            learning_seconds: 0.5,
-            drain_seconds: 2.0,
-            calibrate_frames: 300_000,
-            latency_repeats: default_latency_repeats(),
-            latency_seconds: default_latency_seconds(),
-            latency_probe_fps: default_latency_probe_fps(),
-            latency_fps: None,
+            pdr_percent: t.pdr_pct.clone(),
+            loss_step_percent: t.loss_step_pct,
+            loss_trial_seconds: t.loss_trial_s,
+            b2b_max_frames: t.b2b_max_frames,
+            b2b_repeats: t.b2b_repeats,
+            b2b_resolution_percent: t.b2b_resolution_pct,
+            settle_seconds: t.settle_s,
+            learning_seconds: t.learning_s,
+            drain_seconds: t.drain_s,
+            calibrate_frames: t.calibrate_frames,
+            latency_repeats: t.latency_repeats,
+            latency_seconds: t.latency_s,
+            latency_probe_fps: t.latency_probe_fps,
+            latency_fps: t.latency_fps,
         }
     }
 }
@@ -371,8 +370,8 @@ pub fn run(o: &Options, out: &Path, quiet: bool) -> Result<Report, BenchError> {
 /// namespaces; then, 0.3 s later, SIGKILL to a child still there (trafgen
 /// may still be flushing its ring) and the same deletions again (a `tc` or
 /// `nft` the run had already started when the signal came has finished by
-/// then: each takes milliseconds). Errors are ignored: what is already
-/// gone stays gone.
+/// then: each takes milliseconds), and waits up to 5 s for the children to
+/// end. Errors are ignored: what is already gone stays gone.
 pub fn cleanup(lab: &str) {
     let [c, _, s] = crate::lab::namespaces(lab);
     for signal in ["TERM", "KILL"] {
@@ -390,6 +389,10 @@ pub fn cleanup(lab: &str) {
             std::thread::sleep(Duration::from_millis(300));
         }
     }
+    // Exit only once the children have ended: a process tearing down a
+    // packet ring can take a while on a loaded host after SIGKILL, and one
+    // left behind would go on sending into the namespaces.
+    let _ = crate::interrupt::wait_children(Duration::from_secs(5));
 }
 
 fn run_sizes(

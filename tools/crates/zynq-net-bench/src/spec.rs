@@ -226,6 +226,7 @@ impl BenchSpec {
                 max_trials: self.rfc2544.max_trials,
                 resolution_pct: self.rfc2544.resolution_percent,
             }),
+            tester: None,
         }
     }
 

@@ -40,8 +40,9 @@ use crate::exec::{argv, Host};
 /// nftables table the counters live in (netdev family, one per port).
 pub const TABLE: &str = "zn_rfc2544";
 
-/// Most flows per port (the trafgen configuration holds one frame per flow).
-pub const MAX_FLOWS: u32 = 4096;
+/// Most flows per port (the trafgen configuration holds one frame per
+/// flow); the bench file's limit ([`zynq_net_model::bench::TESTER_MAX_FLOWS`]).
+pub const MAX_FLOWS: u32 = zynq_net_model::bench::TESTER_MAX_FLOWS;
 
 /// UDP destination port of every test frame (RFC 2544 appendix C.2.6.4).
 pub const UDP_DPORT: u16 = 7;
@@ -50,8 +51,9 @@ pub const UDP_DPORT: u16 = 7;
 pub const SPORT_BASE: u16 = 49152;
 
 /// Smallest and largest frame sizes (bytes incl. FCS): 64 is Ethernet's
-/// minimum; trafgen without `--jumbo-support` sends at most 2048 bytes.
-pub const FRAME_RANGE: (u32, u32) = (64, 2048);
+/// minimum; trafgen without `--jumbo-support` sends at most 2048 bytes
+/// (the bench file's limit, [`zynq_net_model::bench::TESTER_FRAME_RANGE`]).
+pub const FRAME_RANGE: (u32, u32) = zynq_net_model::bench::TESTER_FRAME_RANGE;
 
 /// One tester port.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

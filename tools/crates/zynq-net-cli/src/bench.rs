@@ -78,7 +78,7 @@ pub enum BenchCommand {
     },
     /// RFC 2544 through a lab with the trafgen/nftables tester: NDR/PDR
     /// throughput, frame loss rate, back-to-back, full duplex over many flows.
-    Rfc2544Tester(TesterArgs),
+    Rfc2544Tester(Box<TesterArgs>),
     /// Compare two run directories (A = baseline, B = candidate).
     Compare {
         /// Baseline run directory (or results.jsonl).
@@ -354,74 +354,100 @@ pub struct TesterArgs {
     /// Run directory (tester.json, tester.md).
     #[arg(short, long)]
     pub output: PathBuf,
+    /// A board file or bench file whose `tester` section gives the settings
+    /// (docs/bench.md); each flag below overrides its key.
+    #[arg(long)]
+    pub bench: Option<PathBuf>,
     /// Tests, comma-separated: throughput, frame-loss, back-to-back, latency
     /// (latency runs at the NDR, so after throughput, unless --latency-fps is given).
-    #[arg(long, value_delimiter = ',', default_value = "throughput,frame-loss,back-to-back")]
-    pub tests: Vec<TestName>,
+    /// Default: the bench file's `tests`, else throughput,frame-loss,back-to-back.
+    #[arg(long, value_delimiter = ',')]
+    pub tests: Option<Vec<TestName>>,
     /// Frame sizes (bytes incl. FCS), comma-separated.
-    #[arg(long, value_delimiter = ',', default_value = "64,128,256,512,1024,1280,1518")]
-    pub frame_sizes: Vec<u32>,
+    /// Default: the bench file's `frame_sizes`, else 64,128,256,512,1024,1280,1518.
+    #[arg(long, value_delimiter = ',')]
+    pub frame_sizes: Option<Vec<u32>>,
     /// Line rate (e.g. 1G): the 100 % mark and the searches' top.
-    #[arg(long, default_value = "1G")]
-    pub line_rate: Rate,
-    /// Port A sends to B only (default: both ports at once, full duplex).
+    /// Default: the bench file's `line_rate_mbps`, else 1000 (1G).
+    #[arg(long)]
+    pub line_rate: Option<Rate>,
+    /// Port A sends to B only (default: the bench file's `duplex`, else both ports at once).
     #[arg(long)]
     pub one_way: bool,
     /// Flows per port (198.18.0.0/15 addresses and UDP source ports).
-    #[arg(long, default_value_t = 16)]
-    pub flows: u32,
+    /// Default: the bench file's `flows`, else 16.
+    #[arg(long)]
+    pub flows: Option<u32>,
     /// Seconds per search trial.
-    #[arg(long, default_value_t = 2.0)]
-    pub trial_seconds: f64,
+    /// Default: the bench file's `trial_s`, else 2.
+    #[arg(long)]
+    pub trial_seconds: Option<f64>,
     /// Seconds of the final full-length trial.
-    #[arg(long, default_value_t = 10.0)]
-    pub final_seconds: f64,
+    /// Default: the bench file's `final_s`, else 10.
+    #[arg(long)]
+    pub final_seconds: Option<f64>,
     /// Search trials per frame size and search.
-    #[arg(long, default_value_t = 8)]
-    pub max_trials: u32,
+    /// Default: the bench file's `max_trials`, else 8.
+    #[arg(long)]
+    pub max_trials: Option<u32>,
     /// Search resolution, percent.
-    #[arg(long, default_value_t = 1.0)]
-    pub resolution: f64,
+    /// Default: the bench file's `resolution_pct`, else 1.
+    #[arg(long)]
+    pub resolution: Option<f64>,
     /// Partial drop rates to search besides the NDR, percent (comma-separated; `--pdr ''` for none).
-    #[arg(long, value_delimiter = ',', default_value = "0.1")]
-    pub pdr: Vec<PdrArg>,
+    /// Default: the bench file's `pdr_pct`, else 0.1.
+    #[arg(long, value_delimiter = ',')]
+    pub pdr: Option<Vec<PdrArg>>,
     /// Frame loss step, percent of the line rate (at most 10).
-    #[arg(long, default_value_t = 10.0)]
-    pub loss_step: f64,
+    /// Default: the bench file's `loss_step_pct`, else 10.
+    #[arg(long)]
+    pub loss_step: Option<f64>,
     /// Seconds per frame loss trial.
-    #[arg(long, default_value_t = 2.0)]
-    pub loss_trial_seconds: f64,
+    /// Default: the bench file's `loss_trial_s`, else 2.
+    #[arg(long)]
+    pub loss_trial_seconds: Option<f64>,
     /// Longest back-to-back burst tried (frames per direction).
-    #[arg(long, default_value_t = 100_000)]
-    pub b2b_max_frames: u64,
+    /// Default: the bench file's `b2b_max_frames`, else 100000.
+    #[arg(long)]
+    pub b2b_max_frames: Option<u64>,
     /// Back-to-back repetitions.
-    #[arg(long, default_value_t = 5)]
-    pub b2b_repeats: u32,
+    /// Default: the bench file's `b2b_repeats`, else 5.
+    #[arg(long)]
+    pub b2b_repeats: Option<u32>,
     /// Back-to-back resolution, percent of the burst (at least one frame).
-    #[arg(long, default_value_t = 1.0)]
-    pub b2b_resolution: f64,
+    /// Default: the bench file's `b2b_resolution_pct`, else 1.
+    #[arg(long)]
+    pub b2b_resolution: Option<f64>,
     /// Seconds to wait before each trial.
-    #[arg(long, default_value_t = 1.0)]
-    pub settle: f64,
+    /// Default: the bench file's `settle_s`, else 1.
+    #[arg(long)]
+    pub settle: Option<f64>,
     /// Seconds to wait after the learning frames.
-    #[arg(long, default_value_t = 0.5)]
-    pub learning_wait: f64,
+    /// Default: the bench file's `learning_s`, else 0.5.
+    #[arg(long)]
+    pub learning_wait: Option<f64>,
     /// Seconds to wait after sending before reading the counters.
-    #[arg(long, default_value_t = 2.0)]
-    pub drain: f64,
+    /// Default: the bench file's `drain_s`, else 2.
+    #[arg(long)]
+    pub drain: Option<f64>,
     /// Frames per direction of the port-to-port calibration (0: skip it).
-    #[arg(long, default_value_t = 300_000)]
-    pub calibrate_frames: u64,
+    /// Default: the bench file's `calibrate_frames`, else 300000.
+    #[arg(long)]
+    pub calibrate_frames: Option<u64>,
     /// Latency trials per frame size (RFC 2544 §26.2 asks for at least 20).
-    #[arg(long, default_value_t = 3)]
-    pub latency_repeats: u32,
+    /// Default: the bench file's `latency_repeats`, else 3.
+    #[arg(long)]
+    pub latency_repeats: Option<u32>,
     /// Seconds per latency trial (RFC 2544 §26.2 asks for at least 120).
-    #[arg(long, default_value_t = 4.0)]
-    pub latency_seconds: f64,
+    /// Default: the bench file's `latency_s`, else 4.
+    #[arg(long)]
+    pub latency_seconds: Option<f64>,
     /// Latency probes per second per direction (at most a tenth of the rate under test).
-    #[arg(long, default_value_t = 100.0)]
-    pub latency_probe_rate: f64,
-    /// Frames/s per direction for the latency test (default: each frame size's NDR).
+    /// Default: the bench file's `latency_probe_fps`, else 100.
+    #[arg(long)]
+    pub latency_probe_rate: Option<f64>,
+    /// Frames/s per direction for the latency test.
+    /// Default: the bench file's `latency_fps`, else each frame size's NDR.
     #[arg(long)]
     pub latency_fps: Option<f64>,
     /// No progress output.
@@ -457,19 +483,24 @@ pub enum TestName {
 }
 
 impl TesterArgs {
-    fn to_options(&self) -> zynq_net_bench::rfc2544_suite::Options {
+    /// The options: the bench file's `tester` section (or its defaults),
+    /// then each flag given.
+    fn to_options(&self) -> Result<zynq_net_bench::rfc2544_suite::Options, BenchError> {
         use zynq_net_bench::rfc2544_suite::{Options, Test};
-        use zynq_net_bench::suite::SearchSettings;
-        Options {
-            // With a targets file: the prefix of the calibration namespaces only.
-            lab: self.lab.clone().unwrap_or_else(|| format!("zntst{}", std::process::id() % 100_000)),
-            targets: self.targets.clone(),
-            frame_sizes: self.frame_sizes.clone(),
-            line_rate_bps: self.line_rate.0,
-            duplex: !self.one_way,
-            flows: self.flows,
-            tests: self
-                .tests
+        let file = match &self.bench {
+            Some(f) => zynq_net_bench::board::tester(f)?,
+            None => zynq_net_model::bench::Tester::default(),
+        };
+        // With a targets file: the prefix of the calibration namespaces only.
+        let lab = self.lab.clone().unwrap_or_else(|| format!("zntst{}", std::process::id() % 100_000));
+        let mut o = Options::from_model(&file, lab, self.targets.clone());
+        fn set<T: Clone>(to: &mut T, flag: &Option<T>) {
+            if let Some(v) = flag {
+                *to = v.clone();
+            }
+        }
+        if let Some(t) = &self.tests {
+            o.tests = t
                 .iter()
                 .map(|t| match t {
                     TestName::Throughput => Test::Throughput,
@@ -477,29 +508,33 @@ impl TesterArgs {
                     TestName::BackToBack => Test::BackToBack,
                     TestName::Latency => Test::Latency,
                 })
-                .collect(),
-            search: SearchSettings {
-                trial_seconds: self.trial_seconds,
-                final_seconds: self.final_seconds,
-                max_trials: self.max_trials,
-                resolution_percent: self.resolution,
-                loss_tolerance_percent: 0.0,
-            },
-            pdr_percent: self.pdr.iter().filter_map(|p| p.0).collect(),
-            loss_step_percent: self.loss_step,
-            loss_trial_seconds: self.loss_trial_seconds,
-            b2b_max_frames: self.b2b_max_frames,
-            b2b_repeats: self.b2b_repeats,
-            b2b_resolution_percent: self.b2b_resolution,
-            settle_seconds: self.settle,
-            learning_seconds: self.learning_wait,
-            drain_seconds: self.drain,
-            calibrate_frames: self.calibrate_frames,
-            latency_repeats: self.latency_repeats,
-            latency_seconds: self.latency_seconds,
-            latency_probe_fps: self.latency_probe_rate,
-            latency_fps: self.latency_fps,
+                .collect();
         }
+        set(&mut o.frame_sizes, &self.frame_sizes);
+        set(&mut o.line_rate_bps, &self.line_rate.map(|r| r.0));
+        o.duplex &= !self.one_way;
+        set(&mut o.flows, &self.flows);
+        set(&mut o.search.trial_seconds, &self.trial_seconds);
+        set(&mut o.search.final_seconds, &self.final_seconds);
+        set(&mut o.search.max_trials, &self.max_trials);
+        set(&mut o.search.resolution_percent, &self.resolution);
+        set(&mut o.pdr_percent, &self.pdr.as_ref().map(|p| p.iter().filter_map(|p| p.0).collect()));
+        set(&mut o.loss_step_percent, &self.loss_step);
+        set(&mut o.loss_trial_seconds, &self.loss_trial_seconds);
+        set(&mut o.b2b_max_frames, &self.b2b_max_frames);
+        set(&mut o.b2b_repeats, &self.b2b_repeats);
+        set(&mut o.b2b_resolution_percent, &self.b2b_resolution);
+        set(&mut o.settle_seconds, &self.settle);
+        set(&mut o.learning_seconds, &self.learning_wait);
+        set(&mut o.drain_seconds, &self.drain);
+        set(&mut o.calibrate_frames, &self.calibrate_frames);
+        set(&mut o.latency_repeats, &self.latency_repeats);
+        set(&mut o.latency_seconds, &self.latency_seconds);
+        set(&mut o.latency_probe_fps, &self.latency_probe_rate);
+        if self.latency_fps.is_some() {
+            o.latency_fps = self.latency_fps;
+        }
+        Ok(o)
     }
 }
 
@@ -565,7 +600,7 @@ pub fn run_bench(cmd: BenchCommand) -> Result<Outcome, BenchError> {
             commands::rfc2544(&input.to_input(), &output, &o, quiet)
         }
         BenchCommand::Rfc2544Tester(t) => {
-            let o = t.to_options();
+            let o = t.to_options()?;
             undo_on_signal(&o.lab);
             let r = zynq_net_bench::rfc2544_suite::run(&o, &t.output, t.quiet)?;
             if !t.quiet {
@@ -599,5 +634,78 @@ pub fn run_lab(cmd: LabCommand) -> Result<Outcome, BenchError> {
         }
         LabCommand::Down { name } => commands::lab_down(&name),
         LabCommand::Status { name } => commands::lab_status(&name),
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct T {
+        #[command(flatten)]
+        a: TesterArgs,
+    }
+
+    fn options(args: &[&str]) -> Result<zynq_net_bench::rfc2544_suite::Options, BenchError> {
+        let t = T::try_parse_from([&["t", "--lab", "zl", "-o", "/nonexistent/out"], args].concat()).unwrap();
+        t.a.to_options()
+    }
+
+    /// The bench file's `tester` section gives the settings, each flag
+    /// given overrides its key, and a key in neither takes the default.
+    #[test]
+    fn tester_flags_override_the_bench_file_which_overrides_the_defaults() {
+        use zynq_net_bench::rfc2544_suite::{Options, Test};
+        let d = tempfile::tempdir().unwrap();
+        let f = d.path().join("bench.yml");
+        std::fs::write(
+            &f,
+            "tester:\n  tests: [throughput, latency]\n  flows: 64\n  trial_s: 0.5\n  duplex: false\n  pdr_pct: []\n  line_rate_mbps: 100\n",
+        )
+        .unwrap();
+        let def = Options::default();
+        let file = options(&["--bench", f.to_str().unwrap()]).unwrap();
+        assert_eq!(file.tests, [Test::Throughput, Test::Latency]);
+        assert_eq!((file.flows, file.search.trial_seconds, file.duplex), (64, 0.5, false));
+        assert!(file.pdr_percent.is_empty());
+        assert_eq!(file.line_rate_bps, 100e6);
+        assert_eq!(file.search.final_seconds, def.search.final_seconds);
+        assert_eq!(file.frame_sizes, def.frame_sizes);
+        let both = options(&[
+            "--bench",
+            f.to_str().unwrap(),
+            "--flows",
+            "8",
+            "--pdr",
+            "1,2",
+            "--line-rate",
+            "1G",
+            "--final-seconds",
+            "3",
+        ])
+        .unwrap();
+        assert_eq!((both.flows, both.search.trial_seconds, both.search.final_seconds), (8, 0.5, 3.0));
+        assert_eq!((both.pdr_percent.clone(), both.line_rate_bps), (vec![1.0, 2.0], 1e9));
+        // No file: the flags over the same defaults `Options::default` has.
+        let none = options(&["--flows", "8"]).unwrap();
+        assert_eq!(none, Options { lab: "zl".into(), flows: 8, ..def });
+    }
+
+    /// A bench file whose tester section is out of range is refused with
+    /// its position, before anything runs.
+    #[test]
+    fn a_tester_section_out_of_range_is_a_diagnostic_at_its_line() {
+        let d = tempfile::tempdir().unwrap();
+        let f = d.path().join("bench.yml");
+        std::fs::write(&f, "tester:\n  flows: 8\n  drain_s: -1\n").unwrap();
+        match options(&["--bench", f.to_str().unwrap()]) {
+            Err(BenchError::Diagnostics(text)) => {
+                assert!(text.contains("bench-tester-range") && text.contains("bench.yml:3:12"), "{text}")
+            }
+            other => panic!("{other:?}"),
+        }
     }
 }

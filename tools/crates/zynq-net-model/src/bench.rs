@@ -30,6 +30,10 @@ pub struct Bench {
     /// RFC 2544-style throughput search.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rfc2544: Option<Rfc2544>,
+    /// RFC 2544 with the trafgen tester (`zynq-net bench rfc2544-tester`):
+    /// every knob of its tests; a command-line flag overrides its key.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tester: Option<Tester>,
 }
 
 /// The device under test.
@@ -188,6 +192,143 @@ pub struct Rfc2544 {
     /// (percent of its upper bound, 0 < x < 50).
     #[serde(default = "default_resolution")]
     pub resolution_pct: f64,
+}
+
+/// The tester's frame sizes in bytes, FCS included: 64 (the Ethernet
+/// minimum) to 2048 (trafgen without `--jumbo-support` sends no larger).
+pub const TESTER_FRAME_RANGE: (u32, u32) = (64, 2048);
+
+/// The tester's most flows per port (addresses and UDP source ports
+/// within 198.18.0.0/15, RFC 2544 appendix C.2.2).
+pub const TESTER_MAX_FLOWS: u32 = 4096;
+
+/// A test of RFC 2544 section 26 (written as `throughput`, `frame-loss`,
+/// `back-to-back`, `latency`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum TesterTest {
+    /// Section 26.1: the NDR and each PDR.
+    Throughput,
+    /// Section 26.3: frame loss rate from 100 % down.
+    FrameLoss,
+    /// Section 26.4: the longest lossless burst.
+    BackToBack,
+    /// Section 26.2: tagged probes at the throughput rate.
+    Latency,
+}
+
+impl std::fmt::Display for TesterTest {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            TesterTest::Throughput => "throughput",
+            TesterTest::FrameLoss => "frame-loss",
+            TesterTest::BackToBack => "back-to-back",
+            TesterTest::Latency => "latency",
+        })
+    }
+}
+
+/// RFC 2544 with the trafgen tester: the knobs of sections 23-26
+/// (docs/bench.md, "RFC 2544 with the trafgen tester"). Seconds may be
+/// fractional; every key has the default shown by [`Tester::default`],
+/// which is also what the command uses without a file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, default)]
+pub struct Tester {
+    /// Tests, in the order they run (latency runs at the NDR, so after
+    /// `throughput`, unless `latency_fps` is given).
+    #[schemars(length(min = 1))]
+    pub tests: Vec<TesterTest>,
+    /// Frame sizes in bytes, FCS included, 64 to 2048.
+    #[schemars(length(min = 1))]
+    pub frame_sizes: Vec<u32>,
+    /// Line rate in Mbit/s: the 100 % mark and the searches' top.
+    #[schemars(range(min = 1))]
+    pub line_rate_mbps: u32,
+    /// Both ports send at once (full duplex); `false`: port A to B only.
+    pub duplex: bool,
+    /// Flows per port, 1 to 4096 ([`TESTER_MAX_FLOWS`]).
+    #[schemars(range(min = 1, max = 4096))]
+    pub flows: u32,
+    /// Seconds per search trial, (0, 86400].
+    pub trial_s: f64,
+    /// Seconds of the final full-length trial, (0, 86400].
+    pub final_s: f64,
+    /// Search trials per frame size and search, 1 to 1000.
+    #[schemars(range(min = 1, max = 1000))]
+    pub max_trials: u32,
+    /// Search resolution, percent of the bracket's top, (0, 50].
+    pub resolution_pct: f64,
+    /// Partial drop rates searched besides the NDR, percent each, (0, 100);
+    /// `[]` for none.
+    pub pdr_pct: Vec<f64>,
+    /// Frame loss step, percent of the top rate, (0, 10] (section 26.3).
+    pub loss_step_pct: f64,
+    /// Seconds per frame loss trial, (0, 86400].
+    pub loss_trial_s: f64,
+    /// Longest back-to-back burst tried, frames per direction.
+    #[schemars(range(min = 1))]
+    pub b2b_max_frames: u64,
+    /// Back-to-back repetitions (section 26.4 asks for 50).
+    #[schemars(range(min = 1, max = 1000))]
+    pub b2b_repeats: u32,
+    /// Back-to-back resolution, percent of the burst, (0, 50].
+    pub b2b_resolution_pct: f64,
+    /// Wait before each trial, seconds, [0, 3600] (section 23).
+    pub settle_s: f64,
+    /// Wait after the learning frames, seconds, [0, 3600] (section 23).
+    pub learning_s: f64,
+    /// Wait after the senders stop before the counters are read, seconds,
+    /// [0, 3600] (section 23 asks for 2).
+    pub drain_s: f64,
+    /// Frames per direction of the port-to-port calibration of the
+    /// generator's ceiling (0: none).
+    pub calibrate_frames: u64,
+    /// Latency trials per frame size (section 26.2 asks for 20).
+    #[schemars(range(min = 1, max = 1000))]
+    pub latency_repeats: u32,
+    /// Seconds per latency trial, (0, 86400] (section 26.2 asks for 120).
+    pub latency_s: f64,
+    /// Latency probes per second per direction, at least 1.
+    pub latency_probe_fps: f64,
+    /// Frames/s per direction of the latency test's load; absent: each
+    /// frame size's NDR.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub latency_fps: Option<f64>,
+}
+
+/// The tester's defaults: the throughput, frame loss and back-to-back
+/// tests at RFC 2544's frame sizes, full duplex over 16 flows per port at
+/// 1000 Mbit/s, 2 s trials and a 10 s final one, a 0.1 % PDR, and the
+/// section 23 waits (settle 1 s, learning 0.5 s, drain 2 s).
+impl Default for Tester {
+    fn default() -> Self {
+        Tester {
+            tests: vec![TesterTest::Throughput, TesterTest::FrameLoss, TesterTest::BackToBack],
+            frame_sizes: vec![64, 128, 256, 512, 1024, 1280, 1518],
+            line_rate_mbps: 1000,
+            duplex: true,
+            flows: 16,
+            trial_s: 2.0,
+            final_s: 10.0,
+            max_trials: 8,
+            resolution_pct: 1.0,
+            pdr_pct: vec![0.1],
+            loss_step_pct: 10.0,
+            loss_trial_s: 2.0,
+            b2b_max_frames: 100_000,
+            b2b_repeats: 5,
+            b2b_resolution_pct: 1.0,
+            settle_s: 1.0,
+            learning_s: 0.5,
+            drain_s: 2.0,
+            calibrate_frames: 300_000,
+            latency_repeats: 3,
+            latency_s: 4.0,
+            latency_probe_fps: 100.0,
+            latency_fps: None,
+        }
+    }
 }
 
 /// What a bench input without a `matrix` section measures: TCP and UDP,

@@ -648,6 +648,10 @@ rules! {
         summary: "bench stream counts are 1..128 (iperf3 -P)",
         source: "iperf3 src/iperf.h: MAX_STREAMS 128; src/iperf_api.c refuses -P above it",
         hint: Some("use 1 to 128 parallel streams");
+    BenchTesterRange = "bench-tester-range", Error,
+        summary: "the tester's settings are in range: frame sizes 64..2048 bytes, trials (0, 86400] s, waits [0, 3600] s, at least 1 latency probe/s and 10 frames/s, latency after throughput unless `latency_fps` is given",
+        source: "RFC 2544 sections 23-26; the tester's trafgen frames (docs/bench.md); iperf3's MAX_TIME of 86400 s kept as the trial limit",
+        hint: None;
     BenchPercent = "bench-percent", Error,
         summary: "bench percentages are in range: `cpu_bound_pct` (0, 100], `rfc2544.loss_tolerance_pct` [0, 100), `rfc2544.resolution_pct` (0, 50)",
         source: "a core cannot be more than 100% busy; a loss of 100% or a bracket of half the rate is no measurement",

@@ -1608,7 +1608,88 @@ pub fn bench(bench: &Bench, prefix: &str, board: Option<&Board>) -> Vec<Diagnost
         percent(&mut out, p, r.loss_tolerance_pct, Bound::Closed(0.0), 100.0, false);
         percent(&mut out, format!("{prefix}/rfc2544/resolution_pct"), r.resolution_pct, Bound::Open(0.0), 50.0, false);
     }
+    if let Some(t) = &bench.tester {
+        tester(&mut out, &format!("{prefix}/tester"), t);
+    }
     out
+}
+
+/// The tester section's ranges (rules bench-tester-range, bench-percent,
+/// bench-repeated; the integer ranges are the schema's). The command
+/// checks its options again after the flags are applied
+/// (zynq-net-bench rfc2544_suite), naming the flags.
+fn tester(out: &mut Vec<Diagnostic>, p: &str, t: &crate::bench::Tester) {
+    use crate::bench::{TesterTest, TESTER_FRAME_RANGE};
+    repeated(out, &format!("{p}/tests"), &t.tests);
+    repeated(out, &format!("{p}/frame_sizes"), &t.frame_sizes);
+    let (lo, hi) = TESTER_FRAME_RANGE;
+    for (j, f) in t.frame_sizes.iter().enumerate() {
+        if !(lo..=hi).contains(f) {
+            out.push(
+                Diagnostic::new(
+                    Rule::BenchTesterRange,
+                    format!("{p}/frame_sizes/{j}"),
+                    format!("frame size {f} outside {lo}..{hi} bytes"),
+                )
+                .hint(format!("the tester builds frames of {lo} to {hi} bytes, FCS included")),
+            );
+        }
+    }
+    for (key, v, lo, hi) in [
+        ("trial_s", t.trial_s, Bound::Open(0.0), 86400.0),
+        ("final_s", t.final_s, Bound::Open(0.0), 86400.0),
+        ("loss_trial_s", t.loss_trial_s, Bound::Open(0.0), 86400.0),
+        ("latency_s", t.latency_s, Bound::Open(0.0), 86400.0),
+        ("settle_s", t.settle_s, Bound::Closed(0.0), 3600.0),
+        ("learning_s", t.learning_s, Bound::Closed(0.0), 3600.0),
+        ("drain_s", t.drain_s, Bound::Closed(0.0), 3600.0),
+    ] {
+        within(out, Rule::BenchTesterRange, format!("{p}/{key}"), v, lo, hi, true, "seconds");
+    }
+    within(
+        out,
+        Rule::BenchTesterRange,
+        format!("{p}/latency_probe_fps"),
+        t.latency_probe_fps,
+        Bound::Closed(1.0),
+        f64::INFINITY,
+        true,
+        "probes/s",
+    );
+    if let Some(f) = t.latency_fps {
+        within(
+            out,
+            Rule::BenchTesterRange,
+            format!("{p}/latency_fps"),
+            f,
+            Bound::Closed(10.0),
+            f64::INFINITY,
+            true,
+            "frames/s",
+        );
+    }
+    percent(out, format!("{p}/resolution_pct"), t.resolution_pct, Bound::Open(0.0), 50.0, true);
+    percent(out, format!("{p}/b2b_resolution_pct"), t.b2b_resolution_pct, Bound::Open(0.0), 50.0, true);
+    percent(out, format!("{p}/loss_step_pct"), t.loss_step_pct, Bound::Open(0.0), 10.0, true);
+    for (j, v) in t.pdr_pct.iter().enumerate() {
+        percent(out, format!("{p}/pdr_pct/{j}"), *v, Bound::Open(0.0), 100.0, false);
+    }
+    let at = |x: TesterTest| t.tests.iter().position(|y| *y == x);
+    if t.latency_fps.is_none() {
+        if let Some(l) = at(TesterTest::Latency) {
+            if !matches!(at(TesterTest::Throughput), Some(th) if th < l) {
+                out.push(
+                    Diagnostic::new(
+                        Rule::BenchTesterRange,
+                        format!("{p}/tests/{l}"),
+                        "latency runs at each frame size's throughput (NDR), which no earlier test measures"
+                            .to_string(),
+                    )
+                    .hint("list throughput before latency, or give latency_fps"),
+                );
+            }
+        }
+    }
 }
 
 /// iperf3's largest `-P` (src/iperf.h: MAX_STREAMS).
@@ -1625,29 +1706,40 @@ enum Bound {
 
 /// Rule bench-percent: `v` within its range (`hi` included when `hi_closed`).
 fn percent(out: &mut Vec<Diagnostic>, ptr: String, v: f64, lo: Bound, hi: f64, hi_closed: bool) {
-    let lo_ok = match lo {
-        Bound::Closed(l) => v >= l,
-        Bound::Open(l) => v > l,
+    within(out, Rule::BenchPercent, ptr, v, lo, hi, hi_closed, "percent");
+}
+
+/// Rule `rule`: `v` within its range (`hi` included when `hi_closed`), in
+/// `unit`; the diagnostic's site is the caller's (the line naming the rule).
+#[allow(clippy::too_many_arguments)]
+#[track_caller]
+fn within(out: &mut Vec<Diagnostic>, rule: Rule, ptr: String, v: f64, lo: Bound, hi: f64, hi_closed: bool, unit: &str) {
+    let (l, lo_ok, open) = match lo {
+        Bound::Closed(l) => (l, v >= l, "["),
+        Bound::Open(l) => (l, v > l, "("),
     };
     let hi_ok = if hi_closed { v <= hi } else { v < hi };
     if lo_ok && hi_ok {
         return;
     }
-    let range = format!(
-        "{}{}, {hi}{}",
-        match lo {
-            Bound::Closed(_) => "[",
-            Bound::Open(_) => "(",
-        },
-        match lo {
-            Bound::Closed(l) | Bound::Open(l) => l,
-        },
-        if hi_closed { "]" } else { ")" }
-    );
-    out.push(
-        Diagnostic::new(Rule::BenchPercent, ptr, format!("{v} is outside {range} percent"))
-            .hint(format!("write a percentage in {range}")),
-    );
+    // Without an upper bound (`hi` infinite) the range is said in words.
+    let range = match (hi.is_infinite(), lo) {
+        (true, Bound::Closed(_)) => format!("at least {l}"),
+        (true, Bound::Open(_)) => format!("above {l}"),
+        (false, _) => format!("{open}{l}, {hi}{}", if hi_closed { "]" } else { ")" }),
+    };
+    let hint = if unit == "percent" {
+        format!("write a percentage in {range}")
+    } else {
+        format!("write a value {}{range} {unit}", if hi.is_infinite() { "" } else { "in " })
+    };
+    let range_word = if hi.is_infinite() { "" } else { "outside " };
+    let msg = if hi.is_infinite() {
+        format!("{v} is not {range} {unit}")
+    } else {
+        format!("{v} is {range_word}{range} {unit}")
+    };
+    out.push(Diagnostic::new(rule, ptr, msg).hint(hint));
 }
 
 #[cfg(test)]
@@ -1685,6 +1777,31 @@ mod tests {
         let ok = crate::load_board_str(std::path::Path::new("b.yml"), &unknown).expect("a warning only");
         let warned: Vec<_> = ok.warnings.iter().map(at).filter(|w| w.0 == crate::Rule::SysctlUnknown).collect();
         assert_eq!(warned, [(crate::Rule::SysctlUnknown, line, col)]);
+    }
+
+    /// A generic delay beside the DP83867's own: the hint says whether the
+    /// `dp83867` value already is the same (drop the generic one) or is
+    /// what the PHY gets instead (tests/kernel/fixtures/kv260-dp83867.yml,
+    /// whose `dp83867.tx_internal_delay_ps` is 2750).
+    #[test]
+    fn dp83867_generic_delay_hint_compares_the_two_values() {
+        let path =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../tests/kernel/fixtures/kv260-dp83867.yml");
+        let text = std::fs::read_to_string(&path).expect("fixture");
+        let hint = |ps: u32| {
+            let edited = text.replacen(
+                "            dp83867:\n",
+                &format!("            tx_internal_delay_ps: {ps}\n            dp83867:\n"),
+                1,
+            );
+            assert_ne!(edited, text);
+            let e = crate::load_board_str(&path, &edited).unwrap_err();
+            let d: Vec<_> = e.items.iter().filter(|d| d.rule == crate::Rule::Dp83867GenericDelay).collect();
+            assert_eq!(d.len(), 1, "{e}");
+            d[0].hint.clone().unwrap_or_default()
+        };
+        assert!(hint(2750).contains("`dp83867.tx_internal_delay_ps: 2750` already sets it"), "{}", hint(2750));
+        assert!(hint(2000).contains("`dp83867.tx_internal_delay_ps: 2750` is what the PHY gets"), "{}", hint(2000));
     }
 
     /// Bench host addresses: IP addresses and host names pass; a dotted
