@@ -42,6 +42,8 @@ CASES = {
     "zcu102-axi-1g-xlnx": (FIXTURES / "zcu102-axi-1g-xlnx.yml", "arm64", ZCU102, []),
     "zcu102-gem-emio": (FIXTURES / "zcu102-gem-emio.yml", "arm64", ZCU102, []),
     "p1020rdb-pd": (FIXTURES / "p1020rdb-pd.yml", "powerpc", "fsl/p1020rdb-pd.dts", []),
+    # The P2020 class: eTSEC1 ("gianfar"), one queue each, on the P2020RDB-PC DTS.
+    "p2020rdb-pc": (FIXTURES / "p2020rdb-pc.yml", "powerpc", "fsl/p2020rdb-pc_32b.dts", []),
     # A DP83867 written by the board (the KV260 carrier's GEM3 PHY on the SOM DTS).
     "kv260-dp83867": (FIXTURES / "kv260-dp83867.yml", "arm64", "xilinx/zynqmp-smk-k26-revA.dts", []),
     "zcu102-gem-gmii2rgmii": (FIXTURES / "zcu102-gem-gmii2rgmii.yml", "arm64", ZCU102, []),
