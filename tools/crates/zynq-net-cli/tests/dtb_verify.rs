@@ -258,6 +258,11 @@ fn p1020rdb_reference_board() {
                 // Open table, gianfar row: init_phy's of_phy_connect has no
                 // PHY node (gianfar.c:1678, -ENODEV).
                 ("&enet1 { /delete-property/ phy-handle; };", "[open-no-link] no phy-handle and no fixed-link: gfar_enet_open -> init_phy -> of_phy_connect"),
+                // Rule soc-dts on the compiled tree: a P2020 root compatible.
+                (
+                    "/ { compatible = \"fsl,P2020RDB-PC\"; };",
+                    "soc           /: [soc-dts] root compatible fsl,P2020RDB-PC is a qoriq-p2020 board, the board file says soc `qoriq-p1020`",
+                ),
             ],
         },
     );
