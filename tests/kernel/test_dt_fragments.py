@@ -42,6 +42,8 @@ CASES = {
     "zcu102-axi-1g-xlnx": (FIXTURES / "zcu102-axi-1g-xlnx.yml", "arm64", ZCU102, []),
     "zcu102-gem-emio": (FIXTURES / "zcu102-gem-emio.yml", "arm64", ZCU102, []),
     "p1020rdb-pd": (FIXTURES / "p1020rdb-pd.yml", "powerpc", "fsl/p1020rdb-pd.dts", []),
+    # The P2020 class: eTSEC1 ("gianfar"), one queue each, on the P2020RDB-PC DTS.
+    "p2020rdb-pc": (FIXTURES / "p2020rdb-pc.yml", "powerpc", "fsl/p2020rdb-pc_32b.dts", []),
     # A DP83867 written by the board (the KV260 carrier's GEM3 PHY on the SOM DTS).
     "kv260-dp83867": (FIXTURES / "kv260-dp83867.yml", "arm64", "xilinx/zynqmp-smk-k26-revA.dts", []),
     "zcu102-gem-gmii2rgmii": (FIXTURES / "zcu102-gem-gmii2rgmii.yml", "arm64", ZCU102, []),
@@ -70,6 +72,38 @@ DT_EXCEPTIONS = {
 # phy-mode values outside xlnx,axi-ethernet.yaml's enum that axienet_probe
 # accepts (it adds the declared mode to phylink's supported interfaces).
 PHY_MODE_EXCEPTIONS = {"rgmii-id", "rgmii-rxid", "rgmii-txid", "2500base-x"}
+
+
+# dtc's warnings on a generated overlay compiled alone (`dtc -@`, as the
+# .dtso header says), for an overlay that adds the PL bus under the root
+# (full-node mode). dtc checks a fragment's nodes against their parent in
+# the overlay, `__overlay__`, which has no #address-cells/#size-cells (the
+# target's are unknown until fdtoverlay): the bus's `ranges` is then read
+# against the defaults 2/1 (scripts/dtc/checks.c check_ranges_format,
+# check_avoid_default_addr_size; the last two are that check's failed
+# prerequisite). Restating the root's cells in the overlay would silence
+# them, but fdtoverlay would then write them over the base's root: on a base
+# whose root differs, every node under it would be misread. The .dtsi,
+# compiled with the base, adds none (test_dtsi_compiles_without_new_dtc_warnings).
+OVERLAY_BUS_WARNINGS = collections.Counter({
+    'ranges_format: /fragment@*/__overlay__/zynq-net-bus:ranges: empty "ranges" property but its #size-cells (2) differs from /fragment@*/__overlay__ (1)': 1,
+    "avoid_default_addr_size: /fragment@*/__overlay__/zynq-net-bus: Relying on default #address-cells value": 1,
+    "avoid_default_addr_size: /fragment@*/__overlay__/zynq-net-bus: Relying on default #size-cells value": 1,
+    "avoid_unnecessary_addr_size: Failed prerequisite 'avoid_default_addr_size'": 1,
+    "unique_unit_address: Failed prerequisite 'avoid_default_addr_size'": 1,
+})
+# Boards and cases whose overlay adds the PL bus (a `dt.node` full node);
+# every other overlay compiles without a warning.
+PL_BUS_OVERLAYS = {"zcu102", "zcu102-axidma", "zcu102-xxv-mcdma16", "zcu102-axi-1g-xlnx", "zcu102-xxv-fixed-clock"}
+
+
+def overlay_warnings(stderr: str):
+    """dtc warnings of an overlay, fragment numbers folded (fragment@*)."""
+    return dtc_warnings(re.sub(r"/fragment@\d+/", "/fragment@*/", stderr).splitlines())
+
+
+def expected_overlay_warnings(name: str):
+    return OVERLAY_BUS_WARNINGS if name in PL_BUS_OVERLAYS else collections.Counter()
 
 
 def per_property(records):
@@ -114,7 +148,7 @@ def built(kernel_tree, gen_any, tmp_path_factory):
         r["include"] = d / "include.dtb"
         r["warn_include"] = dtc_warnings(build_dtb(kernel_tree, arch, dts, r["include"], [*extra, out / "dt" / "zynq-net.dtsi"]))
         dtbo = d / "zynq-net.dtbo"
-        run(["dtc", "-@", "-I", "dts", "-O", "dtb", "-o", dtbo, out / "dt" / "zynq-net.dtso"])
+        r["warn_overlay"] = overlay_warnings(run(["dtc", "-@", "-I", "dts", "-O", "dtb", "-o", dtbo, out / "dt" / "zynq-net.dtso"]).stderr)
         r["overlay"] = d / "overlay.dtb"
         run(["fdtoverlay", "-i", r["base"], "-o", r["overlay"], dtbo])
         res[name] = r
@@ -132,6 +166,15 @@ def test_dtsi_compiles_without_new_dtc_warnings(case, built):
     r = built[case]
     new = r["warn_include"] - r["warn_base"]
     assert not new, f"{case}: dtc warnings the fragment adds:\n" + "\n".join(new)
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_overlay_dtc_warnings_are_the_listed_ones(case, built):
+    """The overlay compiled alone gives exactly the warnings listed above:
+    one more (or one fewer: the list is then stale) fails."""
+    got = built[case]["warn_overlay"]
+    want = expected_overlay_warnings(case)
+    assert got == want, f"{case}: dtc warnings on zynq-net.dtso:\n  new: {dict(got - want)}\n  gone: {dict(want - got)}"
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
@@ -364,13 +407,16 @@ def test_every_boards_overlay_compiles(board, zynq_net, tmp_path):
     header gives (`dtc -@ -I dts -O dtb`), also a board with no device-tree
     changes (mlx5-lab, qemuarm64: a PCIe NIC or a virtio one): an overlay
     with no fragment is still an overlay, while `/plugin/;` with nothing
-    after it is a dtc syntax error."""
+    after it is a dtc syntax error. Its dtc warnings are the listed ones
+    (OVERLAY_BUS_WARNINGS for a board with a PL bus, else none)."""
     out = tmp_path / "out"
     run([zynq_net, "gen", BOARDS / f"{board}.yml", "-o", out])
     dtso = out / "dt" / "zynq-net.dtso"
     assert "dtc -@ -I dts -O dtb" in dtso.read_text()
     res = run(["dtc", "-@", "-I", "dts", "-O", "dtb", "-o", tmp_path / "o.dtbo", dtso], check=False)
     assert res.returncode == 0, f"{board}: dtc exit {res.returncode}\n{res.stderr}"
+    got, want = overlay_warnings(res.stderr), expected_overlay_warnings(board)
+    assert got == want, f"{board}: dtc warnings on zynq-net.dtso:\n  new: {dict(got - want)}\n  gone: {dict(want - got)}"
     assert (tmp_path / "o.dtbo").read_bytes()[:4] == bytes.fromhex("d00dfeed")
 
 

@@ -258,6 +258,11 @@ fn p1020rdb_reference_board() {
                 // Open table, gianfar row: init_phy's of_phy_connect has no
                 // PHY node (gianfar.c:1678, -ENODEV).
                 ("&enet1 { /delete-property/ phy-handle; };", "[open-no-link] no phy-handle and no fixed-link: gfar_enet_open -> init_phy -> of_phy_connect"),
+                // Rule soc-dts on the compiled tree: a P2020 root compatible.
+                (
+                    "/ { compatible = \"fsl,P2020RDB-PC\"; };",
+                    "soc           /: [soc-dts] root compatible fsl,P2020RDB-PC is a qoriq-p2020 board, the board file says soc `qoriq-p1020`",
+                ),
             ],
         },
     );
@@ -493,6 +498,40 @@ fn p1020rdb_pd_without_symbols() {
                     "different     /soc@ffe00000/ethernet@b1000: tbi-handle has 8 byte(s), wanted 4",
                 ),
                 ("&enet0 { /delete-node/ fixed-link; };", "missing node  /soc@ffe00000/ethernet@b0000/fixed-link"),
+            ],
+        },
+    );
+}
+
+/// The P2020 design fixture (P2020RDB-PC, p2020rdb-pc.dtsi): three eTSEC1
+/// controllers (compatible "gianfar", pq3-etsec1-N.dtsi), one queue each,
+/// eth0 on a fixed link, eth1 SGMII with its TBI PHY, eth2 RGMII.
+#[test]
+fn p2020rdb_pc_design_fixture() {
+    check_case(
+        "p2020rdb-pc",
+        &Case {
+            board: fixtures().join("p2020rdb-pc.yml"),
+            arch: "powerpc",
+            dts: "fsl/p2020rdb-pc_32b.dts",
+            symbols: true,
+            // three eTSECs and enet0's fixed-link child
+            checked: 4,
+            found: &[],
+            design: None,
+            // The board DTS's legacy 5-cell fixed-link: the child node wins.
+            clean: &["&enet0 { fixed-link = <1 1 1000 0 0>; };"],
+            faults: &[
+                ("&enet0 { /delete-node/ fixed-link; };", "missing node  /soc@ffe00000/ethernet@24000/fixed-link"),
+                ("&enet1 { /delete-property/ tbi-handle; };", "missing prop  /soc@ffe00000/ethernet@25000: tbi-handle"),
+                // Open table, gianfar row (gfar_enet_open -> init_phy: -ENODEV).
+                ("&enet2 { /delete-property/ phy-handle; };", "[open-no-link] no phy-handle and no fixed-link: gfar_enet_open -> init_phy -> of_phy_connect"),
+                // An eTSEC2 compatible on a node with no queue-group child:
+                // gfar_of_init counts 0 groups and probe fails.
+                (
+                    "&enet2 { compatible = \"fsl,etsec2\"; };",
+                    "gianfar (gfar_of_init): fsl,etsec2 with 0 queue group(s): the driver takes 1 to 2 (MAXGROUPS), probe fails",
+                ),
             ],
         },
     );

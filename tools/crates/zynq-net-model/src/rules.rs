@@ -475,8 +475,8 @@ rules! {
         source: "dtc: a reference to an undefined label fails the build (\"Reference to non-existent node or label\"); the board DTS preprocessed with cpp and compiled with dtc -@ as the kernel's dtbs rule does",
         hint: None;
     SocDts = "soc-dts", Error,
-        summary: "`board.soc` is the SoC of `board.dts` (its root compatible; checked when a kernel tree is given)",
-        source: "the board DTS's root `compatible` (zynqmp-*.dts: xlnx,zynqmp; zynq-*.dts: xlnx,zynq-7000; fsl/p1020rdb*.dts: fsl,P1020RDB*)",
+        summary: "`board.soc` is the SoC of `board.dts` (its root compatible; checked when a kernel tree is given, and by `dtb verify` on the DTB)",
+        source: "the board DTS's root `compatible` (zynqmp-*.dts: xlnx,zynqmp; zynq-*.dts: xlnx,zynq-7000; fsl/p1020rdb*.dts: fsl,P1020RDB*; fsl/p2020rdb*.dts: fsl,P2020RDB*)",
         hint: Some("set `soc` to the SoC of the board DTS, or name the right `dts`");
     MdioAddress = "mdio-address", Error,
         summary: "MDIO device addresses are unique on a bus",

@@ -211,6 +211,20 @@ pub fn verify(loaded: &LoadedBoard, fdt: &fdt::Fdt<'_>) -> Report {
     let t = Tree { fdt, nodes: all_paths(fdt) };
     let view = dt::view(loaded);
     let mut rep = Report::default();
+    // Rule soc-dts, as `check --kernel-tree` applies it to the board DTS:
+    // the root compatible names the SoC (fsl,P2020RDB-PC: qoriq-p2020).
+    let root = fdt.find_node("/").and_then(|n| n.property("compatible")).map(|p| crate::probe::strings(p.value));
+    if let Some(compat) = root {
+        if let Some(s) = zynq_net_model::validate::soc_of_compatible(&compat) {
+            if s != board.board.soc {
+                rep.problems.push(format!(
+                    "soc           /: [soc-dts] root compatible {} is a {s} board, the board file says soc `{}`",
+                    compat.join(", "),
+                    board.board.soc
+                ));
+            }
+        }
+    }
     let flavour = board.board.kernel;
     let mut patches = view.patches.iter();
     let mut pl = view.pl_nodes.chunks(2);
