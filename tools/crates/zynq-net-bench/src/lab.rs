@@ -418,7 +418,13 @@ pub fn up(o: &LabOptions) -> Result<LabState, BenchError> {
     }
 }
 
-fn build(o: &LabOptions, tuning: Option<(&Path, PathBuf, Option<String>)>, c: &str, r: &str, s: &str) -> Result<LabState, BenchError> {
+fn build(
+    o: &LabOptions,
+    tuning: Option<(&Path, PathBuf, Option<String>)>,
+    c: &str,
+    r: &str,
+    s: &str,
+) -> Result<LabState, BenchError> {
     let (n1, n2) = (o.subnet, o.subnet + 1);
     let q = o.queues.to_string();
     let mtu = o.mtu.to_string();
@@ -849,7 +855,10 @@ mod tests {
                 .to_string()
             })
             .collect();
-        format!("{{\"command\":\"apply\",\"board\":\"zcu102\",\"plan\":\"p\",\"steps\":[\n{}\n],\"exit\":3}}\n", s.join(",\n"))
+        format!(
+            "{{\"command\":\"apply\",\"board\":\"zcu102\",\"plan\":\"p\",\"steps\":[\n{}\n],\"exit\":3}}\n",
+            s.join(",\n")
+        )
     }
 
     /// A plan whose interfaces fail their ident checks is refused even
@@ -872,7 +881,9 @@ mod tests {
                     the plan says macb (every step of that interface was skipped";
         assert!(why.starts_with(want), "{why}");
         assert!(hint.starts_with("hint: the lab's NICs are veths") && hint.contains("pass --veth-ident"), "{hint}");
-        assert!(r.to_text("z.plan").ends_with("lab up: tuning plan z.plan: 1 applied, 0 unchanged, 1 skipped, 1 failed\n"));
+        assert!(r
+            .to_text("z.plan")
+            .ends_with("lab up: tuning plan z.plan: 1 applied, 0 unchanged, 1 skipped, 1 failed\n"));
         // Checks alone are no tuning.
         let r = ApplyReport::from_json(&apply_json(&[
             ("unchanged", "ident", "eth1", ""),

@@ -429,6 +429,13 @@ fn lab_up_checks_first_and_leaves_nothing_behind() {
     let plan = concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.toml");
     let e = up_err(&["--plan", plan, "--applier", "/nonexistent/zynq-net-apply"]);
     assert!(e.contains("applier /nonexistent/zynq-net-apply: not a readable file"), "{e}");
+    // --applier and --veth-ident act on --plan: without one they are usage
+    // errors (clap's), not silently ignored.
+    for flag in [["--applier", "/usr/bin/zynq-net-apply"].as_slice(), &["--veth-ident"]] {
+        let e = up_err(flag);
+        assert!(e.contains("the following required arguments were not provided:\n  --plan <PLAN>"), "{e}");
+        assert!(e.contains(flag[0]), "{e}");
+    }
     let e = up_err(&["--targets-out", "/nonexistent-dir/targets.json"]);
     assert!(
         e.contains("--targets-out /nonexistent-dir/targets.json: expected a file path in an existing directory"),
