@@ -625,10 +625,23 @@ pub fn lab_up(o: &LabOptions, targets_out: Option<&Path>) -> Result<Outcome, Ben
 }
 
 /// `lab down`: what could not be undone is said on stderr and returned.
+/// A lab that is not there (no state file, none of its namespaces) is a
+/// note on stderr and success, not an error: `lab down` is the cleanup
+/// step of scripts, CI traps and test harnesses, which run it whether or
+/// not `lab up` got far, and teardown is idempotent there (as `rm -f`);
+/// the note still shows a mistyped `--name`.
 ///
 /// # Errors
 /// See [`lab::down`].
 pub fn lab_down(name: &str) -> Result<Outcome, BenchError> {
+    if !lab::exists(name)? {
+        let [c, r, s] = lab::namespaces(name);
+        eoutln!(
+            "lab down: no lab `{name}` is up (no {}, no namespace {c}, {r} or {s}): nothing to do",
+            lab::state_path(name).display()
+        );
+        return Ok(Outcome::Done);
+    }
     let msgs = lab::down(name)?;
     for m in &msgs {
         eoutln!("lab down: {m}");

@@ -561,6 +561,17 @@ fn teardown(name: &str) -> Vec<String> {
     msgs
 }
 
+/// Is anything of lab `name` there: its state file or any of its namespaces?
+///
+/// # Errors
+/// An invalid lab name.
+pub fn exists(name: &str) -> Result<bool, BenchError> {
+    if !valid_name(name) {
+        return Err(BenchError::Invalid(format!("lab name `{name}`: 1-12 characters of [a-z0-9-]")));
+    }
+    Ok(state_path(name).exists() || namespaces(name).iter().any(|ns| netns_exists(ns)))
+}
+
 /// Tears a lab down: reverts an applied plan (global sysctls live outside
 /// the namespaces), deletes the namespaces (and with them the veths).
 pub fn down(name: &str) -> Result<Vec<String>, BenchError> {

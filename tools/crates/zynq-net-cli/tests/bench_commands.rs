@@ -355,6 +355,22 @@ fn ablate_takes_the_matrix_from_the_bench_file_or_the_board_and_names_unknown_ce
     assert!(e.contains("/run/zynq-net/lab-zn-nolab.json"), "{e}");
 }
 
+/// `lab down` of a lab that is not there says so on stderr and succeeds
+/// (teardown is idempotent: scripts and CI traps run it either way); an
+/// invalid name is still a usage error.
+#[test]
+fn lab_down_of_no_lab_is_a_note_and_success() {
+    let (code, out, err) = zynq_net("lab", &["down", "--name", "zn-nolab"]);
+    assert_eq!((code, out.as_str()), (0, ""), "{err}");
+    assert_eq!(
+        err,
+        "lab down: no lab `zn-nolab` is up (no /run/zynq-net/lab-zn-nolab.json, no namespace zn-nolab-client, \
+         zn-nolab-router or zn-nolab-server): nothing to do\n"
+    );
+    let e = format!("{:#}", run_lab(&["down", "--name", "Bad Name"]).unwrap_err());
+    assert!(e.contains("lab name `Bad Name`: 1-12 characters of [a-z0-9-]"), "{e}");
+}
+
 /// Trial seconds on the command line are whole seconds, 1 to 86400, as
 /// the file's `duration_s`, `trial_s` and `confirm_s`: iperf3 reads `-t`
 /// as a whole number (3.12 runs `-t 1.5` for 1 s), so a fraction is
