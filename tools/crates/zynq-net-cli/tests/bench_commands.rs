@@ -355,6 +355,29 @@ fn ablate_takes_the_matrix_from_the_bench_file_or_the_board_and_names_unknown_ce
     assert!(e.contains("/run/zynq-net/lab-zn-nolab.json"), "{e}");
 }
 
+/// `bench rfc2544` checks its options, every problem at once, before it
+/// looks for the lab: a user fixing the command line need not bring a lab
+/// up to learn the options were out of range; the lab comes next.
+#[test]
+fn rfc2544_checks_its_options_before_the_lab() {
+    let tmp = tempfile::tempdir().unwrap();
+    let b = udp_bench_file(tmp.path());
+    let out = tmp.path().join("out");
+    let rfc = |extra: &[&str]| {
+        let mut args = vec!["rfc2544", "-p", s(&b), "--lab", "zn-nolab", "-o", s(&out)];
+        args.extend_from_slice(extra);
+        bench_err(&args)
+    };
+    let e = rfc(&["--frame-sizes", "32,64", "--resolution", "60", "--loss-tolerance", "200"]);
+    assert!(e.contains("--frame-sizes: frame size 32 outside 64..9018"), "{e}");
+    assert!(e.contains("--resolution: 60 is outside (0, 50) percent"), "{e}");
+    assert!(e.contains("--loss-tolerance"), "{e}");
+    assert!(!e.contains("no lab"), "the options come first: {e}");
+    let e = rfc(&["--frame-sizes", "64"]);
+    assert!(e.contains("no lab `zn-nolab` is up"), "{e}");
+    assert!(!out.exists(), "nothing written");
+}
+
 /// `lab down` of a lab that is not there says so on stderr and succeeds
 /// (teardown is idempotent: scripts and CI traps run it either way); an
 /// invalid name is still a usage error.
