@@ -267,6 +267,42 @@ def test_compare_without_and_with_tuning_plan(bench_bin, shaped_lab, gen_board, 
     assert (tmp_path / "cmp" / "compare.md").read_text().startswith("# zynq-net bench compare")
 
 
+# ------------------------------------------------------------------ a board's plan on veths
+def test_board_plan_on_veths_is_refused_then_applied_with_veth_ident(bench_bin, gen_board):
+    """`lab up --plan` of a reference board's plan: its ident checks name the
+    board's drivers (macb, xilinx_axienet), the lab's NICs are veths, so the
+    applier skips every interface step. `lab up` says so and refuses (exit 2,
+    nothing left behind) instead of bringing up an untuned lab; with
+    --veth-ident the same plan is applied and its steps are summed up."""
+    if os.geteuid() != 0:
+        pytest.skip("the namespace lab needs root (CI runs as root)")
+    name = "znbident"
+    plan = gen_board("zcu102") / "tuning" / "zynq-net.plan"
+    subprocess.run([str(bench_bin), "lab", "down", "--name", name], capture_output=True)
+    up = [str(bench_bin), "lab", "up", "--name", name, "--subnet", "67", "--plan", str(plan)]
+    r = subprocess.run(up, capture_output=True, text=True)
+    assert r.returncode == 2, f"{r.returncode}\n{r.stdout}\n{r.stderr}"
+    assert "failed ident eth0 - = driver macb" in r.stderr, r.stderr
+    assert r.stderr.startswith("zynq-net: lab up refused: the plan's ident check failed on eth0: not the board's device: "
+                             "driver is veth, the plan says macb; eth1: "), r.stderr
+    assert "pass --veth-ident" in r.stderr, r.stderr
+    assert not any(pathlib.Path(f"/run/netns/{name}-{n}").exists() for n in ("client", "router", "server"))
+    assert not pathlib.Path(f"/run/zynq-net/lab-{name}.json").exists()
+    r = subprocess.run(up + ["--veth-ident"], capture_output=True, text=True)
+    try:
+        assert r.returncode == 0, f"{r.returncode}\n{r.stdout}\n{r.stderr}"
+        assert f"lab up: tuning plan {plan}: " in r.stderr, r.stderr
+        assert "unchanged ident eth1 - = driver veth" in r.stderr, r.stderr
+        rps = subprocess.run(["ip", "netns", "exec", f"{name}-router", "cat",
+                              "/sys/class/net/eth1/queues/rx-0/rps_cpus"],
+                             capture_output=True, text=True, check=True).stdout
+        assert int(rps.strip().replace(",", ""), 16) == 3, rps
+    finally:
+        d = subprocess.run([str(bench_bin), "lab", "down", "--name", name], capture_output=True, text=True)
+    assert d.returncode == 0, d.stderr
+    assert not pathlib.Path(f"/run/zynq-net/lab-{name}-veth.plan").exists()
+
+
 # ------------------------------------------------------------------ interrupted run
 def test_interrupted_run_keeps_results_and_resumes(shaped_lab, tmp_path):
     import signal

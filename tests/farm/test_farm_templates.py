@@ -387,3 +387,23 @@ def test_farm_finds_the_run_directory_in_zynq_nets_own_spellings():
     for args in (["run", "-o", "R"], ["run", "-oR"], ["run", "--output", "R"], ["run", "--output=R"]):
         assert farm.bench_rundir(args) == "R", args
     assert farm.bench_rundir(["run", "--out", "R"]) is None
+
+
+def test_farm_checks_its_files_before_the_coordinator(tmp_path):
+    """`bench`'s file options (--ssh-key, --manifest, --env, the zynq-net
+    binary) are checked, all at once, before the coordinator is contacted:
+    with none listening, the answer is still about the files."""
+    port = free_port()  # nothing listens there
+    r = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "zynq-net-farm"), "--coordinator", f"127.0.0.1:{port}",
+         "--lease-dir", str(tmp_path / "leases"), "bench", "--place", "p", "--ssh-key", str(tmp_path / "no-key"),
+         "--manifest", str(tmp_path / "no-manifest.json"), "--zynq-net", str(tmp_path / "no-zynq-net"),
+         "bench", "run", "-o", str(tmp_path / "run")],
+        capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2, r.stderr
+    for want in (f"--ssh-key {tmp_path / 'no-key'}: no such file",
+                 f"--manifest {tmp_path / 'no-manifest.json'}: not a zynq-net manifest",
+                 f"the zynq-net binary `{tmp_path / 'no-zynq-net'}` was not found"):
+        assert f"zynq-net-farm: {want}" in r.stderr, r.stderr
+    assert "coordinator" not in r.stderr, r.stderr
+    assert not (tmp_path / "run").exists()

@@ -221,9 +221,11 @@ pub fn rfc2544_nominal_seconds(frame_sizes: usize, s: &crate::spec::Rfc2544Spec)
 /// See [`PlanInput`]; overrides out of range; unreachable targets (then
 /// `output` is left as it was); an unwritable `output`.
 pub fn rfc2544(input: &PlanInput, output: &Path, o: &Rfc2544Overrides, quiet: bool) -> Result<Outcome, BenchError> {
-    // The targets come from the plan's `targets`, which the options below
-    // leave alone.
-    let (mut plan, targets) = input.load()?;
+    // The options first, every problem at once, then the targets (a lab
+    // that is not up, an unreadable targets file): the options leave the
+    // plan's `targets` alone, and a user fixing a command line should not
+    // have to bring up a lab to learn its options were out of range.
+    let mut plan = load_plan(&input.plan, &input.overrides)?;
     {
         let s = &mut plan.spec;
         if !o.frame_sizes.is_empty() {
@@ -240,6 +242,7 @@ pub fn rfc2544(input: &PlanInput, output: &Path, o: &Rfc2544Overrides, quiet: bo
         r.resolution_percent = o.resolution.unwrap_or(r.resolution_percent);
         s.check()?;
     }
+    let targets = input.at.load(&plan)?;
     let ctx = Context::new(&targets, &plan)?; // first: unreachable targets leave OUTPUT as it was
     std::fs::create_dir_all(output).map_err(|e| BenchError::io(output, e))?;
     let trials_path = output.join(files::RFC2544_TRIALS);
@@ -625,10 +628,23 @@ pub fn lab_up(o: &LabOptions, targets_out: Option<&Path>) -> Result<Outcome, Ben
 }
 
 /// `lab down`: what could not be undone is said on stderr and returned.
+/// A lab that is not there (no state file, none of its namespaces) is a
+/// note on stderr and success, not an error: `lab down` is the cleanup
+/// step of scripts, CI traps and test harnesses, which run it whether or
+/// not `lab up` got far, and teardown is idempotent there (as `rm -f`);
+/// the note still shows a mistyped `--name`.
 ///
 /// # Errors
 /// See [`lab::down`].
 pub fn lab_down(name: &str) -> Result<Outcome, BenchError> {
+    if !lab::exists(name)? {
+        let [c, r, s] = lab::namespaces(name);
+        eoutln!(
+            "lab down: no lab `{name}` is up (no {}, no namespace {c}, {r} or {s}): nothing to do",
+            lab::state_path(name).display()
+        );
+        return Ok(Outcome::Done);
+    }
     let msgs = lab::down(name)?;
     for m in &msgs {
         eoutln!("lab down: {m}");

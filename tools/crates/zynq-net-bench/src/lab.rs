@@ -37,6 +37,10 @@ pub struct LabOptions {
     pub plan: Option<PathBuf>,
     /// The applier (`zynq-net-apply`).
     pub applier: Option<PathBuf>,
+    /// Apply the plan with its `ident` lines rewritten to `driver veth`
+    /// (see [`veth_ident_plan`]).
+    #[serde(default)]
+    pub veth_ident: bool,
     /// veth queue count.
     pub queues: u32,
     /// MTU of every lab link.
@@ -52,6 +56,7 @@ impl Default for LabOptions {
             flowtable: false,
             plan: None,
             applier: None,
+            veth_ident: false,
             queues: 2,
             mtu: 1500,
         }
@@ -204,6 +209,135 @@ pub const MIN_SHAPE_BPS: f64 = 8.0;
 /// (net/core/rtnetlink.c, rtnl_create_link: "Invalid number of transmit queues").
 pub const MAX_QUEUES: u32 = 4096;
 
+/// Where `--veth-ident` writes the plan the lab's applier runs.
+pub fn veth_plan_path(name: &str) -> PathBuf {
+    Path::new(STATE_DIR).join(format!("lab-{name}-veth.plan"))
+}
+
+/// The lab's NICs are veths: the driver `ethtool -i` names for them
+/// (drivers/net/veth.c, `DRV_NAME "veth"`, reported by `veth_get_drvinfo`).
+pub const VETH_DRIVER: &str = "veth";
+
+/// `--veth-ident`: the plan `text` (from `file`) with every `ident IFACE
+/// ...` line replaced by `ident IFACE driver veth` and resealed (the end
+/// line's step count and checksum, [`crate::ablate::groups::write_plan`]).
+/// A board's plan checks that each interface is the board's device (its
+/// driver, DT node, permanent MAC) and skips every step of one that is
+/// not; in a lab every interface is a veth, so the board's checks skip
+/// the whole plan. Rewritten, the checks still catch an interface that
+/// is missing or not a veth, and the steps run on the lab's veths.
+///
+/// # Errors
+/// A text that is not a tuning plan (`file:line:1`, the header expected).
+pub fn veth_ident_plan(file: &str, text: &str) -> Result<String, BenchError> {
+    use crate::ablate::groups::{write_plan, PlanStep, PlanText};
+    let p = PlanText::parse(file, text)?;
+    let steps: Vec<PlanStep> = p
+        .steps
+        .iter()
+        .map(|st| match st.fields().as_slice() {
+            ["ident", iface, ..] => {
+                PlanStep { line_no: st.line_no, line: format!("ident {iface} driver {VETH_DRIVER}") }
+            }
+            _ => st.clone(),
+        })
+        .collect();
+    let comment = format!("{file} for a zynq-net lab: ident lines name the veth driver (lab up --veth-ident)");
+    Ok(write_plan(&comment, p.board.as_deref(), &steps.iter().collect::<Vec<_>>()))
+}
+
+/// What the applier's `apply --json` reported for a lab's plan
+/// (docs/applier.md: one object per step with `result` applied,
+/// unchanged, skipped or failed, `verb`, `iface`, `target`, `desired`,
+/// `actual`, `detail`).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ApplyReport {
+    /// Each step as the applier prints it without `--json`:
+    /// `RESULT VERB IFACE TARGET = DESIRED [(actual A)] [-- DETAIL]`.
+    pub lines: Vec<String>,
+    /// Steps applied or already in force, other than the checks
+    /// (`ident`, `wait`): the tuning the plan brought.
+    pub in_force: usize,
+    /// Steps reported applied, unchanged, skipped, failed (the applier's summary).
+    pub counts: [usize; 4],
+    /// `ident` steps that failed: `IFACE: DETAIL`.
+    pub ident_failed: Vec<String>,
+}
+
+impl ApplyReport {
+    /// The report from the applier's `apply --json` output; `None` when it
+    /// is not that JSON.
+    pub fn from_json(json: &str) -> Option<ApplyReport> {
+        let v: serde_json::Value = serde_json::from_str(json.trim()).ok()?;
+        let mut r = ApplyReport::default();
+        for st in v.get("steps")?.as_array()? {
+            let f = |k: &str| st.get(k).and_then(serde_json::Value::as_str).unwrap_or("").to_string();
+            let (result, verb, iface, detail, actual, desired) =
+                (f("result"), f("verb"), f("iface"), f("detail"), f("actual"), f("desired"));
+            let mut line = format!("{result} {verb} {iface} {} = {desired}", f("target"));
+            if !actual.is_empty() && actual != desired {
+                line.push_str(&format!(" (actual {actual})"));
+            }
+            if !detail.is_empty() {
+                line.push_str(&format!(" -- {detail}"));
+            }
+            r.lines.push(line);
+            let i = ["applied", "unchanged", "skipped", "failed"].iter().position(|x| *x == result);
+            if let Some(i) = i {
+                r.counts[i] += 1;
+            }
+            let check = verb == "ident" || verb == "wait";
+            if i.is_some_and(|i| i < 2) && !check {
+                r.in_force += 1;
+            }
+            if verb == "ident" && result == "failed" {
+                // "not the board's device: driver is veth, the plan says macb; its steps are skipped"
+                let first = detail.lines().next().unwrap_or("");
+                r.ident_failed.push(format!("{iface}: {}", first.split("; its steps").next().unwrap_or(first)));
+            }
+        }
+        Some(r)
+    }
+
+    /// The step lines, then a summary naming the plan.
+    pub fn to_text(&self, plan: &str) -> String {
+        let [a, u, s, f] = self.counts;
+        let mut t: String = self.lines.iter().map(|l| format!("{l}\n")).collect();
+        t.push_str(&format!("lab up: tuning plan {plan}: {a} applied, {u} unchanged, {s} skipped, {f} failed\n"));
+        t
+    }
+
+    /// Why `lab up` refuses the lab, if it does, and a hint: a lab whose
+    /// plan did not take effect would be measured untuned while the user
+    /// believes it tuned (the applier exits 3 for one skipped step as for
+    /// all of them). Refused: any failed `ident` (every step of that
+    /// interface was skipped), or no tuning step in force at all. Some
+    /// skipped steps are normal on veths (no IRQs, no ring sizes, fixed
+    /// offloads): reported, accepted.
+    pub fn refusal(&self, veth_ident: bool) -> Option<(String, String)> {
+        let hint = if veth_ident {
+            "the lab's interfaces are the router's eth0 and eth1: a plan for other interface names does not apply"
+        } else {
+            "the lab's NICs are veths, not the board's devices: pass --veth-ident to rewrite the plan's ident \
+             lines to `driver veth` for the lab (docs/bench.md, \"The lab\"), or apply a plan made for veths"
+        };
+        let why = if !self.ident_failed.is_empty() {
+            format!(
+                "lab up refused: the plan's ident check failed on {} (every step of {} was skipped: the lab \
+                 would run untuned); the lab was taken down",
+                self.ident_failed.join("; "),
+                if self.ident_failed.len() == 1 { "that interface" } else { "those interfaces" }
+            )
+        } else if self.in_force == 0 {
+            "lab up refused: no step of the plan took effect (the lab would run untuned); the lab was taken down"
+                .to_string()
+        } else {
+            return None;
+        };
+        Some((why, format!("hint: {hint}")))
+    }
+}
+
 /// Brings a lab up; fails (after tearing down what it made) on any error.
 pub fn up(o: &LabOptions) -> Result<LabState, BenchError> {
     if !valid_name(&o.name) {
@@ -253,9 +387,21 @@ pub fn up(o: &LabOptions) -> Result<LabState, BenchError> {
                     applier.display()
                 )));
             }
-            Some((plan.as_path(), applier))
+            // --veth-ident: the rewritten plan, made now so a file that is
+            // not a plan is refused before anything is created.
+            let veth = match o.veth_ident {
+                false => None,
+                true => {
+                    let text = std::fs::read_to_string(plan).map_err(|e| BenchError::io(plan, e))?;
+                    Some(veth_ident_plan(&plan.display().to_string(), &text)?)
+                }
+            };
+            Some((plan.as_path(), applier, veth))
         }
     };
+    if o.veth_ident && o.plan.is_none() {
+        return Err(BenchError::Invalid("--veth-ident rewrites the ident lines of --plan PLAN: give the plan".into()));
+    }
     let [c, r, s] = namespaces(&o.name);
     if [&c, &r, &s].iter().any(|n| netns_exists(n)) {
         return Err(BenchError::Invalid(format!(
@@ -272,7 +418,13 @@ pub fn up(o: &LabOptions) -> Result<LabState, BenchError> {
     }
 }
 
-fn build(o: &LabOptions, tuning: Option<(&Path, PathBuf)>, c: &str, r: &str, s: &str) -> Result<LabState, BenchError> {
+fn build(
+    o: &LabOptions,
+    tuning: Option<(&Path, PathBuf, Option<String>)>,
+    c: &str,
+    r: &str,
+    s: &str,
+) -> Result<LabState, BenchError> {
     let (n1, n2) = (o.subnet, o.subnet + 1);
     let q = o.queues.to_string();
     let mtu = o.mtu.to_string();
@@ -315,20 +467,36 @@ fn build(o: &LabOptions, tuning: Option<(&Path, PathBuf)>, c: &str, r: &str, s: 
     }
     let mut applier_used = None;
     let mut apply_output = None;
-    if let Some((plan, applier)) = tuning {
-        let mut cmd = applier_env(&o.name);
-        cmd.extend(argv(&["sh", &applier.to_string_lossy(), "apply", &plan.to_string_lossy()]));
-        let out = router.output(&cmd)?;
-        let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
-        // 0: all applied; 3: some steps skipped/failed (reported, not fatal).
-        match out.status.code() {
-            Some(0) | Some(3) => {}
-            _ => {
-                return Err(BenchError::Command {
-                    cmd: format!("{} apply {}", applier.display(), plan.display()),
-                    detail: format!("{}: {}", out.status, text.trim()),
-                })
+    if let Some((plan, applier, veth)) = tuning {
+        // With --veth-ident the applier gets the rewritten copy, kept
+        // beside the lab's state for the lab's lifetime.
+        let applied = match veth {
+            Some(text) => {
+                let p = veth_plan_path(&o.name);
+                std::fs::create_dir_all(STATE_DIR).map_err(|e| BenchError::io(STATE_DIR, e))?;
+                crate::records::write_file(&p, text)?;
+                p
             }
+            None => plan.to_path_buf(),
+        };
+        let mut cmd = applier_env(&o.name);
+        cmd.extend(argv(&["sh", &applier.to_string_lossy(), "apply", "--json", &applied.to_string_lossy()]));
+        let out = router.output(&cmd)?;
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        // 0: all applied; 3: some steps skipped or failed (judged below).
+        let report = match out.status.code() {
+            Some(0) | Some(3) => ApplyReport::from_json(&stdout),
+            _ => None,
+        };
+        let Some(report) = report else {
+            return Err(BenchError::Command {
+                cmd: format!("{} apply --json {}", applier.display(), applied.display()),
+                detail: format!("{}: {}{}", out.status, stdout.trim(), String::from_utf8_lossy(&out.stderr).trim()),
+            });
+        };
+        let text = report.to_text(&plan.display().to_string());
+        if let Some((why, hint)) = report.refusal(o.veth_ident) {
+            return Err(BenchError::Invalid(format!("{why}\n{text}{hint}")));
         }
         desc.push_str(&format!(", tuning plan {}", plan.display()));
         applier_used = Some(applier);
@@ -389,7 +557,19 @@ fn teardown(name: &str) -> Vec<String> {
     let _ = std::fs::remove_dir_all(d.join(format!("lab-{name}-state")));
     let _ = std::fs::remove_file(d.join(format!("lab-{name}-apply.log")));
     let _ = std::fs::remove_file(d.join(format!("lab-{name}.lock")));
+    let _ = std::fs::remove_file(veth_plan_path(name));
     msgs
+}
+
+/// Is anything of lab `name` there: its state file or any of its namespaces?
+///
+/// # Errors
+/// An invalid lab name.
+pub fn exists(name: &str) -> Result<bool, BenchError> {
+    if !valid_name(name) {
+        return Err(BenchError::Invalid(format!("lab name `{name}`: 1-12 characters of [a-z0-9-]")));
+    }
+    Ok(state_path(name).exists() || namespaces(name).iter().any(|ns| netns_exists(ns)))
 }
 
 /// Tears a lab down: reverts an applied plan (global sysctls live outside
@@ -673,6 +853,80 @@ mod tests {
         assert!(st.unwrap().apply_output.is_some());
         assert_eq!(msgs, ["applier revert: exit status: 1: revert refused"]);
         assert!(namespaces(&name).iter().all(|ns| !netns_exists(ns)));
+    }
+
+    /// The applier's `apply --json` shape (zynq-net-apply.sh, `report`):
+    /// a board plan on veths fails its ident checks and skips its steps.
+    fn apply_json(steps: &[(&str, &str, &str, &str)]) -> String {
+        let s: Vec<String> = steps
+            .iter()
+            .map(|(result, verb, iface, detail)| {
+                serde_json::json!({"result": result, "verb": verb, "iface": iface, "target": "-",
+                    "desired": "x", "actual": "", "detail": detail})
+                .to_string()
+            })
+            .collect();
+        format!(
+            "{{\"command\":\"apply\",\"board\":\"zcu102\",\"plan\":\"p\",\"steps\":[\n{}\n],\"exit\":3}}\n",
+            s.join(",\n")
+        )
+    }
+
+    /// A plan whose interfaces fail their ident checks is refused even
+    /// when a global step applied (the applier exits 3 either way); one
+    /// whose tuning took effect with some steps skipped is accepted; one
+    /// where nothing took effect is refused.
+    #[test]
+    fn lab_up_refuses_a_plan_that_did_not_take_effect() {
+        let ident = "not the board's device: driver is veth, the plan says macb; its steps are skipped";
+        let r = ApplyReport::from_json(&apply_json(&[
+            ("failed", "ident", "eth0", ident),
+            ("skipped", "rps", "eth0", "not the board's device (driver is veth, the plan says macb)"),
+            ("applied", "sysctl", "-", "was 4294967295"),
+        ]))
+        .unwrap();
+        assert_eq!((r.counts, r.in_force), ([1, 0, 1, 1], 1));
+        assert_eq!(r.lines[0], format!("failed ident eth0 - = x -- {ident}"));
+        let (why, hint) = r.refusal(false).unwrap();
+        let want = "lab up refused: the plan's ident check failed on eth0: not the board's device: driver is veth, \
+                    the plan says macb (every step of that interface was skipped";
+        assert!(why.starts_with(want), "{why}");
+        assert!(hint.starts_with("hint: the lab's NICs are veths") && hint.contains("pass --veth-ident"), "{hint}");
+        assert!(r
+            .to_text("z.plan")
+            .ends_with("lab up: tuning plan z.plan: 1 applied, 0 unchanged, 1 skipped, 1 failed\n"));
+        // Checks alone are no tuning.
+        let r = ApplyReport::from_json(&apply_json(&[
+            ("unchanged", "ident", "eth1", ""),
+            ("unchanged", "wait", "eth1", "present after 0s"),
+            ("skipped", "irq", "eth1", "absent (no IRQ named eth1 in /proc/interrupts)"),
+        ]))
+        .unwrap();
+        assert!(r.refusal(true).unwrap().0.starts_with("lab up refused: no step of the plan took effect"));
+        let r = ApplyReport::from_json(&apply_json(&[
+            ("unchanged", "ident", "eth1", ""),
+            ("applied", "rps", "eth1", "was 0"),
+            ("skipped", "irq", "eth1", "absent"),
+        ]))
+        .unwrap();
+        assert_eq!(r.refusal(true), None);
+        assert_eq!(ApplyReport::from_json("zynq-net: lab: apply: 1 applied"), None);
+    }
+
+    /// `--veth-ident`: each ident line names the veth driver and nothing
+    /// else; the other steps are kept; the plan is resealed.
+    #[test]
+    fn veth_ident_rewrites_only_ident_lines_and_reseals() {
+        let text = zynq_net_render::plan::seal(
+            "zynq-net-plan 2\nboard zcu102\nident eth0 driver macb\nident eth1 driver xilinx_axienet of-node /amba/ethernet@80000000\nrps eth1 rx-0 00000003\n",
+        );
+        let out = veth_ident_plan("z.plan", &text).unwrap();
+        let p = crate::ablate::groups::PlanText::parse("out", &out).unwrap();
+        let lines: Vec<&str> = p.steps.iter().map(|s| s.line.as_str()).collect();
+        assert_eq!(lines, ["ident eth0 driver veth", "ident eth1 driver veth", "rps eth1 rx-0 00000003"]);
+        assert_eq!(p.board.as_deref(), Some("zcu102"));
+        assert_eq!(out, zynq_net_render::plan::seal(out.rsplit_once("end ").unwrap().0));
+        assert!(veth_ident_plan("z.plan", "not a plan\n").unwrap_err().to_string().starts_with("z.plan:1:1: expected"));
     }
 
     /// A whole plan (with its end line) that sets one sysctl of the router's

@@ -263,9 +263,14 @@ pub enum LabCommand {
         /// Apply this board tuning plan in the router namespace.
         #[arg(long)]
         plan: Option<PathBuf>,
-        /// The applier script (default: $ZYNQ_NET_APPLIER, zynq-net-apply on PATH, the source tree's).
-        #[arg(long)]
+        /// The applier script (default: $ZYNQ_NET_APPLIER, zynq-net-apply on PATH, the source tree's);
+        /// only with --plan (without one nothing is applied).
+        #[arg(long, requires = "plan")]
         applier: Option<PathBuf>,
+        /// Rewrite the plan's `ident` lines to `driver veth` (the lab's NICs are veths, not the
+        /// board's devices, whose ident checks would skip every interface step).
+        #[arg(long, requires = "plan")]
+        veth_ident: bool,
         /// veth queues.
         #[arg(long, default_value_t = 2)]
         queues: u32,
@@ -628,8 +633,18 @@ pub fn run_bench(cmd: BenchCommand) -> Result<Outcome, BenchError> {
 /// The library's [`BenchError`].
 pub fn run_lab(cmd: LabCommand) -> Result<Outcome, BenchError> {
     match cmd {
-        LabCommand::Up { name, subnet, shape, flowtable, plan, applier, queues, mtu, targets_out } => {
-            let o = LabOptions { name, subnet, shape: shape.map(|r| r.0), flowtable, plan, applier, queues, mtu };
+        LabCommand::Up { name, subnet, shape, flowtable, plan, applier, veth_ident, queues, mtu, targets_out } => {
+            let o = LabOptions {
+                name,
+                subnet,
+                shape: shape.map(|r| r.0),
+                flowtable,
+                plan,
+                applier,
+                veth_ident,
+                queues,
+                mtu,
+            };
             commands::lab_up(&o, targets_out.as_deref())
         }
         LabCommand::Down { name } => commands::lab_down(&name),

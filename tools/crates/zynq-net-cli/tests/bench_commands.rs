@@ -355,6 +355,45 @@ fn ablate_takes_the_matrix_from_the_bench_file_or_the_board_and_names_unknown_ce
     assert!(e.contains("/run/zynq-net/lab-zn-nolab.json"), "{e}");
 }
 
+/// `bench rfc2544` checks its options, every problem at once, before it
+/// looks for the lab: a user fixing the command line need not bring a lab
+/// up to learn the options were out of range; the lab comes next.
+#[test]
+fn rfc2544_checks_its_options_before_the_lab() {
+    let tmp = tempfile::tempdir().unwrap();
+    let b = udp_bench_file(tmp.path());
+    let out = tmp.path().join("out");
+    let rfc = |extra: &[&str]| {
+        let mut args = vec!["rfc2544", "-p", s(&b), "--lab", "zn-nolab", "-o", s(&out)];
+        args.extend_from_slice(extra);
+        bench_err(&args)
+    };
+    let e = rfc(&["--frame-sizes", "32,64", "--resolution", "60", "--loss-tolerance", "200"]);
+    assert!(e.contains("--frame-sizes: frame size 32 outside 64..9018"), "{e}");
+    assert!(e.contains("--resolution: 60 is outside (0, 50) percent"), "{e}");
+    assert!(e.contains("--loss-tolerance"), "{e}");
+    assert!(!e.contains("no lab"), "the options come first: {e}");
+    let e = rfc(&["--frame-sizes", "64"]);
+    assert!(e.contains("no lab `zn-nolab` is up"), "{e}");
+    assert!(!out.exists(), "nothing written");
+}
+
+/// `lab down` of a lab that is not there says so on stderr and succeeds
+/// (teardown is idempotent: scripts and CI traps run it either way); an
+/// invalid name is still a usage error.
+#[test]
+fn lab_down_of_no_lab_is_a_note_and_success() {
+    let (code, out, err) = zynq_net("lab", &["down", "--name", "zn-nolab"]);
+    assert_eq!((code, out.as_str()), (0, ""), "{err}");
+    assert_eq!(
+        err,
+        "lab down: no lab `zn-nolab` is up (no /run/zynq-net/lab-zn-nolab.json, no namespace zn-nolab-client, \
+         zn-nolab-router or zn-nolab-server): nothing to do\n"
+    );
+    let e = format!("{:#}", run_lab(&["down", "--name", "Bad Name"]).unwrap_err());
+    assert!(e.contains("lab name `Bad Name`: 1-12 characters of [a-z0-9-]"), "{e}");
+}
+
 /// Trial seconds on the command line are whole seconds, 1 to 86400, as
 /// the file's `duration_s`, `trial_s` and `confirm_s`: iperf3 reads `-t`
 /// as a whole number (3.12 runs `-t 1.5` for 1 s), so a fraction is
@@ -429,6 +468,13 @@ fn lab_up_checks_first_and_leaves_nothing_behind() {
     let plan = concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.toml");
     let e = up_err(&["--plan", plan, "--applier", "/nonexistent/zynq-net-apply"]);
     assert!(e.contains("applier /nonexistent/zynq-net-apply: not a readable file"), "{e}");
+    // --applier and --veth-ident act on --plan: without one they are usage
+    // errors (clap's), not silently ignored.
+    for flag in [["--applier", "/usr/bin/zynq-net-apply"].as_slice(), &["--veth-ident"]] {
+        let e = up_err(flag);
+        assert!(e.contains("the following required arguments were not provided:\n  --plan <PLAN>"), "{e}");
+        assert!(e.contains(flag[0]), "{e}");
+    }
     let e = up_err(&["--targets-out", "/nonexistent-dir/targets.json"]);
     assert!(
         e.contains("--targets-out /nonexistent-dir/targets.json: expected a file path in an existing directory"),

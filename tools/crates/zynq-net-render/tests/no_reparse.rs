@@ -58,6 +58,11 @@ const ALLOWED: &[(&str, &str, &str)] = &[
     ("zynq-net-bench/src/lab.rs", "cur.parse::<u64>()", "a /proc/sys value read on the lab host"),
     ("zynq-net-bench/src/lab.rs", "serde_json::from_str(&t)", "the lab's own JSON state file"),
     (
+        "zynq-net-bench/src/lab.rs",
+        "serde_json::from_str(json.trim())",
+        "the applier's `apply --json` report in the lab's router",
+    ),
+    (
         "zynq-net-bench/src/spec.rs",
         "Rate::parse",
         "command-line rates (`bench rfc2544 --line-rate`, `lab up --shape`), with the loader's BitRate parser",
