@@ -52,12 +52,12 @@ SCRIPT_TIMEOUT = BOOT_TIMEOUT + 2 * 3600
 # a full run on it; without it cached the tests skip, saying so.
 CACHED_ONLY = os.environ.get("ZYNQ_NET_ZCU102_LAB_CACHED_ONLY", "1") == "1"
 RC_NOT_CACHED = 3
-# Namespaces LAB-client / LAB-server, subnet 10.216. The fixed load at 500
-# datagrams/s, not the P1020's 2,000: under TCG the emulated ZCU102 on the
-# slow path carried 5.05 Mbit/s of the 7.5 that 2,000/s of 470 B are (a
-# loaded 2-core host), so 2,000/s saturated it (forwarding.check_cpu wants
-# a fraction of what either arm forwards).
-ADDR = Addresses("zfw", 6, load_fps=500)
+# Namespaces LAB-client / LAB-server, subnet 10.216. The fixed load at 100
+# datagrams/s, not the P1020's 2,000: under TCG on a loaded 2-core host the
+# emulated ZCU102's slow path carried 1,343 of 2,000/s in one run and 294
+# of 500/s in another (its rate follows the host's load), and
+# forwarding.check_cpu wants a fraction of what either arm forwards.
+ADDR = Addresses("zfw", 6, load_fps=100)
 SERVER = ADDR.server
 BOARD_DOC = yaml.safe_load(BOARD.read_text())
 FLOWTABLE_IFACES = BOARD_DOC["fastpath"]["flowtable"]["interfaces"]
