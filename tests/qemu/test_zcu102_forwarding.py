@@ -7,7 +7,7 @@ arm64 kernel, on the slow path and with the board's nftables flowtable
 with and without the fast path.
 
 Each arm is one boot of scripts/qemu-zcu102 --lab with the test board
-tests/qemu/boards/zcu102-lab.yml (forwarding, conntrack size, 64-entry RX
+tests/qemu/boards/zcu102-lab.yml (forwarding, conntrack size, 128-entry RX
 rings, the GEM IRQs by macb's names) on the qemu-system-aarch64 that
 scripts/qemu-build builds with scripts/qemu-patches/ (the archive's GEM
 model writes into RX buffers macb still owns once the ring is full). The
@@ -20,9 +20,9 @@ instead of built in, which the test holds (building a ZCU102 kernel of our
 own is left out: docs/qemu.md).
 
 Skips (saying why) when not root, without iperf3, the aarch64 cross
-compiler (flowtable-load) or the tools to build QEMU, and (the default,
-ZYNQ_NET_ZCU102_LAB_CACHED_ONLY=1) when the patched QEMU or flowtable-load
-is not cached; ZYNQ_NET_ZCU102_LAB_CACHED_ONLY=0 builds them.
+compiler (flowtable-load) or the tools to build QEMU, and with
+ZYNQ_NET_ZCU102_LAB_CACHED_ONLY=1 when the patched QEMU or flowtable-load
+is not cached; otherwise it builds them.
 """
 from __future__ import annotations
 
@@ -47,13 +47,17 @@ BOOT_TIMEOUT = int(os.environ.get("ZYNQ_NET_QEMU_TIMEOUT", "300"))
 # The whole script: a fresh qemu-system-aarch64 build (docs/qemu.md has the
 # time) and the first download of Debian's arm64 packages.
 SCRIPT_TIMEOUT = BOOT_TIMEOUT + 2 * 3600
-# Cache-only unless ZYNQ_NET_ZCU102_LAB_CACHED_ONLY=0: the patched QEMU is
-# about 450 CPU-seconds to build (docs/qemu.md) and the lab has not yet had
-# a full run on it; without it cached the tests skip, saying so.
-CACHED_ONLY = os.environ.get("ZYNQ_NET_ZCU102_LAB_CACHED_ONLY", "1") == "1"
+# ZYNQ_NET_ZCU102_LAB_CACHED_ONLY=1: never build (the patched QEMU is about
+# 620 CPU-seconds, docs/qemu.md); the tests then skip, saying so, when it is
+# not cached. Unset or 0: build what is missing (.ci/run builds it first).
+CACHED_ONLY = os.environ.get("ZYNQ_NET_ZCU102_LAB_CACHED_ONLY") == "1"
 RC_NOT_CACHED = 3
-# Namespaces LAB-client / LAB-server, subnet 10.216.
-ADDR = Addresses("zfw", 6)
+# Namespaces LAB-client / LAB-server, subnet 10.216. The fixed load at 100
+# datagrams/s, not the P1020's 2,000: under TCG on a loaded 2-core host the
+# emulated ZCU102's slow path carried 1,343 of 2,000/s in one run and 294
+# of 500/s in another (its rate follows the host's load), and
+# forwarding.check_cpu wants a fraction of what either arm forwards.
+ADDR = Addresses("zfw", 6, load_fps=100)
 SERVER = ADDR.server
 BOARD_DOC = yaml.safe_load(BOARD.read_text())
 FLOWTABLE_IFACES = BOARD_DOC["fastpath"]["flowtable"]["interfaces"]
@@ -149,9 +153,12 @@ def test_kernel_has_the_flowtable_the_board_asks_for(labs, zynq_net):
 @pytest.mark.parametrize("arm", sorted(ARMS))
 def test_rfc2544_search_converges_at_every_seed_frame_size(labs, arm):
     """forwarding.check_search; the first trial of every size overflows the
-    64-entry RX ring, where the archive's GEM model wrote into buffers macb
-    still owned. The GEM drops the frames it has no buffer for and counts
-    them (rx_resource_errors, the patch): the slow path arm must show some."""
+    RX ring, where the archive's GEM model wrote into buffers macb still
+    owned. The GEM drops the frames it has no buffer for and counts them
+    (rx_resource_errors, the patch): the slow path arm must show some.
+    No "inconsistent Rx descriptor chain": neither the model's (writing a
+    descriptor macb owns) nor macb's own with a ring no larger than its
+    NAPI budget (the board's rings are 128; docs/qemu.md)."""
     lines = check_search(labs[arm], slow_path=ARMS[arm] is None)
     stats = ethtool_stats(labs[arm].text("ethtool-S-eth0"))
     if ARMS[arm] is None:
