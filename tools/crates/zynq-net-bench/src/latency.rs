@@ -557,15 +557,7 @@ pub fn run(
 mod tests {
     use super::*;
 
-    fn port(net: u8) -> Port {
-        Port {
-            host: Host::Local,
-            dev: "eth0".into(),
-            mac: "02:00:00:00:00:0a".into(),
-            dut_mac: "02:00:00:00:00:0b".into(),
-            net,
-        }
-    }
+    use crate::tester::test_port as port;
 
     /// A probe frame as trafgen builds it from [`probe_config`] (60 bytes
     /// for 64 B: Ethernet II, IPv4 without options, UDP, 18 payload bytes).

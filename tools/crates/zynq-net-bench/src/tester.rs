@@ -540,20 +540,24 @@ pub fn calibrate(t: &Tester, ways: &[Way], frames: &[u32], count: u64) -> Result
     Ok(out)
 }
 
+/// A port on this host for the unit tests (tester and latency).
+#[cfg(test)]
+pub(crate) fn test_port(net: u8) -> Port {
+    Port {
+        host: Host::Local,
+        dev: "eth0".into(),
+        mac: "02:00:00:00:00:0a".into(),
+        dut_mac: "02:00:00:00:00:0b".into(),
+        net,
+    }
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 
-    fn port(net: u8) -> Port {
-        Port {
-            host: Host::Local,
-            dev: "eth0".into(),
-            mac: "02:00:00:00:00:0a".into(),
-            dut_mac: "02:00:00:00:00:0b".into(),
-            net,
-        }
-    }
+    use test_port as port;
 
     #[test]
     fn the_config_has_one_frame_per_flow_of_the_right_length() {
