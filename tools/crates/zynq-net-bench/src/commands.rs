@@ -116,7 +116,7 @@ impl PlanInput {
 pub fn load_plan(path: &Path, o: &Overrides) -> Result<Plan, BenchError> {
     // Bytes, not text: a file that is not UTF-8 goes to the board loader,
     // which reports it at its line:col (rule not-utf8).
-    let bytes = std::fs::read(path).map_err(|e| BenchError::io(path, e))?;
+    let bytes = records::read_input(path)?;
     let format = std::str::from_utf8(&bytes)
         .ok()
         .and_then(|t| serde_json::from_str::<serde_json::Value>(t).ok())

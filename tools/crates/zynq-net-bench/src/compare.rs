@@ -223,7 +223,7 @@ pub fn load_tester(path: &Path) -> Result<Option<crate::rfc2544_suite::Report>, 
     if !path.is_dir() || !p.exists() {
         return Ok(None);
     }
-    let t = std::fs::read_to_string(&p).map_err(|e| BenchError::io(&p, e))?;
+    let t = crate::records::read_input_text(&p)?;
     let r: crate::rfc2544_suite::Report =
         serde_json::from_str(&t).map_err(|e| BenchError::Invalid(format!("{}: {e}", p.display())))?;
     if r.format != crate::rfc2544_suite::FORMAT {
@@ -279,7 +279,7 @@ pub fn load_run(path: &Path) -> Result<(Vec<TrialRecord>, Option<Rfc2544Result>)
     let recs = read_trials(&results)?;
     let rfc = match rfc {
         Some(p) if p.exists() => {
-            let t = std::fs::read_to_string(&p).map_err(|e| BenchError::io(&p, e))?;
+            let t = crate::records::read_input_text(&p)?;
             Some(serde_json::from_str(&t).map_err(|e| BenchError::Invalid(format!("{}: {e}", p.display())))?)
         }
         _ => None,

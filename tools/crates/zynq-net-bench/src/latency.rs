@@ -59,8 +59,9 @@ pub const PROBE_SPORT: u16 = 49151;
 /// First payload bytes of a probe.
 pub const MAGIC: [u8; 4] = *b"ZNLP";
 
-/// Most probes per direction and trial (the trafgen configuration holds one frame per probe).
-pub const MAX_PROBES: u64 = 20_000;
+/// Most probes per direction and trial (the trafgen configuration holds
+/// one frame per probe; the bench file's limit too).
+pub const MAX_PROBES: u64 = zynq_net_model::bench::TESTER_MAX_PROBES;
 
 /// pcap magic of nanosecond time stamps (pcap-savefile(5)).
 pub const PCAP_NS_MAGIC: u32 = 0xa1b2_3c4d;

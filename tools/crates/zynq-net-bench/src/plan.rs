@@ -167,7 +167,7 @@ impl Plan {
 
     /// Loads a plan file.
     pub fn load(path: &Path) -> Result<Plan, BenchError> {
-        let text = std::fs::read_to_string(path).map_err(|e| BenchError::io(path, e))?;
+        let text = crate::records::read_input_text(path)?;
         let p: Plan =
             serde_json::from_str(&text).map_err(|e| BenchError::Invalid(format!("{}: {e}", path.display())))?;
         if p.format != PLAN_FORMAT {

@@ -328,7 +328,21 @@ pub fn append_jsonl<T: Serialize>(path: &Path, value: &T) -> Result<(), BenchErr
 /// # Errors
 /// [`BenchError::Io`] naming `path` (a missing parent directory, no room,
 /// no permission); `path` is then left as it was.
+/// An existing `path` that is not a regular file is refused, not
+/// replaced: a device node, FIFO, socket, directory or symbolic link there
+/// (`-o /dev/null` run as root would otherwise replace the machine's
+/// /dev/null with a file).
 pub fn write_file(path: &Path, bytes: impl AsRef<[u8]>) -> Result<(), BenchError> {
+    if let Ok(m) = std::fs::symlink_metadata(path) {
+        if !m.file_type().is_file() {
+            return Err(BenchError::Invalid(format!(
+                "{}: {}, not a regular file: an output is written whole and renamed into place, which would \
+                 replace it; give the path of a regular file or of one that does not exist yet",
+                path.display(),
+                zynq_net_model::file_kind(&m)
+            )));
+        }
+    }
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
@@ -346,17 +360,55 @@ pub fn write_file(path: &Path, bytes: impl AsRef<[u8]>) -> Result<(), BenchError
     Ok(())
 }
 
+/// Largest input file the bench reads (plans, results, run files): far
+/// above any plan or run it writes, and a bound on what a wrong path (a
+/// device such as /dev/zero) can make it read.
+pub const MAX_INPUT_BYTES: u64 = 256 << 20;
+
+/// The bytes of an input file: a regular file (a symbolic link to one
+/// too) of at most [`MAX_INPUT_BYTES`]; a FIFO, device, socket or
+/// directory is refused at once instead of being waited on or read
+/// without end.
+///
+/// # Errors
+/// [`BenchError::Io`] (not found, no permission), [`BenchError::Invalid`]
+/// for the other cases, naming the file.
+pub fn read_input(path: &Path) -> Result<Vec<u8>, BenchError> {
+    let m = std::fs::metadata(path).map_err(|e| BenchError::io(path, e))?;
+    if !m.is_file() {
+        return Err(BenchError::Invalid(format!(
+            "{}: {}, not a regular file",
+            path.display(),
+            zynq_net_model::file_kind(&m)
+        )));
+    }
+    zynq_net_model::read_at_most(path, MAX_INPUT_BYTES).map_err(|e| BenchError::io(path, e))?.ok_or_else(|| {
+        BenchError::Invalid(format!(
+            "{}: larger than {} MiB: not a file the bench wrote",
+            path.display(),
+            MAX_INPUT_BYTES >> 20
+        ))
+    })
+}
+
+/// [`read_input`] as text.
+///
+/// # Errors
+/// As [`read_input`]; text that is not UTF-8.
+pub fn read_input_text(path: &Path) -> Result<String, BenchError> {
+    String::from_utf8(read_input(path)?).map_err(|e| BenchError::Invalid(format!("{}: not UTF-8: {e}", path.display())))
+}
+
 /// Reads a JSON-lines file. A torn last line (an interrupted
 /// [`append_jsonl`], which ends every record with its newline, so a tear
 /// leaves a last line without one) is ignored; any other line that is not
 /// JSON is an error naming the file and its line number (blank lines
 /// counted).
 pub fn read_jsonl<T: for<'de> Deserialize<'de>>(path: &Path) -> Result<Vec<T>, BenchError> {
-    let text = match std::fs::read_to_string(path) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(e) => return Err(BenchError::io(path, e)),
-    };
+    if !path.exists() && std::fs::symlink_metadata(path).is_err() {
+        return Ok(Vec::new());
+    }
+    let text = read_input_text(path)?;
     let torn = !text.ends_with('\n');
     let lines: Vec<(usize, &str)> = text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()).collect();
     let mut out = Vec::new();
@@ -463,6 +515,36 @@ mod tests {
     /// A file is replaced whole, mode 0644, with no temporary file left
     /// beside it; a write that cannot happen names the path and leaves the
     /// old contents.
+    /// An output path that is a symbolic link, a socket or a device is
+    /// refused and left as it was (its target too); a FIFO or a device as
+    /// an input is refused at once instead of being waited on or read
+    /// without end.
+    #[test]
+    fn non_regular_files_are_refused_as_outputs_and_inputs() {
+        let d = tempfile::tempdir().unwrap();
+        let target = d.path().join("target");
+        std::fs::write(&target, "keep").unwrap();
+        let link = d.path().join("link");
+        std::os::unix::fs::symlink(&target, &link).unwrap();
+        let e = write_file(&link, "new").unwrap_err().to_string();
+        assert!(e.contains("is a symbolic link, not a regular file"), "{e}");
+        assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "keep");
+        let sock = d.path().join("sock");
+        let _l = std::os::unix::net::UnixListener::bind(&sock).unwrap();
+        assert!(write_file(&sock, "new").unwrap_err().to_string().contains("is a socket"));
+        // (No device node here: a mutant without the check would replace
+        // the machine's /dev/null, the tests running as root.)
+        // Inputs: a link to a regular file is read; a FIFO and a device are not.
+        assert_eq!(read_input(&link).unwrap(), b"keep");
+        let fifo = d.path().join("fifo");
+        assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+        assert!(read_input(&fifo).unwrap_err().to_string().contains("is a FIFO"));
+        assert!(read_jsonl::<serde_json::Value>(&fifo).unwrap_err().to_string().contains("is a FIFO"));
+        assert!(read_input(Path::new("/dev/zero")).unwrap_err().to_string().contains("is a device"));
+        assert!(read_jsonl::<serde_json::Value>(&d.path().join("absent")).unwrap().is_empty());
+    }
+
     #[test]
     fn write_file_replaces_whole_and_leaves_nothing_beside() {
         let d = tempfile::tempdir().unwrap();

@@ -202,6 +202,11 @@ pub const TESTER_FRAME_RANGE: (u32, u32) = (64, 2048);
 /// within 198.18.0.0/15, RFC 2544 appendix C.2.2).
 pub const TESTER_MAX_FLOWS: u32 = 4096;
 
+/// Most latency probes per direction and trial: the trafgen configuration
+/// holds one frame per probe, and the probes go out over the middle half
+/// of the trial (`latency_probe_fps * latency_s / 2`).
+pub const TESTER_MAX_PROBES: u64 = 20_000;
+
 /// A test of RFC 2544 section 26 (written as `throughput`, `frame-loss`,
 /// `back-to-back`, `latency`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema)]
@@ -247,7 +252,7 @@ pub struct Tester {
     pub line_rate_mbps: u32,
     /// Both ports send at once (full duplex); `false`: port A to B only.
     pub duplex: bool,
-    /// Flows per port, 1 to 4096 ([`TESTER_MAX_FLOWS`]).
+    /// Flows per port, 1 to 4096.
     #[schemars(range(min = 1, max = 4096))]
     pub flows: u32,
     /// Seconds per search trial, (0, 86400].
@@ -289,7 +294,8 @@ pub struct Tester {
     pub latency_repeats: u32,
     /// Seconds per latency trial, (0, 86400] (section 26.2 asks for 120).
     pub latency_s: f64,
-    /// Latency probes per second per direction, at least 1.
+    /// Latency probes per second per direction, at least 1, and at most
+    /// 20000 probes over half the trial (`latency_probe_fps * latency_s / 2`).
     pub latency_probe_fps: f64,
     /// Frames/s per direction of the latency test's load; absent: each
     /// frame size's NDR.

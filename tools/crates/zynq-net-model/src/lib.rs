@@ -391,7 +391,7 @@ pub fn board_text(path: &Path, read: Option<Vec<u8>>) -> Result<String, LoadErro
 }
 
 /// What a non-regular file is, for the error (`is a FIFO`).
-fn file_kind(m: &std::fs::Metadata) -> &'static str {
+pub fn file_kind(m: &std::fs::Metadata) -> &'static str {
     #[cfg(unix)]
     {
         use std::os::unix::fs::FileTypeExt;
@@ -408,6 +408,8 @@ fn file_kind(m: &std::fs::Metadata) -> &'static str {
     }
     if m.is_dir() {
         "is a directory"
+    } else if m.file_type().is_symlink() {
+        "is a symbolic link"
     } else {
         "is not a regular file"
     }

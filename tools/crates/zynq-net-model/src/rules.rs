@@ -633,7 +633,7 @@ rules! {
         source: "RFC 791 dotted quad, RFC 4291 text form, RFC 1123 section 2.1 host names",
         hint: Some("write an address such as 192.0.2.16 or a host name such as peer.lab");
     BenchRepeated = "bench-repeated", Error,
-        summary: "a bench list (protocols, directions, mtus, streams, frame sizes) names each value once",
+        summary: "a bench list (protocols, directions, mtus, streams, frame sizes, the tester's tests and PDRs) names each value once",
         source: "docs/bench.md: a cell's id is made of its values, so a repeated value runs the same cell twice under one id (results, --resume and compare key on it)",
         hint: Some("remove the repeated value; use `repeats` to run a cell more than once");
     BenchUdpRate = "bench-udp-rate", Error,
@@ -649,11 +649,11 @@ rules! {
         source: "iperf3 src/iperf.h: MAX_STREAMS 128; src/iperf_api.c refuses -P above it",
         hint: Some("use 1 to 128 parallel streams");
     BenchTesterRange = "bench-tester-range", Error,
-        summary: "the tester's settings are in range: frame sizes 64..2048 bytes, trials (0, 86400] s, waits [0, 3600] s, at least 1 latency probe/s and 10 frames/s, latency after throughput unless `latency_fps` is given",
+        summary: "the tester's settings are in range: frame sizes 64..2048 bytes, trials (0, 86400] s, waits [0, 3600] s, at least 1 latency probe/s and at most 20000 probes a trial, at least 10 frames/s of latency load, latency after throughput unless `latency_fps` is given",
         source: "RFC 2544 sections 23-26; the tester's trafgen frames (docs/bench.md); iperf3's MAX_TIME of 86400 s kept as the trial limit",
         hint: None;
     BenchPercent = "bench-percent", Error,
-        summary: "bench percentages are in range: `cpu_bound_pct` (0, 100], `rfc2544.loss_tolerance_pct` [0, 100), `rfc2544.resolution_pct` (0, 50)",
+        summary: "bench percentages are in range: `cpu_bound_pct` (0, 100], `rfc2544.loss_tolerance_pct` [0, 100), `rfc2544.resolution_pct` (0, 50), `tester.resolution_pct` and `tester.b2b_resolution_pct` (0, 50], `tester.loss_step_pct` (0, 10], each `tester.pdr_pct` (0, 100)",
         source: "a core cannot be more than 100% busy; a loss of 100% or a bracket of half the rate is no measurement",
         hint: None;
 }

@@ -1622,6 +1622,7 @@ fn tester(out: &mut Vec<Diagnostic>, p: &str, t: &crate::bench::Tester) {
     use crate::bench::{TesterTest, TESTER_FRAME_RANGE};
     repeated(out, &format!("{p}/tests"), &t.tests);
     repeated(out, &format!("{p}/frame_sizes"), &t.frame_sizes);
+    repeated(out, &format!("{p}/pdr_pct"), &t.pdr_pct);
     let (lo, hi) = TESTER_FRAME_RANGE;
     for (j, f) in t.frame_sizes.iter().enumerate() {
         if !(lo..=hi).contains(f) {
@@ -1673,6 +1674,23 @@ fn tester(out: &mut Vec<Diagnostic>, p: &str, t: &crate::bench::Tester) {
     percent(out, format!("{p}/loss_step_pct"), t.loss_step_pct, Bound::Open(0.0), 10.0, true);
     for (j, v) in t.pdr_pct.iter().enumerate() {
         percent(out, format!("{p}/pdr_pct/{j}"), *v, Bound::Open(0.0), 100.0, false);
+    }
+    // The probes of a trial go out over its middle half, one trafgen frame each.
+    let probes = (t.latency_probe_fps * t.latency_s / 2.0).round();
+    if probes > crate::bench::TESTER_MAX_PROBES as f64 {
+        out.push(
+            Diagnostic::new(
+                Rule::BenchTesterRange,
+                format!("{p}/latency_probe_fps"),
+                format!(
+                    "{} probes/s over half of a {} s trial is {probes} probes, above the tester's {}",
+                    t.latency_probe_fps,
+                    t.latency_s,
+                    crate::bench::TESTER_MAX_PROBES
+                ),
+            )
+            .hint("lower latency_probe_fps or latency_s"),
+        );
     }
     let at = |x: TesterTest| t.tests.iter().position(|y| *y == x);
     if t.latency_fps.is_none() {
@@ -1735,7 +1753,7 @@ fn within(out: &mut Vec<Diagnostic>, rule: Rule, ptr: String, v: f64, lo: Bound,
     };
     let range_word = if hi.is_infinite() { "" } else { "outside " };
     let msg = if hi.is_infinite() {
-        format!("{v} is not {range} {unit}")
+        format!("{v} is below the least allowed, {l} {unit}")
     } else {
         format!("{v} is {range_word}{range} {unit}")
     };
