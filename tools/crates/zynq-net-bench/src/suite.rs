@@ -420,6 +420,9 @@ mod tests {
         assert!((steps[0].dirs[0].loss_percent() - 35.0).abs() < 0.01);
         assert_eq!(steps[4].dirs[0].lost(), 0);
         assert!(frame_loss(1.0, 10.5, 1.0, |f, n| Ok(sim(f, n, 1.0, 0, 1.0))).is_err());
+        // A step of 0 would never lower the rate: refused, as is one below.
+        assert!(frame_loss(1.0, 0.0, 1.0, |f, n| Ok(sim(f, n, 1.0, 0, 1.0))).is_err());
+        assert!(frame_loss(1.0, -1.0, 1.0, |f, n| Ok(sim(f, n, 1.0, 0, 1.0))).is_err());
     }
 
     #[test]
