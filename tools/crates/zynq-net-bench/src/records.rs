@@ -405,7 +405,9 @@ pub fn read_input_text(path: &Path) -> Result<String, BenchError> {
 /// JSON is an error naming the file and its line number (blank lines
 /// counted).
 pub fn read_jsonl<T: for<'de> Deserialize<'de>>(path: &Path) -> Result<Vec<T>, BenchError> {
-    if !path.exists() && std::fs::symlink_metadata(path).is_err() {
+    // Nothing there: no records. Any other failure (no permission) is
+    // read_input's error, as it was before inputs were checked.
+    if matches!(std::fs::symlink_metadata(path), Err(e) if e.kind() == std::io::ErrorKind::NotFound) {
         return Ok(Vec::new());
     }
     let text = read_input_text(path)?;

@@ -1751,11 +1751,10 @@ fn within(out: &mut Vec<Diagnostic>, rule: Rule, ptr: String, v: f64, lo: Bound,
     } else {
         format!("write a value {}{range} {unit}", if hi.is_infinite() { "" } else { "in " })
     };
-    let range_word = if hi.is_infinite() { "" } else { "outside " };
     let msg = if hi.is_infinite() {
         format!("{v} is below the least allowed, {l} {unit}")
     } else {
-        format!("{v} is {range_word}{range} {unit}")
+        format!("{v} is outside {range} {unit}")
     };
     out.push(Diagnostic::new(rule, ptr, msg).hint(hint));
 }
