@@ -326,10 +326,21 @@ def check_search(lab: Lab, slow_path: bool) -> str:
     for size in FRAMES:
         f = frames[size]
         trace = "\n".join(f"  {s}" for s in f["steps"])
-        search = [s for s in f["steps"] if not s["confirm"]]
-        confirm = [s for s in f["steps"] if s["confirm"]]
-        assert f["search_trials"] == len(search) <= MAX_TRIALS, trace
-        assert all(s["error"] is None for s in f["steps"]), trace
+        steps = f["steps"]
+        assert f["search_trials"] == len([s for s in steps if not s["confirm"]]) <= MAX_TRIALS, trace
+        # A trial the tester could not run (iperf3's UDP stream set-up
+        # datagram lost behind an overflowed ring: esnet/iperf#862) is
+        # repeated at the same rate and is no verdict on the router; here it
+        # must be rare (once per size) and the repeat must have run.
+        failed = [i for i, s in enumerate(steps) if s["error"] is not None]
+        assert len(failed) <= 1, trace
+        for i in failed:
+            again = steps[i + 1]
+            assert again["error"] is None and again["offered_fps"] == steps[i]["offered_fps"], trace
+            assert again["confirm"] == steps[i]["confirm"], trace
+        valid = [s for s in steps if s["error"] is None]
+        search = [s for s in valid if not s["confirm"]]
+        confirm = [s for s in valid if s["confirm"]]
         assert search[0]["offered_fps"] >= 0.99 * 1e9 / (8 * (size + 20)), trace
         # After the overloaded first trial the router still forwards.
         assert any(x["sent"] - x["lost"] > 0 for x in f["steps"][1:]), f"{size} B: nothing forwarded after\n{trace}"
