@@ -20,7 +20,7 @@ pub fn deviations(s: &Rfc2544Spec, server_version: &str) -> Vec<String> {
         format!("Trial duration {} s for the search and {} s for the confirmation (RFC 2544 §26.1 asks for at least 60 s).", s.trial_seconds, s.confirm_seconds),
         "Binary search seeded by the received rate of the first (line-rate) trial; it stops when the pass/fail bracket is narrower than the resolution or the trial budget is spent.".to_string(),
         "Unidirectional UDP/IPv4 traffic of one flow; no learning frames, no bidirectional or multi-port traffic, no latency or back-to-back measurement.".to_string(),
-        "Frames counted from the receiver's UDP datagram count; a frame size maps to a UDP payload of F - 46 bytes.".to_string(),
+        "Frames counted from the bytes the receiver read (iperf3 counts no loss after the last datagram that arrived); a frame size maps to a UDP payload of F - 46 bytes.".to_string(),
         format!("A trial iperf3 could not run (an error and no counts: e.g. its UDP stream set-up datagram was lost) is repeated at the same rate up to {TESTER_RETRIES} times; it counts as a trial, not as loss."),
     ];
     if s.loss_tolerance_percent > 0.0 {
@@ -55,7 +55,13 @@ fn step_from(trial: &Trial, n: u32, confirm: bool, offered_fps: f64, payload: u3
         let f = &s.forward;
         let secs = if f.seconds > 0.0 { f.seconds } else { 1.0 };
         st.sent = f.packets_sent.unwrap_or_else(|| f.sent_bytes / payload as u64);
-        st.lost = f.lost_packets.unwrap_or(0);
+        // iperf3 counts a loss only as a gap before a later datagram
+        // (iperf_udp.c: lost = sequence number - count), so the datagrams
+        // dropped after the last one that arrived are in no loss count: a
+        // router that stops forwarding half-way shows no loss at all. What
+        // arrived is the server's byte count over the payload.
+        let arrived = f.received_bytes / u64::from(payload.max(1));
+        st.lost = f.lost_packets.unwrap_or(0).max(st.sent.saturating_sub(arrived));
         st.sent_fps = st.sent as f64 / secs;
         st.received_fps = st.sent.saturating_sub(st.lost) as f64 / secs;
         st.loss_percent = if st.sent > 0 { 100.0 * st.lost as f64 / st.sent as f64 } else { 100.0 };
@@ -675,6 +681,10 @@ mod tests {
             packets_sent: packets,
             lost_packets: lost,
             sent_bytes: bytes,
+            received_bytes: match (packets, lost) {
+                (Some(p), Some(l)) if p > 0 => bytes / p * (p - l),
+                _ => bytes,
+            },
             seconds,
             ..Flow::default()
         };
@@ -701,6 +711,30 @@ mod tests {
         let t = trial_of(flow(Some(0), Some(0), 0, 1.0), 18);
         let st = step_from(&t, 1, false, 500.0, 18, 100.0);
         assert!(!st.pass && st.loss_percent == 100.0 && st.sent_fps == 0.0, "{st:?}");
+    }
+
+    /// Datagrams dropped after the last one that arrived are in no iperf3
+    /// loss count (a gap before a later datagram is): the server's bytes
+    /// say how many arrived. A router that stopped forwarding after 1,500
+    /// of 2,000 datagrams loses 500, not 0; iperf3's own count stays the
+    /// floor (a gap it saw is a loss even when the bytes look whole).
+    #[test]
+    fn frames_dropped_at_a_trials_end_are_lost() {
+        let f = |lost: u64, arrived: u64| Flow {
+            packets_sent: Some(2000),
+            lost_packets: Some(lost),
+            sent_bytes: 2000 * 1472,
+            received_bytes: arrived * 1472,
+            seconds: 1.0,
+            ..Flow::default()
+        };
+        let st = step_from(&trial_of(f(0, 1500), 1472), 1, false, 2000.0, 1472, 0.0);
+        assert_eq!((st.sent, st.lost), (2000, 500), "{st:?}");
+        assert!(!st.pass && (st.received_fps - 1500.0).abs() < 1e-9 && (st.loss_percent - 25.0).abs() < 1e-9);
+        let st = step_from(&trial_of(f(3, 2000), 1472), 1, false, 2000.0, 1472, 0.0);
+        assert_eq!((st.sent, st.lost), (2000, 3), "{st:?}");
+        let st = step_from(&trial_of(f(0, 2000), 1472), 1, false, 2000.0, 1472, 0.0);
+        assert!(st.pass && st.lost == 0, "{st:?}");
     }
 
     /// A line rate whose frame maximum is exactly 100,000 frames/s at 1518 B
@@ -797,7 +831,13 @@ mod tests {
         let mut left = script.iter();
         let r = search(&ctx(), &spec, 1e9, 1518, |o, _| {
             let (sent, lost) = left.next().copied().unwrap_or((1, 1));
-            let flow = Flow { packets_sent: Some(sent), lost_packets: Some(lost), seconds: 1.0, ..Flow::default() };
+            let flow = Flow {
+                packets_sent: Some(sent),
+                lost_packets: Some(lost),
+                received_bytes: (sent - lost) * u64::from(o.length),
+                seconds: 1.0,
+                ..Flow::default()
+            };
             trial_of(flow, o.length)
         });
         r.steps.iter().filter(|s| !s.confirm).map(|s| s.offered_fps).collect()
