@@ -33,7 +33,7 @@ def plan_for(board, request, tmp_path):
     """The generated plan once `zynq-net gen` and the board file exist, else
     the hand-written mirror in tests/applier/plans/ ("hand-BOARD": always the
     hand-written one; it also covers channels changes and multiq on a
-    single-queue port, C7)."""
+    single-queue port)."""
     if board.startswith("hand-"):
         return PLANS / f"{board[5:]}.plan", "hand-written"
     if (ROOT / "meta-zynq-net" / "boards" / f"{board}.yml").exists():

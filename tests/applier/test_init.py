@@ -8,7 +8,8 @@
 - the udev rule re-runs the applier for a hot-plugged interface: before the
   boot-time run it does nothing (coldplug), after it a late interface gets
   exactly its own steps;
-- the irqbalance policy script bans exactly the IRQs the board pins (C3);
+- the irqbalance policy script bans exactly the IRQs the board pins (irqbalance would
+  undo them);
 - the generated artifacts (zynq-net gen) carry the same applier bytes and
   shell-clean init files.
 """

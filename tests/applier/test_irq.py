@@ -1,11 +1,11 @@
 """IRQ affinity: IRQs resolved by action name from /proc/interrupts, masks
 ANDed with the online CPUs, compared numerically (the kernel prints groups
-with varying zero padding, C1), refused writes reported as "not changeable"
-(C2), effective_affinity read back.
+with varying zero padding past 32 CPUs), refused writes reported as "not changeable"
+(the kernel refuses some IRQs' affinity), effective_affinity read back.
 
 Part 1 runs against a prepared /proc tree (ZYNQ_NET_PROC) and sysfs tree
 (ZYNQ_NET_SYS: the online CPU list): gianfar-style per-queue-group names,
-macb's device-node name, a shared IRQ line, a 48-CPU board (C1).
+macb's device-node name, a shared IRQ line, a 48-CPU board (masks past 32 CPUs).
 Part 2 changes one real IRQ of this machine and restores it.
 """
 import pathlib
@@ -78,7 +78,7 @@ def test_irq_prepared_tree(shell, tmp_path):
     assert by["51"]["result"] == "unchanged", rep
     assert mask_int(aff(proc, 50)) == 3, "mmc0 was not in the plan"
     assert by["eth3_*"]["result"] == "skipped" and "no IRQ named eth3_*" in by["eth3_*"]["detail"], rep
-    # drift after boot (irqbalance, C3) shows in status
+    # drift after boot (irqbalance) shows in status
     (proc / "irq" / "46" / "smp_affinity").write_text("3\n")
     st = ap.json("status", plan, expect=3)
     drift = [s for s in st["steps"] if s["result"] == "differs"]

@@ -264,7 +264,7 @@ def test_rps_rfs_written(run):
 
 
 def test_multiq_on_one_tx_queue_is_skipped_with_the_reason(run):
-    """QEMU's eTSEC has one TX queue: multiq has nothing to spread (C7), so
+    """QEMU's eTSEC has one TX queue: multiq has nothing to spread, so
     the applier skips the qdisc and its filter with the reason, and the
     device keeps its default qdisc."""
     steps = [r for r in run.json("apply1")["steps"] if r["verb"] in ("qdisc", "filter")]

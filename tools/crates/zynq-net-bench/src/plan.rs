@@ -188,7 +188,8 @@ impl Plan {
 }
 
 /// CPUs iperf3 may run on: the configured list (or every online CPU when
-/// empty) minus the CPUs that take the NIC IRQs (C8). When that leaves
+/// empty) minus the CPUs that take the NIC IRQs (an iperf3 sharing
+/// the core that serves the NIC's IRQ is bound by that core). When that leaves
 /// nothing, the configured list is kept and a warning returned.
 pub fn choose_cpus(configured: &[usize], irq_cpus: &[usize], online: &[usize]) -> (Vec<usize>, Option<String>) {
     let base: Vec<usize> = if configured.is_empty() { online.to_vec() } else { configured.to_vec() };

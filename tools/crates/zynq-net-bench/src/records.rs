@@ -234,7 +234,8 @@ pub struct FrameResult {
     pub sender_limited: bool,
     /// Highest CPU load seen (any core of any machine) during the confirmation.
     pub max_core_busy: f64,
-    /// CPU-bound cores during the confirmation (C8).
+    /// CPU-bound cores during the confirmation (a tester at 100 % of one core
+    /// measures itself, not the DUT).
     pub cpu_bound: Vec<String>,
     /// Every trial.
     pub steps: Vec<Step>,

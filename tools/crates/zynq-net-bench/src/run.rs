@@ -1,5 +1,5 @@
 //! Running trials: one iperf3 client/server pair, per-core CPU load on every
-//! machine involved, the CPU-bound flag (C8), and the matrix runner that
+//! machine involved, the CPU-bound flag (an iperf3 bound by one core), and the matrix runner that
 //! appends one JSON line per trial so an interrupted run keeps its results.
 
 use std::path::{Path, PathBuf};
@@ -329,7 +329,8 @@ pub fn trial(ctx: &Context, opts: &ClientOpts, cell: &str, repeat: u32) -> Trial
     Trial { record, raw }
 }
 
-/// Cores at or above `threshold` percent busy, as `ROLE cpuN P%` (C8).
+/// Cores at or above `threshold` percent busy, as `ROLE cpuN P%`
+/// (iperf3's sender or receiver at one full core is the limit measured).
 pub fn cpu_bound(role: &str, cores: &[CoreLoad], threshold: f64) -> Vec<String> {
     cores.iter().filter(|c| c.busy() >= threshold).map(|c| format!("{role} cpu{} {:.0}%", c.cpu, c.busy())).collect()
 }

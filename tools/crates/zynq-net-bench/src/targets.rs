@@ -34,7 +34,8 @@ pub struct Endpoint {
     #[serde(default)]
     pub ifaces: Vec<String>,
     /// Name (substring) of the NIC's IRQ in `/proc/interrupts`: the CPU
-    /// serving it is kept free of iperf3 (C8).
+    /// serving it is kept free of iperf3 (sharing it, iperf3 is bound by
+    /// that one core).
     #[serde(default)]
     pub irq_pattern: Option<String>,
     /// Interface on which RFC 2544 trials pace the offered load with a tbf
