@@ -7,14 +7,7 @@ use std::path::{Path, PathBuf};
 
 use crate::rules::Rule;
 
-/// Severity of a diagnostic.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Severity {
-    /// The board is invalid; nothing is generated.
-    Error,
-    /// The board is valid but something deserves attention.
-    Warning,
-}
+pub use crate::rules::Severity;
 
 /// A 1-based line and column in the board file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default)]

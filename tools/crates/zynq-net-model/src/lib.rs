@@ -22,6 +22,7 @@ pub mod out;
 pub mod resolve;
 pub mod rules;
 pub mod schema;
+mod text;
 pub mod validate;
 pub mod yaml;
 

@@ -33,7 +33,7 @@ pub fn known_sysctl(key: &str) -> Option<(bool, Option<String>)> {
         return Some((true, None));
     }
     let siblings: Vec<String> = siblings.into_iter().map(str::to_string).collect();
-    Some((false, crate::schema::closest(key, &siblings)))
+    Some((false, crate::text::closest(key, &siblings)))
 }
 
 /// Largest RFS table size the kernel accepts: `rps_sock_flow_entries`
@@ -139,7 +139,7 @@ pub fn check(b: &Board) -> Vec<Diagnostic> {
     // QorIQ SDK kernels are older: not checked)
     if b.board.kernel != KernelFlavour::QoriqSdk {
         // a malformed name is rule sysctl-key's (an error), not also unknown
-        for key in b.system.sysctl.keys().filter(|k| crate::validate::sysctl_key_ok(k)) {
+        for key in b.system.sysctl.keys().filter(|k| crate::text::sysctl_key_ok(k)) {
             if let Some((false, near)) = known_sysctl(key) {
                 let hint = match near {
                     Some(n) => format!("did you mean `{n}`?"),

@@ -20,7 +20,14 @@
 //! never its id. One rule is one check; the same check applied to several
 //! keys (e.g. an RFS table size, global or per queue) is one rule.
 
-use crate::diag::Severity;
+/// Severity of a diagnostic.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Severity {
+    /// The board is invalid; nothing is generated.
+    Error,
+    /// The board is valid but something deserves attention.
+    Warning,
+}
 
 macro_rules! rules {
     ($( $variant:ident = $id:literal, $sev:ident,
@@ -678,7 +685,7 @@ impl Rule {
         let norm = id.to_ascii_lowercase().replace('_', "-");
         Rule::from_id(&norm).or_else(|| {
             let ids: Vec<String> = Rule::ALL.iter().map(|r| r.id().to_string()).collect();
-            crate::schema::closest(&norm, &ids).and_then(|c| Rule::from_id(&c))
+            crate::text::closest(&norm, &ids).and_then(|c| Rule::from_id(&c))
         })
     }
 

@@ -6,6 +6,7 @@ use serde_json::Value;
 use crate::diag::Diagnostic;
 use crate::model::Board;
 use crate::rules::Rule;
+use crate::text::closest;
 use crate::yaml::{escape_segment, SourceMap};
 
 /// Keys renamed or commonly mistyped, with the key to use instead.
@@ -945,25 +946,6 @@ fn allowed_keys(root: &Value, pointer: &str) -> Vec<String> {
         .unwrap_or_default()
 }
 
-/// Closest allowed key by edit distance (at most 3 edits).
-pub(crate) fn closest(key: &str, allowed: &[String]) -> Option<String> {
-    allowed.iter().map(|a| (levenshtein(key, a), a)).filter(|(d, _)| *d <= 3).min().map(|(_, a)| a.clone())
-}
-
-fn levenshtein(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut cur = vec![i + 1];
-        for (j, cb) in b.iter().enumerate() {
-            let cost = usize::from(ca != *cb);
-            cur.push((prev[j] + cost).min(prev[j + 1] + 1).min(cur[j] + 1));
-        }
-        prev = cur;
-    }
-    prev[b.len()]
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1513,32 +1495,5 @@ mod tests {
             "$defs": { "T": { "type": "integer", "description": "The T. More." } }
         });
         assert_eq!(describe(&root, "/o").as_deref(), Some("The T."));
-    }
-
-    /// Edit distances of the textbook pairs (insertions, deletions,
-    /// substitutions, empty strings), and the suggestion it drives.
-    #[test]
-    fn levenshtein_is_the_edit_distance() {
-        for (a, b, d) in [
-            ("kitten", "sitting", 3),
-            ("sitting", "kitten", 3),
-            ("flaw", "lawn", 2),
-            ("", "abc", 3),
-            ("abc", "", 3),
-            ("ab", "a", 1),
-            ("a", "ab", 1),
-            ("abc", "abc", 0),
-            ("rx-ring", "rx_ring", 1),
-        ] {
-            assert_eq!(levenshtein(a, b), d, "{a:?} {b:?}");
-        }
-        let allowed = ["rx_ring".to_string(), "tx_ring".to_string(), "coalesce".to_string()];
-        assert_eq!(closest("rxring", &allowed).as_deref(), Some("rx_ring"));
-        assert_eq!(closest("mtu", &allowed), None);
-        // three edits still suggest, four do not
-        assert_eq!(closest("ring", &allowed).as_deref(), Some("rx_ring"));
-        assert_eq!(levenshtein("ring", "rx_ring"), 3);
-        assert_eq!(closest("rng", &allowed), None);
-        assert_eq!(levenshtein("rng", "rx_ring"), 4);
     }
 }

@@ -56,14 +56,6 @@ fn repeated<T: PartialEq + std::fmt::Display>(out: &mut Vec<Diagnostic>, ptr: &s
     }
 }
 
-/// A dotted sysctl name as sysctl.conf writes it: two or more segments of
-/// letters, digits, `_` and `-` (rule sysctl-key).
-pub(crate) fn sysctl_key_ok(k: &str) -> bool {
-    k.split('.').count() >= 2
-        && k.split('.')
-            .all(|seg| !seg.is_empty() && seg.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-'))
-}
-
 struct V<'a> {
     b: &'a Board,
     out: Vec<Diagnostic>,
@@ -717,7 +709,7 @@ impl V<'_> {
             (Some(m), _) if drivers::i2c_mux_symbols(m).is_none() => {
                 let known: Vec<String> =
                     drivers::I2C_MUXES.iter().flat_map(|(c, _)| c.iter().map(|x| x.to_string())).collect();
-                let hint = match crate::schema::closest(m, &known) {
+                let hint = match crate::text::closest(m, &known) {
                     Some(c) => format!("did you mean `{c}`? (the mux node's compatible in the board DTS)"),
                     None => format!("the mux node's compatible in the board DTS, one of {}", known.join(", ")),
                 };
@@ -1176,7 +1168,7 @@ impl V<'_> {
         let s = &self.b.system;
         for (k, v) in &s.sysctl {
             let ptr = format!("/system/sysctl/{}", crate::yaml::escape_segment(k));
-            if !sysctl_key_ok(k) {
+            if !crate::text::sysctl_key_ok(k) {
                 self.report(Rule::SysctlKey, ptr.clone(), format!("`{k}` is not a sysctl key"));
             }
             if let SysctlValue::Text(t) = v {
@@ -1414,7 +1406,7 @@ pub fn labels(b: &Board, known: &BTreeSet<String>, source: &str) -> Vec<Diagnost
         if ours.contains(&label) || known.contains(&label) {
             continue;
         }
-        let hint = match crate::schema::closest(&label, &all) {
+        let hint = match crate::text::closest(&label, &all) {
             Some(c) => format!("did you mean `{c}`?"),
             None => "name a label of the board DTS (or one the board generates), or pass the design's pl.dtsi with --include".to_string(),
         };
@@ -1457,7 +1449,7 @@ pub fn dt_paths(b: &Board, known: &BTreeSet<String>, source: &str) -> Vec<Diagno
         }
         // The deepest ancestor that exists, and the children it has: the
         // near miss is usually one component.
-        let hint = match crate::schema::closest(&path, &all) {
+        let hint = match crate::text::closest(&path, &all) {
             Some(c) => format!("did you mean `{c}`?"),
             None => {
                 let mut parent = path.trim_end_matches('/').to_string();
@@ -1855,14 +1847,6 @@ mod tests {
         assert!(super::host_address_ok(&name(61)));
         assert!(super::host_address_ok(&format!("{}.", name(61))));
         assert!(!super::host_address_ok(&name(62)));
-    }
-
-    /// A sysctl name has two segments at least (`vm.swappiness`); one
-    /// segment is not a sysctl.conf name.
-    #[test]
-    fn sysctl_names_of_two_segments() {
-        assert!(super::sysctl_key_ok("vm.swappiness"));
-        assert!(!super::sysctl_key_ok("swappiness"));
     }
 
     /// The rules and their messages for `text` as a board file: (rule id,
