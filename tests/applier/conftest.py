@@ -4,10 +4,8 @@ zynq-net-apply under busybox ash and dash, and kernel-bitmap arithmetic.
 
 Needs root (namespaces, sysfs writes), iproute2, ethtool, busybox, dash.
 
-Seams for the mutation test (test_mutations.py): ZYNQ_NET_APPLIER names the
-applier every test runs (default: the source, SOURCE_APPLIER), and
-ZYNQ_NET_TEMPLATES the template directory render() reads (default: the
-render crate's templates/).
+Seam for the mutation test (test_mutations.py): ZYNQ_NET_APPLIER names the
+applier every test runs (default: the source, SOURCE_APPLIER).
 """
 import json
 import os
@@ -23,9 +21,7 @@ from plan_seal import seal_plan, with_driver
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 SOURCE_APPLIER = ROOT / "tools" / "crates" / "zynq-net-render" / "assets" / "zynq-net-apply.sh"
-SOURCE_TEMPLATES = ROOT / "tools" / "crates" / "zynq-net-render" / "templates"
 APPLIER = pathlib.Path(os.environ.get("ZYNQ_NET_APPLIER") or SOURCE_APPLIER).resolve()
-TEMPLATES = pathlib.Path(os.environ.get("ZYNQ_NET_TEMPLATES") or SOURCE_TEMPLATES).resolve()
 PLANS = pathlib.Path(__file__).resolve().parent / "plans"
 SHELLS = {"busybox-ash": ["busybox", "sh"], "dash": ["dash"]}
 
@@ -289,13 +285,6 @@ def prepared_proc(tmp: pathlib.Path, interrupts: str) -> pathlib.Path:
     (proc / "interrupts").write_text(interrupts)
     (proc / "sys").symlink_to("/proc/sys")
     return proc
-
-
-def render(template: str, **view) -> str:
-    jinja2 = pytest.importorskip("jinja2")
-    env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATES)),
-                             undefined=jinja2.StrictUndefined, keep_trailing_newline=True)
-    return env.get_template(template).render(**view)
 
 
 re_mask = re.compile(r"^[0-9a-f,]+$")

@@ -1,8 +1,8 @@
 """Init integration and the applier's shell hygiene.
 
 - zynq-net-apply passes `shellcheck -s sh` and stays small (P1020 images);
-- the sysvinit script (rendered from init.sysvinit.j2 with the lead's view
-  model names) passes shellcheck, has an LSB header, `start` always exits 0
+- the sysvinit script (as `zynq-net gen` writes it for the P1020RDB, the
+  plan and applier paths swapped for the test's) passes shellcheck, has an LSB header, `start` always exits 0
   with a one-line summary, `status` maps to LSB codes, `stop` is a no-op;
 - the systemd unit passes `systemd-analyze verify`;
 - the udev rule re-runs the applier for a hot-plugged interface: before the
@@ -20,12 +20,38 @@ import subprocess
 
 import pytest
 
-from conftest import (write_plan, APPLIER, ROOT, SHELLS, SOURCE_APPLIER, TEMPLATES, Applier, need, prepared_proc, render, sh,
-                      steps_of)
+from conftest import write_plan, APPLIER, ROOT, SHELLS, SOURCE_APPLIER, Applier, need, prepared_proc, sh, steps_of
 
-VIEW = dict(tool_version="0.0.0-test", input="test.yml", board="testboard",
-            interfaces=["eth0", "eth1"], pinned_irq_patterns=["eth0_g0_*", "ff0e0000.ethernet"],
-            plan_path="/etc/zynq-net/zynq-net.plan", applier_path="/usr/sbin/zynq-net-apply")
+# Where the image installs the plan and the applier (zynq-net-tuning_1.0.bb);
+# the generated init files name them, and a test deploying them elsewhere
+# swaps each path for its own.
+PLAN_PATH = "/etc/zynq-net/zynq-net.plan"
+APPLIER_PATH = "/usr/sbin/zynq-net-apply"
+
+
+def generated(zynq_net, tmp_path, board="p1020rdb", edits=()) -> pathlib.Path:
+    """The tuning/ directory `zynq-net gen` writes for a reference board
+    with `system.irqbalance: ban-pinned` (so the policy script is written)
+    and each (old, new) of `edits` replaced once in the board file: the
+    init files as the product renders them, no copy of the templates' view
+    model here."""
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    text = (ROOT / "meta-zynq-net" / "boards" / f"{board}.yml").read_text()
+    for old, new in (("irqbalance: absent", "irqbalance: ban-pinned"), *edits):
+        assert text.count(old) >= 1, (board, old)
+        text = text.replace(old, new)
+    src = tmp_path / f"{board}.yml"
+    src.write_text(text)
+    out = tmp_path / f"gen-{board}"
+    subprocess.run([str(zynq_net), "gen", str(src), "-o", str(out)], check=True, capture_output=True)
+    return out / "tuning"
+
+
+def deployed(text: str, plan: pathlib.Path, applier: pathlib.Path) -> str:
+    """`text` with the image's plan and applier paths swapped for `plan`
+    and `applier` (each must occur)."""
+    assert PLAN_PATH in text and APPLIER_PATH in text, text
+    return text.replace(PLAN_PATH, str(plan)).replace(APPLIER_PATH, str(applier))
 
 
 def test_applier_shellcheck_and_size():
@@ -41,51 +67,14 @@ def test_applier_shellcheck_and_size():
     assert size < 52 * 1024, f"{size} bytes: keep the applier under 52 KB for P1020 images"
 
 
-INIT_TEMPLATES = ("init.sysvinit.j2", "init.systemd.j2", "udev.rules.j2", "irqbalance-policy.j2")
-
-
-def init_ctx_names():
-    """The names of the renderer's view model for the init templates: the
-    `let init_ctx = context! { ... }` of zynq-net-render/src/lib.rs."""
-    src = (ROOT / "tools/crates/zynq-net-render/src/lib.rs").read_text()
-    m = re.search(r"let init_ctx = context! \{(.*?)\};", src, re.S)
-    assert m, "no `let init_ctx = context! {...}` in zynq-net-render/src/lib.rs"
-    return {re.match(r"\s*(\w+)", item).group(1) for item in m.group(1).split(",") if item.strip()}
-
-
-def test_templates_strict():
-    """Each init template uses only names of the view model, and rendering
-    is strict: removing any name the template references raises
-    UndefinedError (so a renderer that let undefined names through as empty
-    strings fails here), while removing a name it does not reference changes
-    nothing. The referenced names come from jinja2's own parser
-    (jinja2.meta.find_undeclared_variables), not from a list kept here."""
-    jinja2 = pytest.importorskip("jinja2")
-    import jinja2.meta
-    assert set(VIEW) == init_ctx_names(), "VIEW must mirror the renderer's init_ctx"
-    env = jinja2.Environment()
-    for t in INIT_TEMPLATES:
-        used = jinja2.meta.find_undeclared_variables(env.parse((TEMPLATES / t).read_text()))
-        assert used, t
-        assert used <= set(VIEW), f"{t} uses {sorted(used - set(VIEW))}, not in the view model"
-        full = render(t, **VIEW)
-        for name in VIEW:
-            view = {k: v for k, v in VIEW.items() if k != name}
-            if name in used:
-                with pytest.raises(jinja2.UndefinedError, match=name):
-                    render(t, **view)
-            else:
-                assert render(t, **view) == full, f"{t} changed without {name}, which it does not use"
-
-
 @pytest.mark.parametrize("shell", sorted(SHELLS))
-def test_sysvinit_script(shell, tmp_path, netns_factory):
+def test_sysvinit_script(shell, tmp_path, netns_factory, zynq_net):
     need("shellcheck", "ip", SHELLS[shell][0])
     plan = tmp_path / "zynq-net.plan"
     write_plan(plan, "zynq-net-plan 2\nboard testboard\nwait eth0 5\nrps eth0 rx-0 00000001\n"
                     "offload eth0 gro on\n")
     init = tmp_path / "zynq-net.init"
-    init.write_text(render("init.sysvinit.j2", **dict(VIEW, plan_path=str(plan), applier_path=str(APPLIER))))
+    init.write_text(deployed((generated(zynq_net, tmp_path) / "zynq-net.init").read_text(), plan, APPLIER))
     r = sh(["shellcheck", "-s", "sh", str(init)], check=False)
     assert r.returncode == 0, r.stdout
     text = init.read_text()
@@ -117,14 +106,14 @@ def test_sysvinit_script(shell, tmp_path, netns_factory):
     assert run("bogus").returncode != 0
 
 
-def test_systemd_unit(tmp_path):
+def test_systemd_unit(tmp_path, zynq_net):
     need("systemd-analyze")
     d = tmp_path / "units"
     d.mkdir()
     plan = tmp_path / "zynq-net.plan"
     write_plan(plan, "zynq-net-plan 2\nboard testboard\n")
     unit = d / "zynq-net.service"
-    unit.write_text(render("init.systemd.j2", **dict(VIEW, plan_path=str(plan), applier_path=str(APPLIER))))
+    unit.write_text(deployed((generated(zynq_net, tmp_path) / "zynq-net.service").read_text(), plan, APPLIER))
     r = subprocess.run(["systemd-analyze", "verify", "--man=no", str(unit)], capture_output=True, text=True,
                        env=dict(os.environ, SYSTEMD_UNIT_PATH=f"{d}:"))
     mine = [ln for ln in (r.stdout + r.stderr).splitlines() if "zynq-net.service" in ln]
@@ -135,19 +124,19 @@ def test_systemd_unit(tmp_path):
         assert want in text, want
 
 
-def test_init_wrappers_agree_on_exit_codes(tmp_path):
-    """Issue 12, item 10: the sysvinit script and the systemd unit count the
-    same applier exit codes as success (0, 3, 4) and as failure (1, 2)."""
+def test_init_wrappers_agree_on_exit_codes(tmp_path, zynq_net):
+    """The sysvinit script and the systemd unit count the same applier exit
+    codes as success (0, 3, 4) and as failure (1, 2)."""
     need("dash")
     plan = tmp_path / "zynq-net.plan"
     write_plan(plan, "zynq-net-plan 2\nboard testboard\n")
     fake = tmp_path / "fake-apply"
     fake.write_text('#!/bin/sh\nexit "$FAKE_RC"\n')
     fake.chmod(0o755)
-    view = dict(VIEW, plan_path=str(plan), applier_path=str(fake))
+    tuning = generated(zynq_net, tmp_path)
     init = tmp_path / "zynq-net.init"
-    init.write_text(render("init.sysvinit.j2", **view))
-    unit = render("init.systemd.j2", **view)
+    init.write_text(deployed((tuning / "zynq-net.init").read_text(), plan, fake))
+    unit = deployed((tuning / "zynq-net.service").read_text(), plan, fake)
     ok_unit = {0} | {int(c) for ln in unit.splitlines() if ln.startswith("SuccessExitStatus=")
                      for c in ln.split("=", 1)[1].split()}
     for rc in range(5):
@@ -167,10 +156,11 @@ def test_init_wrappers_agree_on_exit_codes(tmp_path):
 
 
 @pytest.mark.parametrize("shell", sorted(SHELLS))
-def test_hotplug_late_interface(shell, tmp_path, netns_factory):
-    """udev/mdev re-run for an interface that appears after boot-time tuning."""
+def test_hotplug_late_interface(shell, tmp_path, netns_factory, zynq_net):
+    """udev/mdev re-run for an interface that appears after boot-time tuning
+    (the P1020RDB's rule: its eTSECs are eth0 and eth1)."""
     need("ip", SHELLS[shell][0])
-    rule = render("udev.rules.j2", **VIEW)
+    rule = (generated(zynq_net, tmp_path) / "90-zynq-net.rules").read_text()
     line = [ln for ln in rule.splitlines() if ln and not ln.startswith("#")]
     assert len(line) == 1 and 'KERNEL=="eth0|eth1"' in line[0] and 'SUBSYSTEM=="net"' in line[0]
     assert "apply --quiet --hotplug --iface %k /etc/zynq-net/zynq-net.plan" in line[0]
@@ -200,21 +190,25 @@ def test_hotplug_late_interface(shell, tmp_path, netns_factory):
 
 
 @pytest.mark.parametrize("shell", sorted(SHELLS))
-def test_irqbalance_policy_bans_pinned(shell, tmp_path):
+def test_irqbalance_policy_bans_pinned(shell, tmp_path, zynq_net):
+    """The P1020RDB pins its eTSECs' queue-group IRQs (`eth0_g*`,
+    `eth1_g*`: gianfar names them eth0_g0_tx ..., gfar_request_irq); the
+    policy script bans those, a shared line carrying one, and nothing
+    else."""
     need("shellcheck", SHELLS[shell][0])
     pol = tmp_path / "policy"
-    pol.write_text(render("irqbalance-policy.j2", **VIEW))
+    pol.write_text((generated(zynq_net, tmp_path) / "zynq-net-irqbalance-policy").read_text())
     r = sh(["shellcheck", "-s", "sh", str(pol)], check=False)
     assert r.returncode == 0, r.stdout
     proc = tmp_path / "proc"
     proc.mkdir()
     (proc / "interrupts").write_text(
         "           CPU0       CPU1\n"
-        " 45:        100          0     GICv2  95 Level     eth0_g0_tx\n"
-        " 46:        200          0     GICv2  96 Level     eth0_g1_rx\n"
-        " 48:          5          0     GICv2  98 Level     ff0e0000.ethernet\n"
-        " 49:          0          0     GICv2  99 Level     mmc0, ff0e0000.ethernet\n"
-        " 50:          1          0     GICv2 100 Level     mmc0\n")
+        " 45:        100          0  OpenPIC  29 Edge      eth0_g0_tx\n"
+        " 46:        200          0  OpenPIC  30 Edge      eth1_g0_rx\n"
+        " 47:          5          0  OpenPIC  31 Edge      eth2_g0_rx\n"
+        " 49:          0          0  OpenPIC  33 Edge      mmc0, eth1_g0_er\n"
+        " 50:          1          0  OpenPIC  34 Edge      mmc0\n")
     env = dict(os.environ, ZYNQ_NET_PROC=str(proc))
 
     def ask(irq):
@@ -224,14 +218,17 @@ def test_irqbalance_policy_bans_pinned(shell, tmp_path):
         return r.stdout.strip()
 
     assert ask(45) == "ban=true"
-    assert ask(46) == ""
-    assert ask(48) == "ban=true"
+    assert ask(46) == "ban=true"
+    assert ask(47) == ""           # an interface the board does not pin
     assert ask(49) == "ban=true"   # shared line carrying a pinned device
     assert ask(50) == ""
     assert ask(99) == ""
     # no pinned IRQs: still a valid script that bans nothing
-    pol.write_text(render("irqbalance-policy.j2", **dict(VIEW, pinned_irq_patterns=[])))
-    assert ask(45) == ""
+    unpinned = generated(zynq_net, tmp_path / "unpinned", edits=(
+        ('      - { irq: "eth0_g*", cpus: 1 }\n', ""), ('      - { irq: "eth1_g*", cpus: 0 }\n', ""),
+        ("    irq_affinity:\n", "")))
+    pol.write_text((unpinned / "zynq-net-irqbalance-policy").read_text())
+    assert ask(45) == "" and ask(49) == ""
 
 
 @pytest.mark.parametrize("board", ["zcu102", "p1020rdb"])

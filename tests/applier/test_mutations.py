@@ -10,8 +10,7 @@ mask, a wrong exit code, a dropped save or restore. For each, this test
    and that the mutant still parses under dash and busybox ash (a syntax
    error would be caught by anything, proving nothing);
 2. runs only the tests the entry names, in a child pytest, with the mutant
-   as the applier (ZYNQ_NET_APPLIER) or the mutated template directory
-   (ZYNQ_NET_TEMPLATES);
+   as the applier (ZYNQ_NET_APPLIER);
 3. asserts that they FAIL (pytest exit 1, a failure in the JUnit report)
    and that the failure's explanation (pytest's `E` lines) shows the
    entry's `expect` text, the mutation's symptom, so that an unrelated
@@ -35,12 +34,12 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from conftest import ROOT, SHELLS, SOURCE_APPLIER, SOURCE_TEMPLATES
+from conftest import ROOT, SHELLS, SOURCE_APPLIER
 
 TABLE = pathlib.Path(__file__).resolve().parent / "mutations.toml"
 MUTATIONS = tomllib.loads(TABLE.read_text())["mutation"]
 # the environment a child pytest must not inherit from this one
-SEAMS = ("ZYNQ_NET_APPLIER", "ZYNQ_NET_TEMPLATES")
+SEAMS = ("ZYNQ_NET_APPLIER",)
 
 
 def is_qemu(test_id):
@@ -70,13 +69,9 @@ def child_pytest(tests, tmp, env_extra):
 
 def mutant(m, tmp):
     """Writes the mutant: {env var: path} for the child pytest."""
-    rel = m.get("file", "applier")
-    if rel == "applier":
-        src, dest, env = SOURCE_APPLIER, tmp / "zynq-net-apply", {"ZYNQ_NET_APPLIER": str(tmp / "zynq-net-apply")}
-    else:
-        assert rel.startswith("templates/"), f"{m['id']}: file {rel!r}"
-        shutil.copytree(SOURCE_TEMPLATES, tmp / "templates")
-        src, dest, env = SOURCE_TEMPLATES / rel[len("templates/"):], tmp / rel, {"ZYNQ_NET_TEMPLATES": str(tmp / "templates")}
+    assert "file" not in m, f"{m['id']}: only the applier is mutated here (templates: render's Rust tests)"
+    rel = "applier"
+    src, dest, env = SOURCE_APPLIER, tmp / "zynq-net-apply", {"ZYNQ_NET_APPLIER": str(tmp / "zynq-net-apply")}
     text = src.read_text()
     n = text.count(m["anchor"])
     assert n == 1, f"{m['id']}: the anchor occurs {n} times in {src} (must be exactly once):\n{m['anchor']}"
