@@ -19,7 +19,11 @@ idle or a loaded machine) at three sizes, 0, n and 10n, and checks
   (`"0,1,2,...,999"`, 3,890 bytes: a value is at most 4 KiB; a 4,096-CPU
   board);
 - long-plan: `gen` of n = 6 and 60 interfaces of 16 queues: the plan,
-  the applier's input, grows with them (about 70 steps per interface).
+  the applier's input, grows with them (about 70 steps per interface);
+- long-results: `bench report` of a results.jsonl of n = 300 and 3,000
+  cells of one trial each, no plan (report.rs groups trials by cell, and
+  the matrix and trials tables look cells up: each once per trial, not a
+  scan of all; a scan per cell gave 29.7 at these sizes).
 Each size's input must give the same exit status at every size (the same
 path through the loader), or the family fails.
 
@@ -30,6 +34,7 @@ when valgrind is missing. Prints a table and the seconds taken. CI runs it
 Usage: benches/complexity/bench.py [--bin tools/target/release/zynq-net] [--keys 2000] [--only NAME]
 """
 import argparse
+import json
 import pathlib
 import re
 import shutil
@@ -75,6 +80,14 @@ def long_cpu_list(n):
     return synthetic(1, queues=1, cpus=4096, rps_cpus=",".join(str(c) for c in range(max(n, 1))))
 
 
+def long_results(n):
+    """A results.jsonl of n trials, each of its own cell (the record shape
+    `bench run` appends: records.rs TrialRecord; no iperf3 summary)."""
+    rec = {"repeat": 0, "started": 0.0, "wall_seconds": 1.0, "command": "iperf3 -c 192.0.2.1",
+           "summary": None, "cpu": [], "cpu_bound": [], "notes": [], "error": None}
+    return "".join(json.dumps(dict(rec, cell=f"cell{i}", throughput_bps=1e6 + i)) + "\n" for i in range(max(n, 1)))
+
+
 def families(keys):
     """(name, command, input of size s, n)."""
     return [
@@ -82,12 +95,21 @@ def families(keys):
         ("many-interfaces", "check", synthetic, 6),
         ("long-cpu-list", "check", long_cpu_list, 100),
         ("long-plan", "gen", synthetic, 6),
+        ("long-results", "report", long_results, 300),
     ]
 
 
 def instructions(binary, cmd, board, tmp):
-    """(instructions executed, exit status) of `zynq-net CMD board`."""
+    """(instructions executed, exit status) of `zynq-net CMD board`
+    (`report`: `zynq-net bench report` of a run directory holding `board`
+    as its results.jsonl)."""
     args = [str(binary), cmd, str(board)]
+    if cmd == "report":
+        run = tmp / "run"
+        shutil.rmtree(run, ignore_errors=True)
+        run.mkdir()
+        shutil.copy(board, run / "results.jsonl")
+        args = [str(binary), "bench", "report", str(run), "-o", str(run / "out")]
     if cmd == "gen":
         out = tmp / "out"
         shutil.rmtree(out, ignore_errors=True)

@@ -147,16 +147,6 @@ impl CellSummary {
     }
 }
 
-/// The worst UDP loss (percent) among the trials of `cell`, failed ones
-/// included; `None` when no trial reports a loss (TCP).
-pub fn worst_loss_percent(trials: &[TrialRecord], cell: &str) -> Option<f64> {
-    trials
-        .iter()
-        .filter(|t| t.cell == cell)
-        .filter_map(TrialRecord::lost_percent)
-        .fold(None, |m: Option<f64>, v| Some(m.map_or(v, |m| m.max(v))))
-}
-
 // ---- RFC 2544 ----
 
 /// Wire overhead per frame: preamble + SFD (8) and inter-frame gap (12).

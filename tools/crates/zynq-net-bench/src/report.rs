@@ -2,6 +2,7 @@
 //! HTML file with inline SVG plots (RFC 2544 frame size vs frames/s with the
 //! line-rate curve; throughput per matrix cell; per-core CPU bars).
 
+use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -10,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use crate::cpu::CoreLoad;
 use crate::error::BenchError;
 use crate::plan::Plan;
-use crate::records::{files, read_trials, worst_loss_percent, CellSummary, Rfc2544Result, TrialRecord};
+use crate::records::{files, read_trials, CellSummary, Rfc2544Result, TrialRecord};
 use crate::stats::Stats;
 use crate::table::{esc, html_page, Align::Left, Align::Right, Block, Doc, Inline, Table};
 
@@ -94,19 +95,23 @@ pub fn load(dir: &Path) -> Result<Report, BenchError> {
     if trials.is_empty() && rfc2544.is_none() {
         return Err(BenchError::Invalid(format!("{}: no results.jsonl or rfc2544.json", dir.display())));
     }
+    // Cells in the plan's order, then those only the results name, each
+    // with its trials: one pass over the trials (a results file of many
+    // cells stays linear: benches/complexity, long-results).
     let mut ids: Vec<String> =
         plan.as_ref().map(|p| p.cells.iter().map(|c| c.id.clone()).collect()).unwrap_or_default();
+    let mut by_cell: HashMap<&str, Vec<&TrialRecord>> = HashMap::new();
     for t in &trials {
-        if !ids.contains(&t.cell) {
-            ids.push(t.cell.clone());
-        }
+        by_cell.entry(t.cell.as_str()).or_default().push(t);
     }
+    let mut seen: HashSet<&str> = ids.iter().map(String::as_str).collect();
+    let extra: Vec<String> = trials.iter().filter(|t| seen.insert(t.cell.as_str())).map(|t| t.cell.clone()).collect();
+    ids.extend(extra);
     let mut cells = Vec::new();
     for id in ids {
-        let all: Vec<&TrialRecord> = trials.iter().filter(|t| t.cell == id).collect();
-        if all.is_empty() {
+        let Some(all) = by_cell.get(id.as_str()) else {
             continue;
-        }
+        };
         let ok: Vec<&TrialRecord> = all.iter().copied().filter(|t| t.error.is_none()).collect();
         cells.push(CellSummary {
             cell: id,
@@ -140,8 +145,15 @@ pub fn matrix_table(r: &Report) -> Table {
         ("CPU-bound", Left),
         ("failed", Right),
     ]);
+    // The worst UDP loss (percent) of each cell's trials, failed ones
+    // included; none when no trial reports a loss (TCP). One pass.
+    let mut worst: HashMap<&str, f64> = HashMap::new();
+    for (cell, v) in r.trials.iter().filter_map(|t| t.lost_percent().map(|v| (t.cell.as_str(), v))) {
+        let w = worst.entry(cell).or_insert(v);
+        *w = w.max(v);
+    }
     for c in &r.cells {
-        let loss = worst_loss_percent(&r.trials, &c.cell);
+        let loss = worst.get(c.cell.as_str()).copied();
         t.row([
             c.cell.as_str().into(),
             format!("{} ± {}", mbit(c.throughput.mean), mbit(c.throughput.sd)).into(),
@@ -314,8 +326,10 @@ pub fn trials_table(r: &Report) -> Table {
         ("cpu_bound", Left),
         ("error", Left),
     ]);
+    let plan_cells: HashMap<&str, &crate::plan::Cell> =
+        r.plan.iter().flat_map(|p| p.cells.iter().rev().map(|c| (c.id.as_str(), c))).collect();
     for tr in &r.trials {
-        let cell = r.plan.as_ref().and_then(|p| p.cells.iter().find(|c| c.id == tr.cell));
+        let cell = plan_cells.get(tr.cell.as_str());
         t.row([
             tr.cell.as_str().into(),
             tr.repeat.to_string().into(),
