@@ -81,8 +81,19 @@ pub fn tester(path: &Path) -> Result<Tester, BenchError> {
     Ok(load_model(path)?.bench.tester.unwrap_or_default())
 }
 
+/// Loads a board file or a bench file; `-` is standard input, named
+/// `<stdin>` in the diagnostics (as `zynq-net check -` reads a board).
 fn load_model(path: &Path) -> Result<LoadedBench, BenchError> {
-    let mut l = zynq_net_model::load_bench(path).map_err(|e| match e {
+    let loaded = if path == Path::new("-") {
+        let file = Path::new(crate::records::STDIN_NAME);
+        let bytes = crate::records::stdin_bytes()?;
+        let read = (bytes.len() as u64 <= zynq_net_model::MAX_BOARD_BYTES).then_some(bytes);
+        zynq_net_model::board_text(file, read)
+            .and_then(|text| zynq_net_model::load_bench_str(file, &text).map_err(zynq_net_model::LoadError::Invalid))
+    } else {
+        zynq_net_model::load_bench(path)
+    };
+    let mut l = loaded.map_err(|e| match e {
         zynq_net_model::LoadError::Invalid(d) => BenchError::Diagnostics(d.render()),
         zynq_net_model::LoadError::Io { path, source } => BenchError::Io { path, source },
     })?;

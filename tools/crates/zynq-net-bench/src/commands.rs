@@ -353,12 +353,44 @@ pub fn compare(
 /// # Errors
 /// A directory without results; an unwritable `output`.
 pub fn report(dir: &Path, output: Option<&Path>) -> Result<Outcome, BenchError> {
-    let r = report::load(dir)?;
     let out = output.unwrap_or(dir);
+    // A directory of `bench rfc2544-tester` (tester.json, no iperf3 trials
+    // or rfc2544.json): its tables again, as `bench compare` reads it.
+    if !dir.join(files::RESULTS).exists() && !dir.join(files::RFC2544).exists() {
+        if let Some(t) = compare::load_tester(dir)? {
+            for p in tester_report(&t, out)? {
+                outln!("{}", p.display());
+            }
+            return Ok(Outcome::Done);
+        }
+    }
+    let r = report::load(dir)?;
     for p in report::write_all(&r, out)? {
         outln!("{}", p.display());
     }
     Ok(Outcome::Done)
+}
+
+/// The report of a `bench rfc2544-tester` run from its `tester.json`: the
+/// tables the run wrote (tester.md, tester.html, tester.csv,
+/// tester-latency.csv) as report.md, report.html, report.csv and
+/// report-latency.csv (with latency results) in `out`; returns the paths
+/// written.
+///
+/// # Errors
+/// A file that cannot be written.
+pub fn tester_report(t: &crate::rfc2544_suite::Report, out: &Path) -> Result<Vec<PathBuf>, BenchError> {
+    use crate::rfc2544_suite as s;
+    std::fs::create_dir_all(out).map_err(|e| BenchError::io(out, e))?;
+    let mut written = Vec::new();
+    let mut put = |name: &str, text: String| report::put_file(out, name, text, &mut written);
+    put("report.md", s::markdown(t))?;
+    put("report.csv", s::throughput_table(t).to_csv())?;
+    if t.frames.iter().any(|f| f.latency.is_some()) {
+        put("report-latency.csv", s::latency_table(t).to_csv())?;
+    }
+    put("report.html", s::html(t))?;
+    Ok(written)
 }
 
 /// Options of `bench ablate` (docs/bench.md, "Ablation").
@@ -678,6 +710,42 @@ mod tests {
     use super::*;
     use crate::records::{append_jsonl, TrialRecord};
 
+    /// `bench report` of a `bench rfc2544-tester` run directory writes the
+    /// run's tables again from tester.json (it said "no results.jsonl or
+    /// rfc2544.json"); a directory with neither is still refused.
+    #[test]
+    fn report_of_a_tester_run_gives_its_tables() {
+        use crate::rfc2544_suite::{FrameReport, Options, Report, FORMAT};
+        let d = tempfile::tempdir().unwrap();
+        let r = Report {
+            format: FORMAT.into(),
+            options: Options { frame_sizes: vec![64], ..Options::default() },
+            ways: vec![crate::tester::Way::Ab],
+            ceilings: vec![],
+            frames: vec![FrameReport {
+                frame_size: 64,
+                max_fps: 1_488_095.2,
+                ceiling_fps: None,
+                top_fps: 1_488_095.2,
+                ndr: None,
+                pdr: vec![],
+                frame_loss: vec![],
+                back_to_back: None,
+                latency: None,
+            }],
+            deviations: vec!["the deviation".into()],
+            dut: Some("the DUT".into()),
+        };
+        std::fs::write(d.path().join("tester.json"), serde_json::to_string(&r).unwrap()).unwrap();
+        let out = d.path().join("rep");
+        report(d.path(), Some(&out)).unwrap();
+        let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+        assert_eq!(md, crate::rfc2544_suite::markdown(&r));
+        assert!(out.join("report.html").exists() && out.join("report.csv").exists());
+        let empty = tempfile::tempdir().unwrap();
+        assert!(report(empty.path(), None).unwrap_err().to_string().contains("no results.jsonl"));
+    }
+
     fn zcu102() -> PathBuf {
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../meta-zynq-net/boards/zcu102.yml")
     }
@@ -740,9 +808,9 @@ mod tests {
         let bare = Plan { targets: None, ..plan };
         let e = none.load(&bare).unwrap_err().to_string();
         assert!(e.contains("--targets or --lab is required"), "{e}");
-        let lab = Where { targets: None, lab: Some("zn-no-such-lab".into()) };
+        let lab = Where { targets: None, lab: Some("zn-nosuchlab".into()) };
         let e = lab.load(&bare).unwrap_err().to_string();
-        assert!(e.contains("no lab `zn-no-such-lab` is up"), "{e}");
+        assert!(e.contains("no lab `zn-nosuchlab` is up"), "{e}");
     }
 
     /// A run directory whose results.jsonl holds `bps` as the repeats of cell `c`.

@@ -532,6 +532,10 @@ fn build(
 
 /// Loads the state of a running lab.
 pub fn state(name: &str) -> Result<LabState, BenchError> {
+    // before the hint below suggests `lab up --name NAME` with it
+    if !valid_name(name) {
+        return Err(BenchError::Invalid(format!("lab name `{name}`: 1-12 characters of [a-z0-9-]")));
+    }
     let p = state_path(name);
     let t = std::fs::read_to_string(&p).map_err(|e| match e.kind() {
         std::io::ErrorKind::NotFound => BenchError::Invalid(format!(
@@ -631,6 +635,19 @@ mod tests {
         assert!(!valid_name("a/b"));
         assert!(!valid_name("waytoolongname1"));
         assert_eq!(namespaces("x")[1], "x-router");
+    }
+
+    /// `lab status --name A/B` says what a name is; its hint never
+    /// suggests `lab up --name A/B`, which `lab up` refuses.
+    #[test]
+    fn the_state_of_an_invalid_name_suggests_no_invalid_name() {
+        for bad in ["A/B", "Lab", "waytoolongname1"] {
+            let e = state(bad).unwrap_err().to_string();
+            assert!(e.contains("1-12 characters of [a-z0-9-]") && !e.contains("lab up --name"), "{e}");
+        }
+        // a valid name that is not up: the hint names it
+        let e = state("zzzz-nits-9").unwrap_err().to_string();
+        assert!(e.contains("zynq-net lab up --name zzzz-nits-9"), "{e}");
     }
 
     #[test]

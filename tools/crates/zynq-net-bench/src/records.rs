@@ -365,6 +365,9 @@ pub const MAX_INPUT_BYTES: u64 = 256 << 20;
 /// [`BenchError::Io`] (not found, no permission), [`BenchError::Invalid`]
 /// for the other cases, naming the file.
 pub fn read_input(path: &Path) -> Result<Vec<u8>, BenchError> {
+    if path == Path::new("-") {
+        return stdin_bytes();
+    }
     let m = std::fs::metadata(path).map_err(|e| BenchError::io(path, e))?;
     if !m.is_file() {
         return Err(BenchError::Invalid(format!(
@@ -380,6 +383,32 @@ pub fn read_input(path: &Path) -> Result<Vec<u8>, BenchError> {
             MAX_INPUT_BYTES >> 20
         ))
     })
+}
+
+/// How an input named `-` (standard input) is named in messages, as
+/// `zynq-net check -` names it.
+pub const STDIN_NAME: &str = "<stdin>";
+
+/// Standard input, read once (at most [`MAX_INPUT_BYTES`]) and kept: an
+/// input named `-` may be read again (a plan's format is looked at before
+/// the plan or the bench file is loaded).
+///
+/// # Errors
+/// As [`read_input`], naming [`STDIN_NAME`].
+pub fn stdin_bytes() -> Result<Vec<u8>, BenchError> {
+    use std::io::Read;
+    static READ: std::sync::OnceLock<Result<Vec<u8>, String>> = std::sync::OnceLock::new();
+    let read = READ.get_or_init(|| {
+        let mut bytes = Vec::new();
+        match std::io::stdin().lock().take(MAX_INPUT_BYTES + 1).read_to_end(&mut bytes) {
+            Err(e) => Err(format!("{STDIN_NAME}: {e}")),
+            Ok(_) if bytes.len() as u64 > MAX_INPUT_BYTES => {
+                Err(format!("{STDIN_NAME}: larger than {} MiB: not a file the bench wrote", MAX_INPUT_BYTES >> 20))
+            }
+            Ok(_) => Ok(bytes),
+        }
+    });
+    read.clone().map_err(BenchError::Invalid)
 }
 
 /// [`read_input`] as text.

@@ -181,105 +181,117 @@ pub struct Report {
     pub dut: Option<String>,
 }
 
+/// The option that overrides each key of the `tester` section, for
+/// [`validate`]'s messages (the flags of `bench rfc2544-tester`).
+const FLAGS: &[(&str, &str)] = &[
+    ("tests", "--tests"),
+    ("frame_sizes", "--frame-sizes"),
+    ("line_rate_mbps", "--line-rate"),
+    ("duplex", "--one-way"),
+    ("flows", "--flows"),
+    ("trial_s", "--trial-seconds"),
+    ("final_s", "--final-seconds"),
+    ("max_trials", "--max-trials"),
+    ("resolution_pct", "--resolution"),
+    ("pdr_pct", "--pdr"),
+    ("loss_step_pct", "--loss-step"),
+    ("loss_trial_s", "--loss-trial-seconds"),
+    ("b2b_max_frames", "--b2b-max-frames"),
+    ("b2b_repeats", "--b2b-repeats"),
+    ("b2b_resolution_pct", "--b2b-resolution"),
+    ("settle_s", "--settle"),
+    ("learning_s", "--learning-wait"),
+    ("drain_s", "--drain"),
+    ("calibrate_frames", "--calibrate-frames"),
+    ("latency_repeats", "--latency-repeats"),
+    ("latency_s", "--latency-seconds"),
+    ("latency_probe_fps", "--latency-probe-rate"),
+    ("latency_fps", "--latency-fps"),
+];
+
+/// `text` (a message or hint of the file's checks) with each key of the
+/// section that it names written as its flag (`give latency_fps` ->
+/// `give --latency-fps`).
+fn flag_words(text: &str) -> String {
+    let mut out = String::new();
+    let mut word = String::new();
+    let flush = |word: &mut String, out: &mut String| {
+        out.push_str(FLAGS.iter().find(|(k, _)| *k == word.as_str()).map_or(word.as_str(), |(_, f)| f));
+        word.clear();
+    };
+    for c in text.chars() {
+        if c.is_ascii_alphanumeric() || c == '_' {
+            word.push(c);
+        } else {
+            flush(&mut word, &mut out);
+            out.push(c);
+        }
+    }
+    flush(&mut word, &mut out);
+    out
+}
+
+impl Options {
+    /// The bench file's `tester` section these options are (the inverse of
+    /// [`Options::from_model`]; the line rate in whole Mbit/s, rounded
+    /// down, as the section writes it).
+    pub fn to_model(&self) -> zynq_net_model::bench::Tester {
+        zynq_net_model::bench::Tester {
+            tests: self.tests.clone(),
+            frame_sizes: self.frame_sizes.clone(),
+            line_rate_mbps: (self.line_rate_bps / 1e6) as u32,
+            duplex: self.duplex,
+            flows: self.flows,
+            trial_s: self.search.trial_seconds,
+            final_s: self.search.final_seconds,
+            max_trials: self.search.max_trials,
+            resolution_pct: self.search.resolution_percent,
+            pdr_pct: self.pdr_percent.clone(),
+            loss_step_pct: self.loss_step_percent,
+            loss_trial_s: self.loss_trial_seconds,
+            b2b_max_frames: self.b2b_max_frames,
+            b2b_repeats: self.b2b_repeats,
+            b2b_resolution_pct: self.b2b_resolution_percent,
+            settle_s: self.settle_seconds,
+            learning_s: self.learning_seconds,
+            drain_s: self.drain_seconds,
+            calibrate_frames: self.calibrate_frames,
+            latency_repeats: self.latency_repeats,
+            latency_s: self.latency_seconds,
+            latency_probe_fps: self.latency_probe_fps,
+            latency_fps: self.latency_fps,
+        }
+    }
+}
+
+/// Checks the options after the flags are applied with the checks a bench
+/// file's `tester` section gets ([`zynq_net_model::check_bench`]: the
+/// schema's ranges, rule bench-tester-range with the model's
+/// [`zynq_net_model::bench::TESTER_FRAME_RANGE`], `TESTER_MAX_FLOWS` and
+/// `TESTER_MAX_PROBES`): every problem at once, one line each, named by
+/// the flag that sets the key and the key in the file
+/// (`--frame-sizes: frame size 32 outside 64..2048 bytes (the file's
+/// tester.frame_sizes)`).
 fn validate(o: &Options) -> Result<(), BenchError> {
-    let mut errs = Vec::new();
-    let s = &o.search;
-    if o.frame_sizes.is_empty() {
-        errs.push("no frame sizes".to_string());
-    }
-    for &f in &o.frame_sizes {
-        if !(tester::FRAME_RANGE.0..=tester::FRAME_RANGE.1).contains(&f) {
-            errs.push(format!("frame size {f}: {}-{} B", tester::FRAME_RANGE.0, tester::FRAME_RANGE.1));
-        }
-    }
-    if !(1..=tester::MAX_FLOWS).contains(&o.flows) {
-        errs.push(format!("--flows {}: 1 to {}", o.flows, tester::MAX_FLOWS));
-    }
-    let mut sizes = o.frame_sizes.clone();
-    sizes.sort_unstable();
-    if sizes.windows(2).any(|w| w[0] == w[1]) {
-        errs.push("--frame-sizes: a frame size is listed twice".to_string());
-    }
-    // Upper bounds as `bench rfc2544` has them: a trial is at most a day
-    // (iperf3's MAX_TIME, kept for the tester too), a wait at most an hour
-    // (a larger one is a typo, and 1e20 s overflowed the sleep's Duration).
-    let within = |x: f64, hi: f64| x.is_finite() && x > 0.0 && x <= hi;
-    for (name, v, hi, unit) in [
-        ("--trial-seconds", s.trial_seconds, 86400.0, "seconds"),
-        ("--final-seconds", s.final_seconds, 86400.0, "seconds"),
-        ("--loss-trial-seconds", o.loss_trial_seconds, 86400.0, "seconds"),
-        ("--resolution", s.resolution_percent, 50.0, "percent"),
-        ("--b2b-resolution", o.b2b_resolution_percent, 50.0, "percent"),
-    ] {
-        if !within(v, hi) {
-            errs.push(format!("{name} {v}: above 0 and at most {hi} {unit}"));
-        }
-    }
-    if !(o.line_rate_bps.is_finite() && o.line_rate_bps >= 1e6) {
-        errs.push(format!(
-            "--line-rate {}: at least 1M (1 Mbit/s, as the bench file's line_rate_mbps)",
-            o.line_rate_bps
-        ));
-    }
-    for (name, v) in
-        [("--settle", o.settle_seconds), ("--learning-wait", o.learning_seconds), ("--drain", o.drain_seconds)]
-    {
-        if !(v.is_finite() && (0.0..=3600.0).contains(&v)) {
-            errs.push(format!("{name} {v}: 0 to 3600 seconds"));
-        }
-    }
-    if !(o.loss_step_percent > 0.0 && o.loss_step_percent <= 10.0) {
-        errs.push(format!("--loss-step {}: above 0 and at most 10 (RFC 2544 §26.3)", o.loss_step_percent));
-    }
-    let mut pdrs = o.pdr_percent.clone();
-    pdrs.sort_by(f64::total_cmp);
-    if pdrs.windows(2).any(|w| w[0] == w[1]) {
-        errs.push("--pdr: a rate is listed twice".to_string());
-    }
-    for &p in &o.pdr_percent {
-        if !(p > 0.0 && p < 100.0) {
-            errs.push(format!("--pdr {p}: a loss percentage above 0 and below 100 (0 is the NDR, always searched)"));
-        }
-    }
-    if o.tests.contains(&Test::Latency) {
-        if !within(o.latency_seconds, 86400.0) {
-            errs.push(format!("--latency-seconds {}: above 0 and at most 86400 seconds", o.latency_seconds));
-        }
-        if o.latency_repeats == 0 {
-            errs.push("--latency-repeats 0: at least 1 (RFC 2544 §26.2 asks for 20)".into());
-        }
-        if !(o.latency_probe_fps.is_finite() && o.latency_probe_fps >= 1.0) {
-            errs.push(format!("--latency-probe-rate {}: at least 1 probe/s", o.latency_probe_fps));
-        } else if o.latency_seconds.is_finite()
-            && latency::probes_for(o.latency_probe_fps, o.latency_seconds) > latency::MAX_PROBES
-        {
-            errs.push(format!(
-                "--latency-probe-rate {} over --latency-seconds {}: {} probes per trial, at most {} (probes go out over half the trial)",
-                o.latency_probe_fps,
-                o.latency_seconds,
-                latency::probes_for(o.latency_probe_fps, o.latency_seconds),
-                latency::MAX_PROBES
-            ));
-        }
-        match o.latency_fps {
-            Some(f) if !(f.is_finite() && f >= 10.0) => {
-                errs.push(format!("--latency-fps {f}: at least 10 frames/s"));
-            }
-            Some(_) => {}
-            None => {
-                let pos = |t: Test| o.tests.iter().position(|x| *x == t);
-                if !matches!((pos(Test::Throughput), pos(Test::Latency)), (Some(a), Some(b)) if a < b) {
-                    errs.push(
-                        "--tests: latency runs at each frame size's throughput (NDR): list throughput before latency, or give --latency-fps"
-                            .into(),
-                    );
-                }
-            }
-        }
-    }
-    if s.max_trials == 0 || o.b2b_max_frames == 0 || o.b2b_repeats == 0 {
-        errs.push("--max-trials, --b2b-max-frames and --b2b-repeats must be at least 1".into());
-    }
+    let bench = zynq_net_model::bench::Bench {
+        dut: None,
+        peers: Vec::new(),
+        matrix: None,
+        rfc2544: None,
+        tester: Some(o.to_model()),
+    };
+    let errs: Vec<String> = zynq_net_model::check_bench(&bench)
+        .iter()
+        .map(|d| {
+            let key = d.pointer.trim_start_matches("/tester").trim_start_matches('/');
+            let name = key.split('/').next().unwrap_or_default();
+            let flag = FLAGS.iter().find(|(k, _)| *k == name).map_or(name, |(_, f)| f);
+            // the flag is in bit/s, the key in whole Mbit/s
+            let given = if name == "line_rate_mbps" { format!(" {} bit/s", o.line_rate_bps) } else { String::new() };
+            let hint = d.hint.as_deref().map_or(String::new(), |h| format!("; {}", flag_words(h)));
+            format!("{flag}{given}: {}{hint} (the file's tester.{})", flag_words(&d.message), key.replace('/', "."))
+        })
+        .collect();
     if errs.is_empty() {
         Ok(())
     } else {
@@ -294,12 +306,17 @@ fn secs(x: f64) -> Duration {
 /// Runs the tests; writes `tester.json` and `tester.md` into `out`; prints progress unless `quiet`.
 pub fn run(o: &Options, out: &Path, quiet: bool) -> Result<Report, BenchError> {
     validate(o)?;
-    // The lab before anything runs or is written (it was found missing only
-    // after the calibration and the run directory); a targets file is read
-    // (and the DUT pinged) once the calibration is done.
-    if o.targets.is_none() {
-        crate::lab::state(&o.lab)?;
-    }
+    // The lab, or the targets file, before anything runs or is written (a
+    // bad one was found only after the calibration, leaving an empty run
+    // directory); the DUT behind a targets file is pinged for its MAC
+    // address once the calibration is done.
+    let ends = match &o.targets {
+        Some(f) => Some(crate::tester_targets::read(f)?),
+        None => {
+            crate::lab::state(&o.lab)?;
+            None
+        }
+    };
     std::fs::create_dir_all(out).map_err(|e| BenchError::io(out, e))?;
     let ways = if o.duplex { vec![Way::Ab, Way::Ba] } else { vec![Way::Ab] };
     let work: PathBuf = out.join("tester");
@@ -323,9 +340,9 @@ pub fn run(o: &Options, out: &Path, quiet: bool) -> Result<Report, BenchError> {
             ));
         }
     }
-    let (a, b, dut) = match &o.targets {
-        Some(f) => {
-            let (a, b, d) = crate::tester_targets::ports(f)?;
+    let (a, b, dut) = match &ends {
+        Some(e) => {
+            let (a, b, d) = crate::tester_targets::ports(e)?;
             (a, b, Some(d))
         }
         None => {
@@ -356,6 +373,10 @@ pub fn run(o: &Options, out: &Path, quiet: bool) -> Result<Report, BenchError> {
         }
         let p = out.join(name);
         crate::records::write_file(&p, text)?;
+    }
+    // said even when quiet: a result to read with care, not progress
+    for w in warnings(&report) {
+        zynq_net_model::eoutln!("warning: {w}");
     }
     Ok(report)
 }
@@ -740,8 +761,34 @@ pub fn document(r: &Report) -> Doc {
         d.push(Block::H2(t("Latency")));
         d.push(Block::Table(latency_table(r)));
     }
+    let w = warnings(r);
+    if !w.is_empty() {
+        d.push(Block::List { lead: Some(t("Warnings:")), items: w.iter().map(t).collect() });
+    }
     d.push(Block::List { lead: Some(t("Deviations from RFC 2544:")), items: r.deviations.iter().map(t).collect() });
     d
+}
+
+/// The trials' warnings (the steps' `notes`: a far port that counted more
+/// frames than were sent), each named by frame size, test and trial.
+pub fn warnings(r: &Report) -> Vec<String> {
+    let mut out = Vec::new();
+    for f in &r.frames {
+        let searches = f.ndr.iter().map(|x| ("NDR".to_string(), x));
+        for (name, th) in searches.chain(f.pdr.iter().map(|p| (format!("PDR {} %", p.loss_tolerance_percent), p))) {
+            for st in &th.steps {
+                let which = if st.final_trial { "final trial" } else { "trial" };
+                out.extend(st.notes.iter().map(|n| format!("{} B, {name} {which} {}: {n}", f.frame_size, st.n)));
+            }
+        }
+        for st in &f.frame_loss {
+            out.extend(st.notes.iter().map(|n| format!("{} B, frame loss at {} %: {n}", f.frame_size, st.percent)));
+        }
+        if let Some(b) = &f.back_to_back {
+            out.extend(b.notes.iter().map(|n| format!("{} B, back-to-back {n}", f.frame_size)));
+        }
+    }
+    out
 }
 
 /// `tester.md`.
@@ -759,6 +806,28 @@ pub fn html(r: &Report) -> String {
 mod tests {
     use super::*;
 
+    /// A bad targets file is refused before the calibration runs or the
+    /// run directory is made (it was read only after both, leaving an
+    /// empty directory).
+    #[test]
+    fn a_bad_targets_file_is_refused_before_the_run_directory_is_made() {
+        let d = tempfile::tempdir().unwrap();
+        let f = d.path().join("targets.json");
+        std::fs::write(
+            &f,
+            r#"{"format": "zynq-net-bench-targets 1", "client": {"host": {"kind": "local"}, "address": "10.0.0.2"},
+                "server": {"host": {"kind": "netns", "name": "b"}, "address": "10.0.1.2"}}"#,
+        )
+        .unwrap();
+        let out = d.path().join("run");
+        let o = Options { targets: Some(f), ..Options::default() };
+        let e = run(&o, &out, true).unwrap_err().to_string();
+        assert!(e.contains("client.host is local"), "{e}");
+        assert!(!out.exists(), "run directory made before the targets file was checked");
+        let o = Options { targets: Some(d.path().join("missing.json")), ..Options::default() };
+        assert!(run(&o, &out, true).is_err() && !out.exists());
+    }
+
     #[test]
     fn bad_options_are_refused_all_at_once() {
         let o = Options {
@@ -771,7 +840,35 @@ mod tests {
             ..Options::default()
         };
         let e = validate(&o).unwrap_err().to_string();
-        for want in ["frame size 63", "--flows 0", "--loss-step 12", "--pdr 0", "--drain -1", "--trial-seconds NaN"] {
+        // the file's checks (rule bench-tester-range, the schema's
+        // ranges), each named by its flag, all at once
+        for want in [
+            "--frame-sizes: frame size 63 outside 64..2048 bytes; the tester builds frames of 64 to 2048 bytes",
+            "--flows: 0 is less than the minimum of 1",
+            "--loss-step: 12 is outside (0, 10] percent",
+            "--pdr: 0 is outside (0, 100) percent",
+            "--drain: -1 is outside [0, 3600] seconds",
+            "--trial-seconds: NaN or infinity: not a finite number",
+        ] {
+            assert!(e.contains(want), "{want} missing from:\n{e}");
+        }
+        assert_eq!(e.lines().count(), 6, "one line per problem:\n{e}");
+        // the integer ranges are the schema's: flows up to TESTER_MAX_FLOWS,
+        // each count at least 1 (they were one combined message)
+        let o = Options {
+            flows: zynq_net_model::bench::TESTER_MAX_FLOWS + 1,
+            search: SearchSettings { max_trials: 0, ..Options::default().search },
+            b2b_max_frames: 0,
+            b2b_repeats: 0,
+            ..Options::default()
+        };
+        let e = validate(&o).unwrap_err().to_string();
+        for want in [
+            "--flows: 4097 is greater than the maximum of 4096",
+            "--max-trials: 0 is less than the minimum of 1",
+            "--b2b-max-frames: 0 is less than the minimum of 1",
+            "--b2b-repeats: 0 is less than the minimum of 1",
+        ] {
             assert!(e.contains(want), "{want} missing from:\n{e}");
         }
         assert!(validate(&Options::default()).is_ok());
@@ -787,13 +884,13 @@ mod tests {
         };
         let e = validate(&o).unwrap_err().to_string();
         for want in [
-            "--frame-sizes: a frame size is listed twice",
-            "--pdr: a rate is listed twice",
-            "--settle 100000000000000000000: 0 to 3600 seconds",
-            "--learning-wait 3600.5: 0 to 3600 seconds",
-            "--line-rate 999999: at least 1M",
-            "--resolution 100: above 0 and at most 50 percent",
-            "--final-seconds 86400.5: above 0 and at most 86400 seconds",
+            "--frame-sizes: `64` is listed twice",
+            "--pdr: `0.1` is listed twice",
+            "--settle: 100000000000000000000 is outside [0, 3600] seconds",
+            "--learning-wait: 3600.5 is outside [0, 3600] seconds",
+            "--line-rate 999999 bit/s: 0 is less than the minimum of 1",
+            "--resolution: 100 is outside (0, 50] percent",
+            "--final-seconds: 86400.5 is outside (0, 86400] seconds",
         ] {
             assert!(e.contains(want), "{want} missing from:\n{e}");
         }
@@ -812,6 +909,7 @@ mod tests {
     fn latency_options_are_checked_and_need_a_rate() {
         let o = Options { tests: vec![Test::Latency], ..Options::default() };
         let e = validate(&o).unwrap_err().to_string();
+        assert!(e.contains("--tests: latency runs at each frame size's throughput (NDR)"), "{e}");
         assert!(e.contains("list throughput before latency, or give --latency-fps"), "{e}");
         let o = Options { tests: vec![Test::Latency, Test::Throughput], ..Options::default() };
         assert!(validate(&o).is_err());
@@ -826,7 +924,9 @@ mod tests {
             ..Options::default()
         };
         let e = validate(&o).unwrap_err().to_string();
-        for want in ["--latency-fps 5", "--latency-repeats 0", "--latency-seconds 0", "--latency-probe-rate 0.5"] {
+        for want in
+            ["--latency-fps: 5 ", "--latency-repeats: 0 ", "--latency-seconds: 0 ", "--latency-probe-rate: 0.5 "]
+        {
             assert!(e.contains(want), "{want} missing from:\n{e}");
         }
         let o = Options {
@@ -836,7 +936,9 @@ mod tests {
             latency_seconds: 60.0,
             ..Options::default()
         };
-        assert!(validate(&o).unwrap_err().to_string().contains("30000 probes per trial, at most 20000"));
+        let e = validate(&o).unwrap_err().to_string();
+        assert!(e.contains("--latency-probe-rate: 1000 probes/s over half of a 60 s trial is 30000 probes"), "{e}");
+        assert!(e.contains("lower --latency-probe-rate or --latency-seconds"), "{e}");
         // The deviations say what the latency run is not.
         let d = deviations(&Options { tests: vec![Test::Throughput, Test::Latency], ..Options::default() }).join("\n");
         assert!(d.contains("not NIC hardware timestamping") && d.contains("3 trial(s) of 4 s"), "{d}");
@@ -882,6 +984,7 @@ mod tests {
                     offered_fps: 81_274.4,
                     sender_short: false,
                     dirs: vec![dir(Way::Ab, 1000, 990), dir(Way::Ba, 1000, 1000)],
+                    notes: vec![],
                 }],
                 back_to_back: None,
                 latency: None,
@@ -902,5 +1005,53 @@ mod tests {
         assert!(md.contains("| 1518 | 100 | 81274 | 1.00 | 0.00 | no |"), "{md}");
         let csv = throughput_table(&r).to_csv();
         assert_eq!(csv.lines().count(), 3, "{csv}");
+        assert!(!md.contains("Warnings:"), "{md}");
+    }
+
+    /// A trial whose far port counted more frames than were sent (the
+    /// trafgen tester through TCG counted 16 more) carries a warning on its
+    /// step, and the report lists it; the step still passes (no frame is
+    /// known lost).
+    #[test]
+    fn received_more_than_sent_is_a_warning_on_the_step_and_in_the_report() {
+        let s = SearchSettings { max_trials: 1, ..Options::default().search };
+        let th = suite::throughput(1000.0, &s, |_, n| Ok(vec![dir(Way::Ab, n, n + 16), dir(Way::Ba, n, n)])).unwrap();
+        let st = &th.steps[0];
+        assert!(st.pass, "{st:?}");
+        assert_eq!(st.notes.len(), 1, "{st:?}");
+        assert!(st.notes[0].starts_with("A->B: received 2016 > sent 2000 (16 more)"), "{}", st.notes[0]);
+        let loss = suite::frame_loss(1000.0, 10.0, 1.0, |_, n| Ok(vec![dir(Way::Ab, n, n + 1)])).unwrap();
+        assert!(loss.iter().all(|l| l.notes.len() == 1), "{loss:?}");
+        let b2b = suite::back_to_back(4, 1, 1.0, |_, n| Ok(vec![dir(Way::Ab, n, n + 2)])).unwrap();
+        assert!(b2b.notes.iter().all(|n| n.starts_with("burst of 4 frames: A->B: received 6 > sent 4")), "{b2b:?}");
+        assert!(!b2b.notes.is_empty());
+        let r = Report {
+            format: FORMAT.into(),
+            options: Options { frame_sizes: vec![64], ..Options::default() },
+            ways: vec![Way::Ab, Way::Ba],
+            ceilings: vec![],
+            frames: vec![FrameReport {
+                frame_size: 64,
+                max_fps: 1000.0,
+                ceiling_fps: None,
+                top_fps: 1000.0,
+                ndr: Some(th),
+                pdr: vec![],
+                frame_loss: loss,
+                back_to_back: Some(b2b),
+                latency: None,
+            }],
+            deviations: vec![],
+            dut: None,
+        };
+        let md = markdown(&r);
+        assert!(md.contains("Warnings:") && md.contains("64 B, NDR trial 1: A->B: received 2016 > sent 2000"), "{md}");
+        assert!(md.contains("64 B, frame loss at 100 %: A->B: received"), "{md}");
+        assert!(md.contains("64 B, back-to-back burst of 4 frames: A->B"), "{md}");
+        // the notes are kept in tester.json, and a step without one writes none
+        let j = serde_json::to_value(&r).unwrap();
+        assert!(j.pointer("/frames/0/ndr/steps/0/notes/0").is_some(), "{j}");
+        let clean = suite::throughput(1000.0, &s, |_, n| Ok(vec![dir(Way::Ab, n, n)])).unwrap();
+        assert!(serde_json::to_value(&clean).unwrap().pointer("/steps/0/notes").is_none());
     }
 }

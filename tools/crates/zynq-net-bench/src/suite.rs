@@ -53,6 +53,15 @@ pub struct SearchStep {
     pub sender_short: bool,
     /// Per direction.
     pub dirs: Vec<DirTrial>,
+    /// Warnings about the trial: a direction whose far port counted more
+    /// frames than were sent ([`DirTrial::surplus_note`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+}
+
+/// The warnings of a trial's directions ([`DirTrial::surplus_note`]).
+pub fn notes_of(dirs: &[DirTrial]) -> Vec<String> {
+    dirs.iter().filter_map(DirTrial::surplus_note).collect()
 }
 
 /// Result of a throughput search.
@@ -77,7 +86,8 @@ pub struct Throughput {
 fn step_of(n: u32, final_trial: bool, fps: f64, count: u64, dirs: Vec<DirTrial>, tol: f64) -> SearchStep {
     let pass = !dirs.is_empty() && dirs.iter().all(|d| d.sent > 0 && d.error.is_none() && d.loss_percent() <= tol);
     let sender_short = dirs.iter().any(|d| d.short_of(fps, count));
-    SearchStep { n, final_trial, offered_fps: fps, pass, sender_short, dirs }
+    let notes = notes_of(&dirs);
+    SearchStep { n, final_trial, offered_fps: fps, pass, sender_short, dirs, notes }
 }
 
 /// Frames in a trial of `secs` seconds at `fps` (at least one).
@@ -188,6 +198,9 @@ pub struct LossStep {
     pub sender_short: bool,
     /// Per direction.
     pub dirs: Vec<DirTrial>,
+    /// Warnings about the trial ([`SearchStep::notes`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
 }
 
 /// RFC 2544 §26.3 frame loss rate: trials at 100 % of `top_fps`, then
@@ -219,7 +232,8 @@ where
         let dirs = trial(fps, count)?;
         let lossless = !dirs.is_empty() && dirs.iter().all(|d| d.sent > 0 && d.error.is_none() && d.lost() == 0);
         let sender_short = dirs.iter().any(|d| d.short_of(fps, count));
-        out.push(LossStep { percent, offered_fps: fps, sender_short, dirs });
+        let notes = notes_of(&dirs);
+        out.push(LossStep { percent, offered_fps: fps, sender_short, dirs, notes });
         clean = if lossless { clean + 1 } else { 0 };
         if clean >= 2 {
             break;
@@ -246,6 +260,10 @@ pub struct BackToBack {
     pub burst_fps: f64,
     /// The longest burst tried never lost a frame: the DUT's limit is above it.
     pub unbounded: bool,
+    /// Warnings about the bursts (`burst of N frames: ` and
+    /// [`SearchStep::notes`]' text).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
 }
 
 /// RFC 2544 §26.4 back-to-back: for each of `repeats` repetitions, the
@@ -268,10 +286,12 @@ where
     let mut fast: f64 = 0.0;
     let mut unbounded = false;
     let mut prev: Option<u64> = None;
+    let mut notes = Vec::new();
     for _ in 0..repeats.max(1) {
         let mut tried = Vec::new();
         let mut run = |n: u64, tried: &mut Vec<(u64, bool)>| -> Result<bool, BenchError> {
             let dirs = trial(0.0, n)?;
+            notes.extend(notes_of(&dirs).into_iter().map(|w| format!("burst of {n} frames: {w}")));
             let ok = !dirs.is_empty() && dirs.iter().all(|d| d.sent == n && d.error.is_none() && d.lost() == 0);
             if let Some(f) = dirs.iter().map(DirTrial::sent_fps).reduce(f64::min) {
                 if n >= max_burst.min(prev.unwrap_or(max_burst)) {
@@ -309,7 +329,7 @@ where
         all.push(tried);
     }
     let mean = bursts.iter().sum::<u64>() as f64 / bursts.len() as f64;
-    Ok(BackToBack { bursts, mean, resolution_percent, trials: all, burst_fps: fast, unbounded })
+    Ok(BackToBack { bursts, mean, resolution_percent, trials: all, burst_fps: fast, unbounded, notes })
 }
 
 #[cfg(test)]

@@ -304,6 +304,28 @@ impl DirTrial {
     pub fn lost(&self) -> u64 {
         self.sent.saturating_sub(self.received)
     }
+    /// Frames the far port counted beyond those sent (0 when it counted
+    /// no more): frames the DUT duplicated, or frames of the test flows
+    /// that were not this trial's (a late frame of the trial before, one
+    /// the DUT's path sent again). The loss then reads 0 while it may hide
+    /// as many lost frames.
+    pub fn surplus(&self) -> u64 {
+        self.received.saturating_sub(self.sent)
+    }
+    /// A warning for a direction whose far port counted more frames than
+    /// were sent ([`DirTrial::surplus`]), `None` otherwise.
+    pub fn surplus_note(&self) -> Option<String> {
+        (self.surplus() > 0).then(|| {
+            format!(
+                "{}: received {} > sent {} ({} more): the far port counted frames that were not sent in this trial \
+                 (duplicated by the DUT, or late from an earlier one), so the loss of 0 may hide lost frames",
+                self.way.label(),
+                self.received,
+                self.sent,
+                self.surplus()
+            )
+        })
+    }
     /// Loss in percent of the frames sent (100 when nothing was sent).
     pub fn loss_percent(&self) -> f64 {
         if self.sent == 0 {

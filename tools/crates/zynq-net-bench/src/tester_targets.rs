@@ -81,14 +81,27 @@ fn port(ns: &str, dest: &str, net: u8) -> Result<Port, BenchError> {
     Ok(Port { mac: mac_of(&host, &dev)?, dut_mac, host, dev, net })
 }
 
-/// Ports A (client) and B (server) of the targets file `file`, and its
-/// description (the DUT, for the report).
+/// A targets file read and checked for the tester, before anything runs:
+/// the client's and the server's network namespaces and addresses, and
+/// the file's description (the DUT, for the report).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Ends {
+    /// Port A's namespace and the address of the client end.
+    pub client: (String, String),
+    /// Port B's namespace and the address of the server end.
+    pub server: (String, String),
+    /// The targets file's description.
+    pub description: String,
+}
+
+/// Reads the targets file `file` and checks it names two distinct network
+/// namespaces with an address each; runs nothing (the ports are found
+/// later, [`ports`]).
 ///
 /// # Errors
 /// The file's own errors ([`Targets::load`]); ends that are not two
-/// distinct network namespaces or lack an address; no route through a
-/// DUT; a DUT that does not answer.
-pub fn ports(file: &Path) -> Result<(Port, Port, String), BenchError> {
+/// distinct network namespaces or lack an address.
+pub fn read(file: &Path) -> Result<Ends, BenchError> {
     let t = Targets::load(file)?;
     let (c, s) = (netns_of("client", &t.client, file)?, netns_of("server", &t.server, file)?);
     if c == s {
@@ -103,9 +116,18 @@ pub fn ports(file: &Path) -> Result<(Port, Port, String), BenchError> {
             file.display()
         )));
     }
-    let a = port(&c, &t.server.address, 18)?;
-    let b = port(&s, &t.client.address, 19)?;
-    Ok((a, b, t.description))
+    Ok(Ends { client: (c, t.client.address), server: (s, t.server.address), description: t.description })
+}
+
+/// Ports A (client) and B (server) of the ends of a targets file
+/// ([`read`]), and its description (the DUT, for the report).
+///
+/// # Errors
+/// No route through a DUT; a DUT that does not answer.
+pub fn ports(e: &Ends) -> Result<(Port, Port, String), BenchError> {
+    let a = port(&e.client.0, &e.server.1, 18)?;
+    let b = port(&e.server.0, &e.client.1, 19)?;
+    Ok((a, b, e.description.clone()))
 }
 
 /// Learning frames of `frame` bytes, one per flow in each of `ways`, and
@@ -182,17 +204,17 @@ mod tests {
             r#"{"host": {"kind": "local"}, "address": "10.0.0.2"}"#,
             r#"{"host": {"kind": "netns", "name": "b"}, "address": "10.0.1.2"}"#,
         );
-        let e = ports(&f).unwrap_err().to_string();
+        let e = read(&f).unwrap_err().to_string();
         assert!(e.contains("client.host is local") && e.contains("network namespaces"), "{e}");
         write(
             r#"{"host": {"kind": "netns", "name": "a"}, "address": "10.0.0.2"}"#,
             r#"{"host": {"kind": "netns", "name": "a"}, "address": "10.0.1.2"}"#,
         );
-        assert!(ports(&f).unwrap_err().to_string().contains("both netns a"));
+        assert!(read(&f).unwrap_err().to_string().contains("both netns a"));
         write(
             r#"{"host": {"kind": "netns", "name": "a"}}"#,
             r#"{"host": {"kind": "netns", "name": "b"}, "address": "x"}"#,
         );
-        assert!(ports(&f).unwrap_err().to_string().contains("client.address is empty"));
+        assert!(read(&f).unwrap_err().to_string().contains("client.address is empty"));
     }
 }

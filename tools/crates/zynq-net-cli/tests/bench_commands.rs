@@ -444,6 +444,90 @@ fn rfc2544_tester_takes_no_pdr_and_checks_the_lab_first() {
     assert!(e.contains("`x` is not a percentage"), "{e}");
 }
 
+/// `rfc2544-tester`'s flags get the checks of the bench file's `tester`
+/// section (its ranges, rule bench-tester-range), each problem named by
+/// its flag, all at once, before the lab is looked at; a flag left alone
+/// keeps the file's value, which the file's own checks passed.
+#[test]
+fn rfc2544_tester_flags_get_the_bench_files_checks_named_by_the_flag() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("t");
+    let e = bench_err(&[
+        "rfc2544-tester",
+        "--lab",
+        "zn-nolab",
+        "-o",
+        s(&out),
+        "--frame-sizes",
+        "32,64",
+        "--max-trials",
+        "0",
+        "--b2b-max-frames",
+        "0",
+        "--b2b-repeats",
+        "0",
+        "--drain",
+        "inf",
+    ]);
+    for want in [
+        "--frame-sizes: frame size 32 outside 64..2048 bytes; the tester builds frames of 64 to 2048 bytes",
+        "--max-trials: 0 is less than the minimum of 1",
+        "--b2b-max-frames: 0 is less than the minimum of 1",
+        "--b2b-repeats: 0 is less than the minimum of 1",
+        "--drain: NaN or infinity: not a finite number",
+    ] {
+        assert!(e.contains(want), "{want} missing from:\n{e}");
+    }
+    assert!(!e.contains("no lab") && !out.exists(), "{e}");
+    let bench = tmp.path().join("bench.yml");
+    std::fs::write(&bench, "tester:\n  latency_s: 60\n  tests: [throughput, latency]\n").unwrap();
+    let e = bench_err(&[
+        "rfc2544-tester",
+        "--lab",
+        "zn-nolab",
+        "-o",
+        s(&out),
+        "--bench",
+        s(&bench),
+        "--latency-probe-rate",
+        "1000",
+    ]);
+    assert!(
+        e.contains("--latency-probe-rate: 1000 probes/s over half of a 60 s trial is 30000 probes, above the tester's 20000; lower --latency-probe-rate or --latency-seconds"),
+        "{e}"
+    );
+}
+
+/// `bench plan -` reads the bench file from standard input, as `check -`
+/// and `gen -` read a board (it was `cannot read -`), named `<stdin>` in
+/// its diagnostics.
+#[test]
+fn bench_plan_reads_standard_input_for_dash() {
+    use std::io::Write;
+    let plan = |text: &str| {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_zynq-net"))
+            .args(["bench", "plan", "-"])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        child.stdin.take().unwrap().write_all(text.as_bytes()).unwrap();
+        let o = child.wait_with_output().unwrap();
+        (
+            o.status.code(),
+            String::from_utf8_lossy(&o.stdout).into_owned(),
+            String::from_utf8_lossy(&o.stderr).into_owned(),
+        )
+    };
+    let (code, out, err) = plan("matrix:\n  protocols: [udp]\n  directions: [tx]\n  mtus: [1500]\n  duration_s: 2\n");
+    assert_eq!(code, Some(0), "{err}");
+    assert!(out.contains("udp-tx-mtu1500-p1"), "{out}");
+    let (code, _, err) = plan("matrix:\n  duration_s: 0\n");
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("<stdin>:2:15"), "{err}");
+}
+
 /// `lab up` refuses bad options before it creates anything, and a lab
 /// whose --targets-out cannot be written is taken down again.
 #[test]

@@ -273,12 +273,26 @@ pub fn load_bench_str(file: &Path, text: &str) -> Result<LoadedBench, Diagnostic
 /// Returns the errors, unlocated: each pointer is into the section
 /// (`/matrix/duration_s`, `/rfc2544/frame_sizes/1`), for the caller to
 /// name the option that set it.
+///
+/// A NaN or infinite number (JSON has none: it becomes `null`) is said as
+/// such (`NaN or infinity: not a finite number`), and a value the schema
+/// refused gets no second error from the bench rules.
 pub fn check_bench(b: &bench::Bench) -> Vec<Diagnostic> {
     let mut out = match serde_json::to_value(b) {
-        Ok(v) => schema::validate_structure_of(&v, &SourceMap::default(), schema::DocKind::Bench),
+        Ok(v) => schema::validate_structure_of(&v, &SourceMap::default(), schema::DocKind::Bench)
+            .into_iter()
+            .map(|d| match v.pointer(&d.pointer) {
+                // a typed section is `null` only where a float was not finite
+                Some(serde_json::Value::Null) => {
+                    Diagnostic { message: "NaN or infinity: not a finite number".to_string(), ..d }
+                }
+                _ => d,
+            })
+            .collect(),
         Err(e) => vec![Diagnostic::new(Rule::Internal, "", format!("internal error: bench section as JSON: {e}"))],
     };
-    out.extend(validate::bench(b, "", None));
+    let refused: Vec<String> = out.iter().map(|d| d.pointer.clone()).collect();
+    out.extend(validate::bench(b, "", None).into_iter().filter(|d| !refused.contains(&d.pointer)));
     out.retain(Diagnostic::is_error);
     out
 }

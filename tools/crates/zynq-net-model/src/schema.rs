@@ -758,7 +758,25 @@ fn validate_full(doc: &Value, map: &SourceMap, kind: DocKind) -> Vec<Diagnostic>
                 let choices = enum_choices(schema, &ptr);
                 let got = short(&err.instance);
                 let below_min = matches!(kind, K::Minimum { .. } | K::ExclusiveMinimum { .. });
-                let message = if !choices.is_empty() {
+                // NaN and infinity (`.nan`, `.inf`, `1e999`) are floats
+                // JSON cannot hold: the document has `null` there
+                let non_finite = map
+                    .floats()
+                    .iter()
+                    .find(|(p, _)| *p == ptr && err.instance.is_null())
+                    .map(|(_, written)| short_text(written));
+                // `tester:` with nothing after it: YAML's null, where a
+                // section (a mapping) goes
+                let empty_section = err.instance.is_null()
+                    && matches!(
+                        kind,
+                        K::Type { kind: jsonschema::error::TypeKind::Single(jsonschema::JsonType::Object) }
+                    );
+                let message = if let Some(written) = non_finite {
+                    format!("{written} is not a finite number")
+                } else if empty_section {
+                    "empty section: remove it or give keys".to_string()
+                } else if !choices.is_empty() {
                     format!("{got} is not one of {}", choices.join(", "))
                 } else if let Some(min) = below_min.then(|| enforced_minimum(&ptr)).flatten() {
                     // the schema's 0 is only the type's floor (u32): name
