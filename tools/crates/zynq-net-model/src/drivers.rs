@@ -1044,3 +1044,76 @@ pub fn soc_controllers(soc: Soc) -> Option<SocControllers> {
         _ => None,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every driver the board format names: the `const`/`enum` strings of
+    /// the schema of [`Driver`], each parsed back.
+    fn all_drivers() -> Vec<Driver> {
+        fn names(v: &serde_json::Value, out: &mut Vec<String>) {
+            match v {
+                serde_json::Value::Object(m) => {
+                    for (k, x) in m {
+                        match (k.as_str(), x) {
+                            ("const", serde_json::Value::String(s)) => out.push(s.clone()),
+                            ("enum", serde_json::Value::Array(a)) => {
+                                out.extend(a.iter().filter_map(|s| s.as_str().map(str::to_string)));
+                            }
+                            _ => names(x, out),
+                        }
+                    }
+                }
+                serde_json::Value::Array(a) => a.iter().for_each(|x| names(x, out)),
+                _ => {}
+            }
+        }
+        let mut out = Vec::new();
+        names(&serde_json::to_value(schemars::schema_for!(Driver)).expect("schema"), &mut out);
+        out.iter().map(|n| serde_json::from_value(serde_json::Value::String(n.clone())).expect(n)).collect()
+    }
+
+    /// Each driver's row is its own, and its facts hang together: Kconfig
+    /// symbols to build it, a probe table exactly for the device-tree MACs
+    /// (those with compatibles), a PL MAC only with one of axienet's tables,
+    /// no SoC both with on-chip MACs and without the MAC, sane ring limits.
+    #[test]
+    fn every_driver_has_a_consistent_row_of_its_own() {
+        let all = all_drivers();
+        assert_eq!(all.len(), 8, "{all:?}");
+        for d in all {
+            let f = facts(d);
+            assert_eq!(f.driver, d, "facts({d:?}) is the row of {:?}", f.driver);
+            assert!(!f.kconfig.is_empty(), "{d:?}: no Kconfig symbol");
+            assert_eq!(f.probe == ProbeTable::None, f.compatibles.is_empty(), "{d:?}: probe table vs compatibles");
+            let axi_table = matches!(f.probe, ProbeTable::Axienet | ProbeTable::Xxv | ProbeTable::XxvMcdma);
+            assert_eq!(f.pl.is_some(), axi_table, "{d:?}: PL MAC vs probe table");
+            assert!(f.on_chip.iter().all(|m| !f.not_on.contains(&m.0)), "{d:?}: on-chip MACs on a SoC it is not on");
+            for soc in [Soc::Zynqmp, Soc::Zynq7000, Soc::QoriqP1010, Soc::QoriqP1020, Soc::QoriqP2020, Soc::Generic] {
+                let c = (f.caps)(soc);
+                for r in [c.rx_ring, c.tx_ring].into_iter().flatten() {
+                    assert!(1 <= r.min && r.min <= r.max, "{d:?} on {soc:?}: ring {r:?}");
+                }
+                assert!(c.max_mtu >= 1500 - 18 && c.max_tx_queues >= 1, "{d:?} on {soc:?}");
+            }
+        }
+    }
+
+    /// Values read in linux-source-6.12 that no board fixture reaches.
+    #[test]
+    fn rows_hold_the_values_of_the_driver_sources() {
+        // macb_main.c MAX_RX_RING_SIZE 8192, MAX_TX_RING_SIZE 4096.
+        let m = caps(Driver::Macb, Soc::Zynqmp);
+        assert_eq!((m.rx_ring.map(|r| r.max), m.tx_ring.map(|r| r.max)), (Some(8192), Some(4096)));
+        // xilinx_axienet_main.c TX_BD_NUM_MIN = MAX_SKB_FRAGS + 1.
+        for d in [Driver::Axienet, Driver::Xxv, Driver::XxvMcdma] {
+            assert_eq!(caps(d, Soc::Zynqmp).tx_ring.map(|r| (r.min, r.max)), Some((18, 4096)), "{d:?}");
+        }
+        assert_eq!(caps(Driver::Xxv, Soc::Zynqmp).max_tx_queues, 1);
+        assert_eq!(caps(Driver::XxvMcdma, Soc::Zynqmp).max_tx_queues, 16);
+        assert_eq!(facts(Driver::Gianfar).phy_mode_prop, "phy-connection-type");
+        assert_eq!(crate::limits::on_chip_macs(Soc::QoriqP1020, Driver::Gianfar), Some((3, "eTSEC1-3")));
+        assert_eq!(crate::limits::on_chip_macs(Soc::QoriqP2020, Driver::Gianfar), None);
+    }
+}
