@@ -1100,7 +1100,7 @@ mod tests {
         }
     }
 
-    /// Values read in linux-source-6.12 that no board fixture reaches.
+    /// Values read in linux-source-6.12, pinned row by row.
     #[test]
     fn rows_hold_the_values_of_the_driver_sources() {
         // macb_main.c MAX_RX_RING_SIZE 8192, MAX_TX_RING_SIZE 4096.
