@@ -1,5 +1,7 @@
 //! What each Ethernet driver accepts, from its `ethtool_ops` and probe code
 //! in Debian's linux-source-6.12. Every limit names the file it comes from.
+//! One [`DriverFacts`] row per [`Driver`] ([`facts`]) holds every per-driver
+//! fact both crates read (limits, Kconfig symbols, compatibles, probe table).
 
 use crate::model::{Driver, KernelFlavour, Soc};
 
@@ -75,96 +77,348 @@ const VIRTIO_COAL: &[CoalesceParam] = &[
     CoalesceParam { name: "tx-frames", max: u32::MAX },
 ];
 
-/// Capabilities of `driver` on `soc`.
+/// Capabilities of `driver` on `soc`: the row's [`DriverFacts::caps`].
 pub fn caps(driver: Driver, soc: Soc) -> DriverCaps {
+    (facts(driver).caps)(soc)
+}
+
+/// Which probe table render's `probe::table` checks a compiled node of the
+/// driver against (the table itself may depend on the kernel flavour and
+/// the DMA style, which render decides).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ProbeTable {
+    /// No probe table: the driver's node is not checked property by property.
+    None,
+    /// macb (mainline 6.12).
+    Macb,
+    /// gianfar (mainline 6.12).
+    Gianfar,
+    /// The AXI 1G/2.5G MAC: linux-xlnx or mainline 6.12 axienet.
+    Axienet,
+    /// linux-xlnx axienet, XXV MAC over an AXI DMA.
+    Xxv,
+    /// linux-xlnx axienet, XXV MAC over an AXI MCDMA.
+    XxvMcdma,
+}
+
+/// Which AXI Ethernet MAC in the programmable logic a driver drives (a PL
+/// node is generated only for these).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PlMac {
+    /// The AXI 1G/2.5G Ethernet subsystem (`xlnx,axi-ethernet-1.00.a`).
+    Axi1g,
+    /// The XXV 10G/25G Ethernet (`xlnx,xxv-ethernet-1.0`, linux-xlnx only).
+    Xxv,
+}
+
+/// Everything the tools know about one Ethernet driver, in one row: adding a
+/// [`Driver`] does not compile until [`facts`] has its row, so every fact is
+/// decided for it. Facts that also depend on the SoC are a function of it
+/// ([`DriverFacts::caps`]) or a per-SoC table ([`DriverFacts::on_chip`]).
+#[derive(Debug)]
+pub struct DriverFacts {
+    /// The driver the row is about.
+    pub driver: Driver,
+    /// `ethtool -G`/`-C`, MTU and queue limits on a SoC (see [`DriverCaps`]).
+    pub caps: fn(Soc) -> DriverCaps,
+    /// The kernel's name of the driver, as the applier reads it: the
+    /// `driver` link of `/sys/class/net/IFACE/device` (the bus driver's
+    /// `.name`), or `ethtool -i` for a device without one.
+    pub kernel_driver: &'static str,
+    /// Kconfig symbols the kernel fragment sets `=y` for the driver,
+    /// dependency-closed, in fragment order.
+    pub kconfig: &'static [&'static str],
+    /// `compatible` strings of the driver's nodes (`dtb verify` finds a port
+    /// by compatible + unit address); empty: not a device-tree device.
+    pub compatibles: &'static [&'static str],
+    /// The property the MAC node's PHY interface mode is written as.
+    pub phy_mode_prop: &'static str,
+    /// The PL MAC the driver drives, `None` for a MAC that is no PL IP.
+    pub pl: Option<PlMac>,
+    /// The probe table a compiled node is checked against.
+    pub probe: ProbeTable,
+    /// On-chip MACs of the driver per SoC: `(soc, count, names)`; a SoC
+    /// not listed has no fixed number of them.
+    pub on_chip: &'static [(Soc, usize, &'static str)],
+    /// SoCs the driver's MAC does not exist on (rule driver-not-on-soc).
+    pub not_on: &'static [Soc],
+}
+
+const QORIQ: &[Soc] = &[Soc::QoriqP1010, Soc::QoriqP1020, Soc::QoriqP2020];
+
+/// drivers/net/ethernet/xilinx/Kconfig (6.12): XILINX_AXI_EMAC depends on
+/// XILINX_DMA (drivers/dma/Kconfig, under DMADEVICES). Without it
+/// olddefconfig drops the MAC on arm64 defconfig (XILINX_DMA is off).
+/// XXV over a plain AXI DMA is the same driver without the MCDMA switch.
+const AXIENET_KCONFIG: &[&str] = &["DMADEVICES", "XILINX_DMA", "NET_VENDOR_XILINX", "XILINX_AXI_EMAC"];
+
+/// The facts of a driver. Exhaustive on purpose: no wildcard arm.
+pub fn facts(driver: Driver) -> &'static DriverFacts {
     match driver {
-        // macb_main.c: macb_set_ringparam clamps rx to 64..8192 (MIN/MAX_RX_RING_SIZE),
-        // tx to 64..4096, then roundup_pow_of_two() and reopens the device; no
-        // set_coalesce; max_mtu = jumbo_max_len - ETH_HLEN - ETH_FCS_LEN
-        // (zynqmp_config: 10240 -> 10222), 1536 - 18 = 1518 without jumbo (Zynq-7000:
-        // zynq_config has no MACB_CAPS_JUMBO). Queues: macb_probe_queues counts what
-        // the GEM reports (DCFG6, at most MACB_MAX_QUEUES = 8) and macb_init takes one
-        // IRQ per queue (platform_get_irq(pdev, q)); the Zynq-7000 GEM has one queue
-        // (zynq-7000.dtsi: one interrupt per GEM; UG585 ch. 16: no priority queues).
-        Driver::Macb => DriverCaps {
-            source: "drivers/net/ethernet/cadence/macb_main.c",
-            rx_ring: ring(64, 8192, false, true),
-            tx_ring: ring(64, 4096, false, true),
-            coalesce: &[],
-            max_mtu: if soc == Soc::Zynq7000 { 1518 } else { 10222 },
-            max_tx_queues: if soc == Soc::Zynq7000 { 1 } else { 8 },
-            zero_copy_rx: false,
-        },
-        // gianfar_ethtool.c: gfar_sringparam rejects > GFAR_{RX,TX}_MAX_RING_SIZE (256)
-        // and non-powers of two; gfar_scoalesce: usecs <= 0xffff, frames <= 0xff.
-        // gianfar.c: max_mtu = GFAR_JUMBO_FRAME_SIZE (9600) - ETH_HLEN = 9586;
-        // one TX queue per queue-group (P1020 eTSEC: 2 groups).
-        Driver::Gianfar => DriverCaps {
-            source: "drivers/net/ethernet/freescale/gianfar_ethtool.c",
-            rx_ring: ring(1, 256, true, false),
-            tx_ring: ring(1, 256, true, false),
-            coalesce: GIANFAR_COAL,
-            max_mtu: 9586,
-            max_tx_queues: soc.etsec_queues().map_or(8, |q| q.0),
-            zero_copy_rx: false,
-        },
-        // xilinx_axienet_main.c: RX_BD_NUM_MAX = TX_BD_NUM_MAX = 4096,
-        // TX_BD_NUM_MIN = MAX_SKB_FRAGS + 1 (18); coalesce frames <= 255;
-        // max_mtu = XAE_JUMBO_MTU (9000) with jumbo frames in the IP.
-        Driver::Axienet => DriverCaps {
-            source: "drivers/net/ethernet/xilinx/xilinx_axienet_main.c",
-            rx_ring: ring(64, 4096, false, false),
-            tx_ring: ring(18, 4096, false, false),
-            coalesce: AXIENET_COAL,
-            max_mtu: 9000,
-            max_tx_queues: 1,
-            zero_copy_rx: false,
-        },
-        // linux-xlnx xilinx_axienet_mcdma.c: same limits, one queue per MCDMA channel
-        // (at most 16); -G/-C only while the interface is down.
-        Driver::XxvMcdma | Driver::Xxv => DriverCaps {
-            source: "linux-xlnx drivers/net/ethernet/xilinx/xilinx_axienet_mcdma.c",
-            rx_ring: ring(64, 4096, false, false),
-            tx_ring: ring(18, 4096, false, false),
-            coalesce: AXIENET_COAL,
-            max_mtu: 9000,
-            max_tx_queues: if driver == Driver::Xxv { 1 } else { 16 },
-            zero_copy_rx: false,
-        },
-        // mlx5/core/en.h: MLX5E_PARAMS_{MINIMUM,MAXIMUM}_LOG_{SQ,RQ}_SIZE: 64..8192,
-        // rounded up to a power of two; en_ethtool.c coalescing; queue API for zcrx.
-        Driver::Mlx5 => DriverCaps {
-            source: "drivers/net/ethernet/mellanox/mlx5/core/en_ethtool.c",
-            rx_ring: ring(64, 8192, false, true),
-            tx_ring: ring(64, 8192, false, true),
-            coalesce: MLX5_COAL,
-            max_mtu: 9978,
-            max_tx_queues: 1024,
-            zero_copy_rx: true,
-        },
-        // virtio_net.c: ring resize up to the device's maximum; coalescing with
-        // VIRTIO_NET_F_NOTF_COAL only.
-        Driver::VirtioNet => DriverCaps {
-            source: "drivers/net/virtio_net.c",
-            rx_ring: ring(1, 32768, false, false),
-            tx_ring: ring(1, 32768, false, false),
-            coalesce: VIRTIO_COAL,
-            max_mtu: 65535,
-            max_tx_queues: 1024,
-            zero_copy_rx: false,
-        },
-        // veth.c: no set_ringparam, no set_coalesce; max_mtu = ETH_MAX_MTU.
-        Driver::Veth => DriverCaps {
-            source: "drivers/net/veth.c",
-            rx_ring: None,
-            tx_ring: None,
-            coalesce: &[],
-            max_mtu: 65535,
-            max_tx_queues: 4096,
-            zero_copy_rx: false,
-        },
+        Driver::Macb => &MACB,
+        Driver::Axienet => &AXIENET,
+        Driver::XxvMcdma => &XXV_MCDMA,
+        Driver::Xxv => &XXV,
+        Driver::Gianfar => &GIANFAR,
+        Driver::Mlx5 => &MLX5,
+        Driver::VirtioNet => &VIRTIO_NET,
+        Driver::Veth => &VETH,
     }
 }
+
+// macb_main.c: macb_set_ringparam clamps rx to 64..8192 (MIN/MAX_RX_RING_SIZE),
+// tx to 64..4096, then roundup_pow_of_two() and reopens the device; no
+// set_coalesce; max_mtu = jumbo_max_len - ETH_HLEN - ETH_FCS_LEN
+// (zynqmp_config: 10240 -> 10222), 1536 - 18 = 1518 without jumbo (Zynq-7000:
+// zynq_config has no MACB_CAPS_JUMBO). Queues: macb_probe_queues counts what
+// the GEM reports (DCFG6, at most MACB_MAX_QUEUES = 8) and macb_init takes one
+// IRQ per queue (platform_get_irq(pdev, q)); the Zynq-7000 GEM has one queue
+// (zynq-7000.dtsi: one interrupt per GEM; UG585 ch. 16: no priority queues).
+fn macb_caps(soc: Soc) -> DriverCaps {
+    DriverCaps {
+        source: "drivers/net/ethernet/cadence/macb_main.c",
+        rx_ring: ring(64, 8192, false, true),
+        tx_ring: ring(64, 4096, false, true),
+        coalesce: &[],
+        max_mtu: if soc == Soc::Zynq7000 { 1518 } else { 10222 },
+        max_tx_queues: if soc == Soc::Zynq7000 { 1 } else { 8 },
+        zero_copy_rx: false,
+    }
+}
+
+/// Cadence GEM (macb).
+static MACB: DriverFacts = DriverFacts {
+    driver: Driver::Macb,
+    caps: macb_caps,
+    // macb_main.c `macb_driver` `.name = "macb"`.
+    kernel_driver: "macb",
+    // drivers/net/ethernet/cadence/Kconfig: MACB depends on HAS_DMA && COMMON_CLK.
+    kconfig: &["COMMON_CLK", "NET_VENDOR_CADENCE", "MACB"],
+    // macb_main.c macb_dt_ids (the ones zynqmp.dtsi / zynq-7000.dtsi use).
+    compatibles: &["cdns,zynqmp-gem", "cdns,zynq-gem", "cdns,gem", "cdns,macb"],
+    // macb_probe: of_get_phy_mode.
+    phy_mode_prop: "phy-mode",
+    pl: None,
+    probe: ProbeTable::Macb,
+    // ZynqMP GEM0-3 (UG1085, chapter 34) and Zynq-7000 GEM0-1 (UG585, chapter 16).
+    on_chip: &[(Soc::Zynqmp, 4, "GEM0-3"), (Soc::Zynq7000, 2, "GEM0-1")],
+    not_on: QORIQ,
+};
+
+// gianfar_ethtool.c: gfar_sringparam rejects > GFAR_{RX,TX}_MAX_RING_SIZE (256)
+// and non-powers of two; gfar_scoalesce: usecs <= 0xffff, frames <= 0xff.
+// gianfar.c: max_mtu = GFAR_JUMBO_FRAME_SIZE (9600) - ETH_HLEN = 9586;
+// one TX queue per queue-group (P1020 eTSEC: 2 groups).
+fn gianfar_caps(soc: Soc) -> DriverCaps {
+    DriverCaps {
+        source: "drivers/net/ethernet/freescale/gianfar_ethtool.c",
+        rx_ring: ring(1, 256, true, false),
+        tx_ring: ring(1, 256, true, false),
+        coalesce: GIANFAR_COAL,
+        max_mtu: 9586,
+        max_tx_queues: soc.etsec_queues().map_or(8, |q| q.0),
+        zero_copy_rx: false,
+    }
+}
+
+/// Freescale eTSEC (gianfar).
+static GIANFAR: DriverFacts = DriverFacts {
+    driver: Driver::Gianfar,
+    caps: gianfar_caps,
+    // gianfar.c `gfar_driver` `.name = "fsl-gianfar"`.
+    kernel_driver: "fsl-gianfar",
+    // drivers/net/ethernet/freescale/Kconfig: GIANFAR depends on HAS_DMA and
+    // selects FSL_PQ_MDIO (listed so the check sees the MDIO bus driver too).
+    kconfig: &["NET_VENDOR_FREESCALE", "FSL_PQ_MDIO", "GIANFAR"],
+    // gianfar.c gfar_match.
+    compatibles: &["fsl,etsec2", "gianfar"],
+    // gianfar trees spell it phy-connection-type (of_get_phy_mode reads
+    // phy-mode first, then phy-connection-type): replace theirs, never add a
+    // second one beside it.
+    phy_mode_prop: "phy-connection-type",
+    pl: None,
+    probe: ProbeTable::Gianfar,
+    // P1020 eTSEC1-3 (P1020 reference manual; `enet0..2` in
+    // arch/powerpc/boot/dts/fsl/p1020si-post.dtsi).
+    on_chip: &[(Soc::QoriqP1020, 3, "eTSEC1-3")],
+    not_on: &[Soc::Zynqmp, Soc::Zynq7000],
+};
+
+// xilinx_axienet_main.c: RX_BD_NUM_MAX = TX_BD_NUM_MAX = 4096,
+// TX_BD_NUM_MIN = MAX_SKB_FRAGS + 1 (18); coalesce frames <= 255;
+// max_mtu = XAE_JUMBO_MTU (9000) with jumbo frames in the IP.
+fn axienet_caps(_: Soc) -> DriverCaps {
+    DriverCaps {
+        source: "drivers/net/ethernet/xilinx/xilinx_axienet_main.c",
+        rx_ring: ring(64, 4096, false, false),
+        tx_ring: ring(18, 4096, false, false),
+        coalesce: AXIENET_COAL,
+        max_mtu: 9000,
+        max_tx_queues: 1,
+        zero_copy_rx: false,
+    }
+}
+
+/// Xilinx AXI 1G/2.5G Ethernet (axienet).
+static AXIENET: DriverFacts = DriverFacts {
+    driver: Driver::Axienet,
+    caps: axienet_caps,
+    // xilinx_axienet_main.c `axienet_driver` `.name = "xilinx_axienet"`.
+    kernel_driver: "xilinx_axienet",
+    kconfig: AXIENET_KCONFIG,
+    // xilinx_axienet_main.c axienet_of_match.
+    compatibles: &[
+        "xlnx,axi-ethernet-1.00.a",
+        "xlnx,axi-ethernet-1.01.a",
+        "xlnx,axi-ethernet-2.01.a",
+        "xlnx,axi-2_5-gig-ethernet-1.0",
+    ],
+    // axienet_probe: of_get_phy_mode.
+    phy_mode_prop: "phy-mode",
+    pl: Some(PlMac::Axi1g),
+    probe: ProbeTable::Axienet,
+    on_chip: &[],
+    not_on: QORIQ,
+};
+
+// linux-xlnx xilinx_axienet_mcdma.c: same limits, one queue per MCDMA channel
+// (at most 16); -G/-C only while the interface is down.
+fn xxv_caps(max_tx_queues: u32) -> DriverCaps {
+    DriverCaps {
+        source: "linux-xlnx drivers/net/ethernet/xilinx/xilinx_axienet_mcdma.c",
+        rx_ring: ring(64, 4096, false, false),
+        tx_ring: ring(18, 4096, false, false),
+        coalesce: AXIENET_COAL,
+        max_mtu: 9000,
+        max_tx_queues,
+        zero_copy_rx: false,
+    }
+}
+
+/// Xilinx XXV over a plain AXI DMA (linux-xlnx axienet without MCDMA).
+static XXV: DriverFacts = DriverFacts {
+    driver: Driver::Xxv,
+    caps: |_| xxv_caps(1),
+    // linux-xlnx drives the XXV MACs with `axienet_driver` (`xilinx_axienet`).
+    kernel_driver: "xilinx_axienet",
+    kconfig: AXIENET_KCONFIG,
+    // linux-xlnx xilinx_axienet_main.c axienet_of_match.
+    compatibles: &["xlnx,xxv-ethernet-1.0"],
+    phy_mode_prop: "phy-mode",
+    pl: Some(PlMac::Xxv),
+    probe: ProbeTable::Xxv,
+    on_chip: &[],
+    not_on: QORIQ,
+};
+
+/// Xilinx XXV over AXI MCDMA (linux-xlnx axienet with MCDMA).
+static XXV_MCDMA: DriverFacts = DriverFacts {
+    driver: Driver::XxvMcdma,
+    caps: |_| xxv_caps(16),
+    kernel_driver: "xilinx_axienet",
+    // linux-xlnx: the MCDMA path is AXIENET_HAS_MCDMA (depends on XILINX_AXI_EMAC);
+    // XILINX_AXI_EMAC depends on XILINX_DMA there too, which is why the
+    // generated MCDMA node is `xlnx,eth-dma` as the Xilinx device-tree
+    // generator writes it for AXI DMA and MCDMA alike (axi_mcdma.tcl), not
+    // xilinx_dma's `xlnx,axi-mcdma-1.00.a`: xilinx_dma must not claim it.
+    kconfig: &["DMADEVICES", "XILINX_DMA", "NET_VENDOR_XILINX", "XILINX_AXI_EMAC", "AXIENET_HAS_MCDMA"],
+    compatibles: &["xlnx,xxv-ethernet-1.0"],
+    phy_mode_prop: "phy-mode",
+    pl: Some(PlMac::Xxv),
+    probe: ProbeTable::XxvMcdma,
+    on_chip: &[],
+    not_on: QORIQ,
+};
+
+// mlx5/core/en.h: MLX5E_PARAMS_{MINIMUM,MAXIMUM}_LOG_{SQ,RQ}_SIZE: 64..8192,
+// rounded up to a power of two; en_ethtool.c coalescing; queue API for zcrx.
+fn mlx5_caps(_: Soc) -> DriverCaps {
+    DriverCaps {
+        source: "drivers/net/ethernet/mellanox/mlx5/core/en_ethtool.c",
+        rx_ring: ring(64, 8192, false, true),
+        tx_ring: ring(64, 8192, false, true),
+        coalesce: MLX5_COAL,
+        max_mtu: 9978,
+        max_tx_queues: 1024,
+        zero_copy_rx: true,
+    }
+}
+
+/// NVIDIA/Mellanox ConnectX (mlx5), a PCI device.
+static MLX5: DriverFacts = DriverFacts {
+    driver: Driver::Mlx5,
+    caps: mlx5_caps,
+    // mlx5 core/main.c `mlx5_core_driver` `.name = KBUILD_MODNAME` (`mlx5_core`).
+    kernel_driver: "mlx5_core",
+    // drivers/net/ethernet/mellanox/mlx5/core/Kconfig: MLX5_CORE depends on PCI;
+    // MLX5_CORE_EN on MLX5_CORE (and selects PAGE_POOL).
+    kconfig: &["PCI", "NET_VENDOR_MELLANOX", "MLX5_CORE", "MLX5_CORE_EN"],
+    compatibles: &[],
+    phy_mode_prop: "phy-mode",
+    pl: None,
+    probe: ProbeTable::None,
+    on_chip: &[],
+    not_on: &[],
+};
+
+// virtio_net.c: ring resize up to the device's maximum; coalescing with
+// VIRTIO_NET_F_NOTF_COAL only.
+fn virtio_net_caps(_: Soc) -> DriverCaps {
+    DriverCaps {
+        source: "drivers/net/virtio_net.c",
+        rx_ring: ring(1, 32768, false, false),
+        tx_ring: ring(1, 32768, false, false),
+        coalesce: VIRTIO_COAL,
+        max_mtu: 65535,
+        max_tx_queues: 1024,
+        zero_copy_rx: false,
+    }
+}
+
+/// virtio-net.
+static VIRTIO_NET: DriverFacts = DriverFacts {
+    driver: Driver::VirtioNet,
+    caps: virtio_net_caps,
+    // virtio_net.c `virtio_net_driver` (`virtio_net`).
+    kernel_driver: "virtio_net",
+    // drivers/net/Kconfig: VIRTIO_NET depends on VIRTIO.
+    kconfig: &["VIRTIO", "VIRTIO_NET"],
+    compatibles: &[],
+    phy_mode_prop: "phy-mode",
+    pl: None,
+    probe: ProbeTable::None,
+    on_chip: &[],
+    not_on: &[],
+};
+
+// veth.c: no set_ringparam, no set_coalesce; max_mtu = ETH_MAX_MTU.
+fn veth_caps(_: Soc) -> DriverCaps {
+    DriverCaps {
+        source: "drivers/net/veth.c",
+        rx_ring: None,
+        tx_ring: None,
+        coalesce: &[],
+        max_mtu: 65535,
+        max_tx_queues: 4096,
+        zero_copy_rx: false,
+    }
+}
+
+/// Virtual Ethernet pair.
+static VETH: DriverFacts = DriverFacts {
+    driver: Driver::Veth,
+    caps: veth_caps,
+    // veth.c `DRV_NAME "veth"` (no device: `ethtool -i`).
+    kernel_driver: "veth",
+    // drivers/net/Kconfig: VETH.
+    kconfig: &["VETH"],
+    compatibles: &[],
+    phy_mode_prop: "phy-mode",
+    pl: None,
+    probe: ProbeTable::None,
+    on_chip: &[],
+    not_on: &[],
+};
 
 /// `phy-mode` values of Documentation/devicetree/bindings/net/ethernet-controller.yaml (6.12).
 pub const PHY_MODES: &[&str] = &[
@@ -788,5 +1042,78 @@ pub fn soc_controllers(soc: Soc) -> Option<SocControllers> {
             gpio_symbols: &["GPIOLIB", "GPIO_ZYNQ"],
         }),
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every driver the board format names: the `const`/`enum` strings of
+    /// the schema of [`Driver`], each parsed back.
+    fn all_drivers() -> Vec<Driver> {
+        fn names(v: &serde_json::Value, out: &mut Vec<String>) {
+            match v {
+                serde_json::Value::Object(m) => {
+                    for (k, x) in m {
+                        match (k.as_str(), x) {
+                            ("const", serde_json::Value::String(s)) => out.push(s.clone()),
+                            ("enum", serde_json::Value::Array(a)) => {
+                                out.extend(a.iter().filter_map(|s| s.as_str().map(str::to_string)));
+                            }
+                            _ => names(x, out),
+                        }
+                    }
+                }
+                serde_json::Value::Array(a) => a.iter().for_each(|x| names(x, out)),
+                _ => {}
+            }
+        }
+        let mut out = Vec::new();
+        names(&serde_json::to_value(schemars::schema_for!(Driver)).expect("schema"), &mut out);
+        out.iter().map(|n| serde_json::from_value(serde_json::Value::String(n.clone())).expect(n)).collect()
+    }
+
+    /// Each driver's row is its own, and its facts hang together: Kconfig
+    /// symbols to build it, a probe table exactly for the device-tree MACs
+    /// (those with compatibles), a PL MAC only with one of axienet's tables,
+    /// no SoC both with on-chip MACs and without the MAC, sane ring limits.
+    #[test]
+    fn every_driver_has_a_consistent_row_of_its_own() {
+        let all = all_drivers();
+        assert_eq!(all.len(), 8, "{all:?}");
+        for d in all {
+            let f = facts(d);
+            assert_eq!(f.driver, d, "facts({d:?}) is the row of {:?}", f.driver);
+            assert!(!f.kconfig.is_empty(), "{d:?}: no Kconfig symbol");
+            assert_eq!(f.probe == ProbeTable::None, f.compatibles.is_empty(), "{d:?}: probe table vs compatibles");
+            let axi_table = matches!(f.probe, ProbeTable::Axienet | ProbeTable::Xxv | ProbeTable::XxvMcdma);
+            assert_eq!(f.pl.is_some(), axi_table, "{d:?}: PL MAC vs probe table");
+            assert!(f.on_chip.iter().all(|m| !f.not_on.contains(&m.0)), "{d:?}: on-chip MACs on a SoC it is not on");
+            for soc in [Soc::Zynqmp, Soc::Zynq7000, Soc::QoriqP1010, Soc::QoriqP1020, Soc::QoriqP2020, Soc::Generic] {
+                let c = (f.caps)(soc);
+                for r in [c.rx_ring, c.tx_ring].into_iter().flatten() {
+                    assert!(1 <= r.min && r.min <= r.max, "{d:?} on {soc:?}: ring {r:?}");
+                }
+                assert!(c.max_mtu >= 1500 - 18 && c.max_tx_queues >= 1, "{d:?} on {soc:?}");
+            }
+        }
+    }
+
+    /// Values read in linux-source-6.12, pinned row by row.
+    #[test]
+    fn rows_hold_the_values_of_the_driver_sources() {
+        // macb_main.c MAX_RX_RING_SIZE 8192, MAX_TX_RING_SIZE 4096.
+        let m = caps(Driver::Macb, Soc::Zynqmp);
+        assert_eq!((m.rx_ring.map(|r| r.max), m.tx_ring.map(|r| r.max)), (Some(8192), Some(4096)));
+        // xilinx_axienet_main.c TX_BD_NUM_MIN = MAX_SKB_FRAGS + 1.
+        for d in [Driver::Axienet, Driver::Xxv, Driver::XxvMcdma] {
+            assert_eq!(caps(d, Soc::Zynqmp).tx_ring.map(|r| (r.min, r.max)), Some((18, 4096)), "{d:?}");
+        }
+        assert_eq!(caps(Driver::Xxv, Soc::Zynqmp).max_tx_queues, 1);
+        assert_eq!(caps(Driver::XxvMcdma, Soc::Zynqmp).max_tx_queues, 16);
+        assert_eq!(facts(Driver::Gianfar).phy_mode_prop, "phy-connection-type");
+        assert_eq!(crate::limits::on_chip_macs(Soc::QoriqP1020, Driver::Gianfar), Some((3, "eTSEC1-3")));
+        assert_eq!(crate::limits::on_chip_macs(Soc::QoriqP2020, Driver::Gianfar), None);
     }
 }

@@ -56,17 +56,14 @@ pub fn kernel_flow_entries(n: u32) -> Option<u32> {
     }
 }
 
-/// On-chip Ethernet MACs a SoC has, by driver: ZynqMP GEM0-3 (UG1085,
-/// chapter 34) and Zynq-7000 GEM0-1 (UG585, chapter 16), both `macb`; P1020
-/// eTSEC1-3 (`gianfar`, P1020 reference manual; `enet0..2` in
-/// arch/powerpc/boot/dts/fsl/p1020si-post.dtsi).
+/// On-chip Ethernet MACs a SoC has of a driver, `(count, names)`: the
+/// driver row's [`crate::drivers::DriverFacts::on_chip`] (ZynqMP GEM0-3,
+/// UG1085 chapter 34, and Zynq-7000 GEM0-1, UG585 chapter 16, both `macb`;
+/// P1020 eTSEC1-3, `gianfar`, P1020 reference manual; `enet0..2` in
+/// arch/powerpc/boot/dts/fsl/p1020si-post.dtsi). `None`: the SoC has no
+/// fixed number of them.
 pub fn on_chip_macs(soc: Soc, driver: Driver) -> Option<(usize, &'static str)> {
-    match (soc, driver) {
-        (Soc::Zynqmp, Driver::Macb) => Some((4, "GEM0-3")),
-        (Soc::Zynq7000, Driver::Macb) => Some((2, "GEM0-1")),
-        (Soc::QoriqP1020, Driver::Gianfar) => Some((3, "eTSEC1-3")),
-        _ => None,
-    }
+    crate::drivers::facts(driver).on_chip.iter().find(|m| m.0 == soc).map(|&(_, n, names)| (n, names))
 }
 
 /// Most interfaces one board file describes.

@@ -274,13 +274,14 @@ pub enum Driver {
 }
 
 impl Driver {
-    /// An AXI/XXV Ethernet in the programmable logic (axienet).
+    /// An AXI/XXV Ethernet in the programmable logic (axienet): the row's
+    /// [`crate::drivers::DriverFacts::pl`] is set.
     pub fn is_axi(self) -> bool {
-        matches!(self, Driver::Axienet | Driver::Xxv | Driver::XxvMcdma)
+        crate::drivers::facts(self).pl.is_some()
     }
     /// An XXV 10G/25G MAC (linux-xlnx only).
     pub fn is_xxv(self) -> bool {
-        matches!(self, Driver::Xxv | Driver::XxvMcdma)
+        crate::drivers::facts(self).pl == Some(crate::drivers::PlMac::Xxv)
     }
 }
 

@@ -1150,11 +1150,7 @@ impl V<'_> {
             );
         }
         for (j, i) in self.b.interfaces.iter().enumerate() {
-            let pl = i.driver.is_axi();
-            if pl && bi.soc.is_qoriq()
-                || i.driver == Driver::Gianfar && matches!(bi.soc, Soc::Zynqmp | Soc::Zynq7000)
-                || i.driver == Driver::Macb && bi.soc.is_qoriq()
-            {
+            if drivers::facts(i.driver).not_on.contains(&bi.soc) {
                 self.report(
                     Rule::DriverNotOnSoc,
                     format!("/interfaces/{j}/driver"),

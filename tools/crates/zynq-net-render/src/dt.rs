@@ -138,10 +138,9 @@ fn link_props(i: &Interface, r: &ResolvedIface, dt: &IfaceDt, props: &mut Vec<Pr
         props.push(Prop::bytes("local-mac-address", &m.octets()));
     }
     if let Some(mode) = &dt.phy_mode {
-        // gianfar trees spell it phy-connection-type (of_get_phy_mode reads
-        // phy-mode first, then phy-connection-type): replace theirs, never
-        // add a second one beside it.
-        let name = if i.driver == Driver::Gianfar { "phy-connection-type" } else { "phy-mode" };
+        // The driver row's property name: gianfar trees spell it
+        // phy-connection-type (replace theirs, never add a second one).
+        let name = drivers::facts(i.driver).phy_mode_prop;
         props.push(Prop::str(name, mode));
     }
     if let Some(s) = dt.max_speed {

@@ -96,22 +96,6 @@ impl<'b, 'a> Tree<'b, 'a> {
     }
 }
 
-/// Compatibles of a driver's nodes.
-fn compatibles(d: Driver) -> &'static [&'static str] {
-    match d {
-        Driver::Macb => &["cdns,zynqmp-gem", "cdns,zynq-gem", "cdns,gem", "cdns,macb"],
-        Driver::Gianfar => &["fsl,etsec2", "gianfar"],
-        Driver::Axienet => &[
-            "xlnx,axi-ethernet-1.00.a",
-            "xlnx,axi-ethernet-1.01.a",
-            "xlnx,axi-ethernet-2.01.a",
-            "xlnx,axi-2_5-gig-ethernet-1.0",
-        ],
-        Driver::Xxv | Driver::XxvMcdma => &["xlnx,xxv-ethernet-1.0"],
-        _ => &[],
-    }
-}
-
 /// Unit addresses of the SoC's own Ethernet labels (zynqmp.dtsi gem0-3,
 /// zynq-7000.dtsi gem0-1; enet0-2: pq3-etsec2-N.dtsi on P1010/P1020,
 /// pq3-etsec1-N.dtsi on P2020, as p1010si-post.dtsi, p1020si-post.dtsi and
@@ -152,7 +136,7 @@ fn locate<'t>(
         return t.get(p).map(|a| (a, "path")).ok_or_else(|| format!("no node at dt.path {p}"));
     }
     let addr = dt.node.as_ref().map(|n| n.reg).or_else(|| soc_unit_address(b.board.soc, &dt.label));
-    let compat = compatibles(driver);
+    let compat = zynq_net_model::drivers::facts(driver).compatibles;
     if let Some(a) = addr {
         let hits: Vec<_> =
             t.nodes.iter().filter(|(_, n)| unit_address(n.name) == Some(a) && has_compat(n, compat)).collect();

@@ -122,39 +122,9 @@ pub fn features(b: &Board) -> Vec<Feature> {
     drivers.sort();
     drivers.dedup();
     for d in drivers {
-        match d {
-            // drivers/net/ethernet/cadence/Kconfig: MACB depends on HAS_DMA && COMMON_CLK.
-            Driver::Macb => drv.extend(y(&["COMMON_CLK", "NET_VENDOR_CADENCE", "MACB"])),
-            // drivers/net/ethernet/xilinx/Kconfig (6.12): XILINX_AXI_EMAC depends on
-            // XILINX_DMA (drivers/dma/Kconfig, under DMADEVICES). Without it
-            // olddefconfig drops the MAC on arm64 defconfig (XILINX_DMA is off).
-            // XXV over a plain AXI DMA is the same driver without the MCDMA switch.
-            Driver::Axienet | Driver::Xxv => {
-                drv.extend(y(&["DMADEVICES", "XILINX_DMA", "NET_VENDOR_XILINX", "XILINX_AXI_EMAC"]));
-            }
-            // linux-xlnx: the MCDMA path is AXIENET_HAS_MCDMA (depends on XILINX_AXI_EMAC);
-            // XILINX_AXI_EMAC depends on XILINX_DMA there too, which is why the
-            // generated MCDMA node is `xlnx,eth-dma` as the Xilinx device-tree
-            // generator writes it for AXI DMA and MCDMA alike (axi_mcdma.tcl), not
-            // xilinx_dma's `xlnx,axi-mcdma-1.00.a`: xilinx_dma must not claim it.
-            Driver::XxvMcdma => {
-                drv.extend(y(&[
-                    "DMADEVICES",
-                    "XILINX_DMA",
-                    "NET_VENDOR_XILINX",
-                    "XILINX_AXI_EMAC",
-                    "AXIENET_HAS_MCDMA",
-                ]));
-            }
-            // drivers/net/ethernet/freescale/Kconfig: GIANFAR depends on HAS_DMA and
-            // selects FSL_PQ_MDIO (listed so the check sees the MDIO bus driver too).
-            Driver::Gianfar => drv.extend(y(&["NET_VENDOR_FREESCALE", "FSL_PQ_MDIO", "GIANFAR"])),
-            // drivers/net/ethernet/mellanox/mlx5/core/Kconfig: MLX5_CORE depends on PCI;
-            // MLX5_CORE_EN on MLX5_CORE (and selects PAGE_POOL).
-            Driver::Mlx5 => drv.extend(y(&["PCI", "NET_VENDOR_MELLANOX", "MLX5_CORE", "MLX5_CORE_EN"])),
-            Driver::VirtioNet => drv.extend(y(&["VIRTIO", "VIRTIO_NET"])),
-            Driver::Veth => drv.extend(y(&["VETH"])),
-        }
+        // The driver row's symbols (zynq_net_model::drivers::facts: each
+        // row cites its Kconfig file and the dependencies it closes).
+        drv.extend(y(drivers::facts(d).kconfig));
     }
     // What the device tree names beside the MACs: an SFP cage
     // (drivers/net/phy/Kconfig: SFP depends on I2C && PHYLINK, and PHYLINK

@@ -214,21 +214,10 @@ impl Line {
 /// The name of the kernel driver bound to a port of `driver`, as the
 /// applier reads it: the `driver` link of `/sys/class/net/IFACE/device`
 /// (the bus driver's `.name`), or `ethtool -i` for a device without one.
-/// Sources (linux-source-6.12): macb_main.c `macb_driver` `.name = "macb"`;
-/// xilinx_axienet_main.c `axienet_driver` `.name = "xilinx_axienet"` (the
-/// same in linux-xlnx, which drives the XXV MACs with it); gianfar.c
-/// `gfar_driver` `.name = "fsl-gianfar"`; mlx5 core/main.c `mlx5_core_driver`
-/// `.name = KBUILD_MODNAME` (`mlx5_core`); virtio_net.c `virtio_net_driver`
-/// (`virtio_net`); veth.c `DRV_NAME "veth"` (no device: `ethtool -i`).
+/// The driver row's `kernel_driver` (zynq_net_model::drivers::facts; each
+/// row cites the driver struct's `.name` in linux-source-6.12).
 pub fn kernel_driver(d: Driver) -> &'static str {
-    match d {
-        Driver::Macb => "macb",
-        Driver::Axienet | Driver::Xxv | Driver::XxvMcdma => "xilinx_axienet",
-        Driver::Gianfar => "fsl-gianfar",
-        Driver::Mlx5 => "mlx5_core",
-        Driver::VirtioNet => "virtio_net",
-        Driver::Veth => "veth",
-    }
+    zynq_net_model::drivers::facts(d).kernel_driver
 }
 
 /// The `ident` line of an interface: its driver and, when the board gives

@@ -14,6 +14,7 @@
 //!   shape for every row below except, possibly, the phy-handle rule for
 //!   RGMII ports) and xilinx_axienet_mcdma.c `axienet_mcdma_{tx,rx}_probe`.
 
+use zynq_net_model::drivers::ProbeTable;
 use zynq_net_model::model::{CsumMode, Driver, Irq, KernelFlavour, PlEthernet};
 
 pub use zynq_net_model::drivers::{DMA_CLOCKS_DMAENGINE, DMA_CLOCKS_ETH, MAC_CLOCKS_1G, MAC_CLOCKS_XXV};
@@ -368,21 +369,21 @@ pub const MACB: &[Row] = &[
 
 /// The probe table of a port: `(rows, name of the table)`.
 pub fn table(driver: Driver, flavour: KernelFlavour, dmaengine: bool) -> (Vec<Row>, &'static str) {
-    match (driver, flavour) {
-        (Driver::Axienet, KernelFlavour::LinuxXlnx) => {
+    match (zynq_net_model::drivers::facts(driver).probe, flavour) {
+        (ProbeTable::Axienet, KernelFlavour::LinuxXlnx) => {
             ([AXI_COMMON, XLNX_1G, XLNX_AXI_DMA, &[XLNX_1G_DRE]].concat(), "linux-xlnx axienet (1G, AXI DMA)")
         }
-        (Driver::Xxv, _) => {
+        (ProbeTable::Xxv, _) => {
             ([AXI_COMMON, &[XLNX_PHY_MODE], XLNX_AXI_DMA].concat(), "linux-xlnx axienet (XXV, AXI DMA)")
         }
-        (Driver::XxvMcdma, _) => ([AXI_COMMON, XLNX_XXV_MCDMA].concat(), "linux-xlnx axienet (XXV, MCDMA)"),
-        (Driver::Axienet, _) => (
+        (ProbeTable::XxvMcdma, _) => ([AXI_COMMON, XLNX_XXV_MCDMA].concat(), "linux-xlnx axienet (XXV, MCDMA)"),
+        (ProbeTable::Axienet, _) => (
             [AXI_COMMON, MAINLINE_AXI, if dmaengine { MAINLINE_DMAENGINE } else { MAINLINE_AXIS }].concat(),
             "mainline 6.12 axienet",
         ),
-        (Driver::Gianfar, _) => (GIANFAR.to_vec(), "gianfar"),
-        (Driver::Macb, _) => (MACB.to_vec(), "macb"),
-        _ => (Vec::new(), "none"),
+        (ProbeTable::Gianfar, _) => (GIANFAR.to_vec(), "gianfar"),
+        (ProbeTable::Macb, _) => (MACB.to_vec(), "macb"),
+        (ProbeTable::None, _) => (Vec::new(), "none"),
     }
 }
 
