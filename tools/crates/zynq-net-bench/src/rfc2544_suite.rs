@@ -843,6 +843,39 @@ mod tests {
         assert!(deviations(&Options::default()).join("\n").contains("No latency test"));
     }
 
+    #[test]
+    fn deviations_start_just_below_the_rfc_figures() {
+        // RFC 2544 §24 (60 s trials), §23 (5 s settle, 2 s drain), §26.4 (50
+        // back-to-back), §26.2 (20 latency trials of 120 s): a run exactly at
+        // a figure deviates in nothing; one step below it, in that one thing.
+        let at = Options {
+            tests: vec![Test::Throughput, Test::Latency],
+            search: SearchSettings { trial_seconds: 60.0, final_seconds: 60.0, ..Options::default().search },
+            settle_seconds: 5.0,
+            drain_seconds: 2.0,
+            b2b_repeats: 50,
+            latency_repeats: 20,
+            latency_seconds: 120.0,
+            ..Options::default()
+        };
+        let d = deviations(&at).join("\n");
+        for not in ["§24", "§23", "§26.4", "at least 20 of"] {
+            assert!(!d.contains(not), "{not} at the RFC figure:\n{d}");
+        }
+        let below = |o: Options, want: &str| {
+            let d = deviations(&o).join("\n");
+            assert!(d.contains(want), "{want} missing from:\n{d}");
+        };
+        let s = at.search.clone();
+        below(Options { search: SearchSettings { trial_seconds: 59.5, ..s.clone() }, ..at.clone() }, "59.5 s (search)");
+        below(Options { search: SearchSettings { final_seconds: 59.5, ..s }, ..at.clone() }, "59.5 s (final)");
+        below(Options { settle_seconds: 4.5, ..at.clone() }, "Waits of 4.5 s before");
+        below(Options { drain_seconds: 1.5, ..at.clone() }, "1.5 s after it");
+        below(Options { b2b_repeats: 49, ..at.clone() }, "repeated 49 times");
+        below(Options { latency_repeats: 19, ..at.clone() }, "19 trial(s) of 120 s");
+        below(Options { latency_seconds: 119.5, ..at.clone() }, "20 trial(s) of 119.5 s");
+    }
+
     fn dir(way: Way, sent: u64, received: u64) -> DirTrial {
         DirTrial { way, asked_fps: 0.0, sent, port_tx: sent, received, send_seconds: 1.0, error: None }
     }
