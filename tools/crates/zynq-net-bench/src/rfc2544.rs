@@ -937,6 +937,44 @@ mod tests {
         assert!((search[2].offered_fps - 97_600.0 * 1.005).abs() < 0.01, "{search:?}");
     }
 
+    /// A bracket exactly the resolution wide ends the search: at 1230 B on
+    /// 1 Gbit/s the line rate is 100,000 frames/s; a DUT that forwards
+    /// 50,000 (reporting no receive rate when it loses, so the search
+    /// bisects) fails the first probe and passes the middle, 50,000: the
+    /// bracket is (100,000 - 50,000) / 100,000 = 50 % exactly, the
+    /// resolution, and no third probe runs. At 49.5 % a third one does.
+    #[test]
+    fn a_bracket_exactly_the_resolution_wide_ends_the_search() {
+        let dut = |o: &ClientOpts| {
+            let mut t = sim(o, 50_000.0, 1e9);
+            if let Some(s) = t.record.summary.as_mut() {
+                if s.forward.lost_packets != Some(0) {
+                    s.forward.received_bps = 0.0;
+                    s.forward.lost_packets = s.forward.packets_sent;
+                }
+            }
+            t
+        };
+        for (res, want) in [(50.0, vec![100_000.0, 50_000.0]), (49.5, vec![100_000.0, 50_000.0, 75_000.0])] {
+            let spec = Rfc2544Spec { resolution_percent: res, max_trials: 3, ..Rfc2544Spec::default() };
+            let r = search(&ctx(), &spec, 1e9, 1230, |o, _| dut(o));
+            let p: Vec<f64> = r.steps.iter().filter(|s| !s.confirm).map(|s| s.offered_fps).collect();
+            assert_eq!(p, want, "{res} %: {:?}", r.steps);
+        }
+    }
+
+    /// A DUT that forwards nothing: every probe fails, nothing passed, so
+    /// there is no rate to confirm and no confirmation trial runs (one at
+    /// 0 frames/s would measure nothing).
+    #[test]
+    fn a_dut_that_passes_nothing_gets_no_confirmation() {
+        let spec = Rfc2544Spec { max_trials: 4, ..Rfc2544Spec::default() };
+        let r = search(&ctx(), &spec, 1e9, 1518, |o, _| sim(o, 0.0, 1e9));
+        assert_eq!(r.search_trials, 4);
+        assert!(r.steps.iter().all(|s| !s.confirm && !s.pass), "{:?}", r.steps);
+        assert_eq!((r.fps, r.confirmed, r.steps.len()), (0.0, false, 4));
+    }
+
     /// Trials are numbered 1, 2, ... in the order they run, the
     /// confirmation trials after the search's, as run_trial is told and as
     /// the steps record.
