@@ -844,6 +844,27 @@ mod tests {
     }
 
     #[test]
+    fn latency_options_at_their_bounds_pass() {
+        // 1 probe/s, 10 frames/s, and exactly MAX_PROBES probes per trial
+        // (1000 probes/s over half of 40 s) are allowed; one more is not.
+        let at = Options {
+            tests: vec![Test::Latency],
+            latency_fps: Some(10.0),
+            latency_probe_fps: 1.0,
+            ..Options::default()
+        };
+        validate(&at).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(latency::probes_for(1000.0, 40.0), latency::MAX_PROBES);
+        let most = Options { latency_probe_fps: 1000.0, latency_seconds: 40.0, ..at.clone() };
+        validate(&most).unwrap_or_else(|e| panic!("{e}"));
+        let over = Options { latency_seconds: 40.002, ..most };
+        let e = validate(&over).unwrap_err().to_string();
+        assert!(e.contains("20001 probes per trial, at most 20000"), "{e}");
+        let e = validate(&Options { latency_fps: Some(9.5), latency_probe_fps: 0.99, ..at }).unwrap_err().to_string();
+        assert!(e.contains("--latency-fps 9.5") && e.contains("--latency-probe-rate 0.99"), "{e}");
+    }
+
+    #[test]
     fn deviations_start_just_below_the_rfc_figures() {
         // RFC 2544 §24 (60 s trials), §23 (5 s settle, 2 s drain), §26.4 (50
         // back-to-back), §26.2 (20 latency trials of 120 s): a run exactly at
