@@ -459,6 +459,24 @@ mod tests {
         assert!(frame_loss(1.0, -1.0, 1.0, |f, n| Ok(sim(f, n, 1.0, 0, 1.0))).is_err());
     }
 
+    /// The longest burst tried lost frames: the DUT's limit is below it,
+    /// not unbounded, even when every shorter burst passed (the bracket's
+    /// top then stays at max_burst).
+    #[test]
+    fn a_lossy_longest_burst_is_a_bound() {
+        let r = back_to_back(1000, 1, 0.0, |f, n| {
+            let mut d = sim(f, n, 1e9, 0, 1e9);
+            if n >= 1000 {
+                d[0].received -= 1;
+            }
+            Ok(d)
+        })
+        .unwrap();
+        assert_eq!((r.bursts.as_slice(), r.unbounded), ([999].as_slice(), false), "{r:?}");
+        let r = back_to_back(1000, 1, 0.0, |f, n| Ok(sim(f, n, 1e9, 0, 1e9))).unwrap();
+        assert_eq!((r.bursts.as_slice(), r.unbounded), ([1000].as_slice(), true), "{r:?}");
+    }
+
     #[test]
     fn back_to_back_finds_the_queue() {
         // 200 frames of queue, a drain of 1 % of the generator's rate.
