@@ -843,6 +843,37 @@ mod tests {
         assert!(deviations(&Options::default()).join("\n").contains("No latency test"));
     }
 
+    /// The tester is the limit from 95 % of its calibrated ceiling up
+    /// (that rate itself included), the DUT below it.
+    #[test]
+    fn the_tester_limits_from_95_percent_of_its_ceiling() {
+        let c = 100_000.0;
+        let f = FrameReport {
+            frame_size: 64,
+            max_fps: crate::records::max_fps(1e9, 64),
+            ceiling_fps: Some(c),
+            top_fps: c,
+            ndr: None,
+            pdr: vec![],
+            frame_loss: vec![],
+            back_to_back: None,
+            latency: None,
+        };
+        let n = |fps: f64| Throughput {
+            loss_tolerance_percent: 0.0,
+            fps,
+            confirmed: true,
+            search_trials: 1,
+            lowest_fail_fps: None,
+            tester_limited: false,
+            steps: vec![],
+        };
+        assert_eq!(limited_by(&f, &n(0.95 * c)), "tester");
+        assert_eq!(limited_by(&f, &n(0.95 * c - 0.5)), "DUT");
+        assert_eq!(limited_by(&FrameReport { ceiling_fps: None, ..f.clone() }, &n(c)), "DUT");
+        assert_eq!(limited_by(&f, &Throughput { tester_limited: true, ..n(1.0) }), "tester");
+    }
+
     #[test]
     fn latency_options_at_their_bounds_pass() {
         // 1 probe/s, 10 frames/s, and exactly MAX_PROBES probes per trial
