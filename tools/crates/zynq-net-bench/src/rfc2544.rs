@@ -803,6 +803,28 @@ mod tests {
         r.steps.iter().filter(|s| !s.confirm).map(|s| s.offered_fps).collect()
     }
 
+    /// A rate within 0.1 % of one already offered counts as tried, that
+    /// 0.1 % itself included. Worked in floating point: at 1230 B on
+    /// 511,235,234.51 bit/s the line rate is 51,123.523451 frames/s; 51,098
+    /// of them through puts the probe under the estimate at 51,098 x
+    /// 0.9995 = 51,072.451 (0.1 % resolution), which is exactly 0.1 % of
+    /// itself under the line rate: tried, so (the probe over the estimate
+    /// being above the line rate) the next probe is the middle.
+    #[test]
+    fn a_rate_exactly_0_1_percent_from_one_offered_counts_as_tried() {
+        let line = 511_235_234.51;
+        let top = max_fps(line, 1230);
+        let x = 51_098.0 * (1.0 - 0.1 / 200.0);
+        assert_eq!((top, x, top - x), (51_123.523451, 51_072.451, x * 1e-3));
+        let spec = Rfc2544Spec { resolution_percent: 0.1, max_trials: 2, ..Rfc2544Spec::default() };
+        let r = search(&ctx(), &spec, line, 1230, |o, n| {
+            let (sent, lost) = if n == 1 { (51_124, 26) } else { (1, 1) };
+            trial_of(Flow { packets_sent: Some(sent), lost_packets: Some(lost), seconds: 1.0, ..Flow::default() }, o.length)
+        });
+        let p: Vec<f64> = r.steps.iter().filter(|s| !s.confirm).map(|s| s.offered_fps).collect();
+        assert_eq!(p, [top, top / 2.0], "{:?}", r.steps);
+    }
+
     #[test]
     fn a_probe_just_under_the_estimate_must_be_above_the_last_pass() {
         // Worked by hand. 1: line rate, 64,000 of 81,000 through -> estimate

@@ -874,6 +874,18 @@ mod tests {
         assert_eq!(limited_by(&f, &Throughput { tester_limited: true, ..n(1.0) }), "tester");
     }
 
+    /// --loss-step and --pdr at their open ends: a step of 0 and a PDR of
+    /// 100 % are refused.
+    #[test]
+    fn a_loss_step_of_0_and_a_pdr_of_100_are_refused() {
+        let e = validate(&Options { loss_step_percent: 0.0, pdr_percent: vec![100.0], ..Options::default() })
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("--loss-step 0: above 0") && e.contains("--pdr 100: a loss percentage"), "{e}");
+        validate(&Options { loss_step_percent: 10.0, pdr_percent: vec![99.5], ..Options::default() })
+            .unwrap_or_else(|e| panic!("{e}"));
+    }
+
     #[test]
     fn latency_options_at_their_bounds_pass() {
         // 1 probe/s, 10 frames/s, and exactly MAX_PROBES probes per trial
