@@ -819,7 +819,10 @@ mod tests {
         let spec = Rfc2544Spec { resolution_percent: 0.1, max_trials: 2, ..Rfc2544Spec::default() };
         let r = search(&ctx(), &spec, line, 1230, |o, n| {
             let (sent, lost) = if n == 1 { (51_124, 26) } else { (1, 1) };
-            trial_of(Flow { packets_sent: Some(sent), lost_packets: Some(lost), seconds: 1.0, ..Flow::default() }, o.length)
+            trial_of(
+                Flow { packets_sent: Some(sent), lost_packets: Some(lost), seconds: 1.0, ..Flow::default() },
+                o.length,
+            )
         });
         let p: Vec<f64> = r.steps.iter().filter(|s| !s.confirm).map(|s| s.offered_fps).collect();
         assert_eq!(p, [top, top / 2.0], "{:?}", r.steps);
