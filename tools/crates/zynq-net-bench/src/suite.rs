@@ -430,6 +430,16 @@ mod tests {
         assert_eq!(r.steps[1].offered_fps, 49_999.0 * 0.75, "{r:?}");
     }
 
+    /// The trial budget is exact: a DUT that forwards nothing fails every
+    /// probe, the bracket never narrows from 0, and the search stops after
+    /// max_trials trials, not one more (nothing passed: no final trial).
+    #[test]
+    fn the_search_runs_exactly_max_trials() {
+        let s = SearchSettings { max_trials: 5, ..settings(0.0) };
+        let r = throughput(100_000.0, &s, |f, n| Ok(sim(f, n, 0.0, 0, 1e9))).unwrap();
+        assert_eq!((r.search_trials, r.steps.len(), r.confirmed), (5, 5, false), "{r:?}");
+    }
+
     /// A step whose senders sent nothing is not clean (nothing lost of
     /// nothing): frame loss goes on down to the last step.
     #[test]
