@@ -638,6 +638,49 @@ mod tests {
     }
 
     #[test]
+    fn a_delta_exactly_at_the_noise_or_resolution_is_within_it() {
+        // A 103, 99, 99, 99: mean 100, sd 2 (12 / 3 = 4); B 102, 102: sd 0.
+        // Delta (102 - 100) / 100 x 100 and noise 2 sqrt(4/4 + 0/2) / 100 x
+        // 100 are the same floating-point operations on 2: equal, bit for bit.
+        let a = [103.0, 99.0, 99.0, 99.0].map(|v| rec("x", v));
+        for (b, want) in [(102.0, "within noise"), (98.0, "within noise"), (102.5, "better"), (97.5, "worse")] {
+            let c = compare_records("A", &a, "B", &[rec("x", b), rec("x", b)]);
+            let x = &c.cells[0];
+            assert_eq!(x.noise_percent, Some(2.0 / 100.0 * 100.0), "{x:?}");
+            assert_eq!(x.verdict, want, "{x:?}");
+        }
+        // RFC 2544 and tester runs: 8,000 -> 10,000 frames/s is +25 %
+        // exactly (0.25 x 100), at a 25 % resolution: within it; at 24.5 %
+        // it is better.
+        for (res, want) in [(25.0, "within search resolution"), (24.5, "better")] {
+            let mut c = compare_records("A", &[], "B", &[]);
+            compare_rfc2544(&mut c, &rfc(res, &[(64, 8_000.0)]), &rfc(res, &[(64, 10_000.0)]));
+            assert_eq!((c.frames[0].delta_percent, c.frames[0].verdict.as_str()), (25.0, want));
+            let mut c = compare_records("A", &[], "B", &[]);
+            let (ta, tb) =
+                (tester_run(res, &[(64, 8_000.0, 8_000.0, true)]), tester_run(res, &[(64, 10_000.0, 1.0, true)]));
+            compare_tester(&mut c, &ta, &tb);
+            let ndr = c.tester.iter().find(|d| d.loss_tolerance_percent == 0.0).unwrap();
+            assert_eq!((ndr.delta_percent, ndr.verdict.as_str()), (Some(25.0), want));
+        }
+    }
+
+    #[test]
+    fn tester_searches_at_zero_on_both_sides_are_no_change() {
+        // NDR 0 on both sides (nothing passed), PDR 0 -> 500: only the PDR
+        // is "better (A is 0)".
+        let a = tester_run(5.0, &[(64, 0.0, 0.0, false)]);
+        let b = tester_run(5.0, &[(64, 0.0, 500.0, true)]);
+        let mut c = compare_records("A", &[], "B", &[]);
+        compare_tester(&mut c, &a, &b);
+        assert_eq!(c.tester.len(), 4, "{:?}", c.tester);
+        for d in &c.tester {
+            let want = if d.loss_tolerance_percent == 0.0 { "no change (A and B are 0)" } else { "better (A is 0)" };
+            assert_eq!((d.delta_percent, d.verdict.as_str()), (None, want), "{d:?}");
+        }
+    }
+
+    #[test]
     fn a_tester_run_directory_loads_and_a_damaged_one_is_named() {
         let d = tempfile::tempdir().unwrap();
         assert!(load_tester(d.path()).unwrap().is_none());

@@ -660,6 +660,23 @@ mod tests {
         assert_eq!(tbf_params(10e6, 9000), (18_028, 18_028 + 3125));
     }
 
+    /// A shaper of exactly MIN_SHAPE_BPS passes the --shape check (the
+    /// missing plan, checked next and before anything is created, is then
+    /// the error); just under it is refused.
+    #[test]
+    fn a_shape_of_exactly_the_minimum_is_taken() {
+        let o = LabOptions {
+            name: "zb".into(),
+            shape: Some(MIN_SHAPE_BPS),
+            plan: Some("/nonexistent/zynq-net.plan".into()),
+            ..LabOptions::default()
+        };
+        let e = up(&o).unwrap_err().to_string();
+        assert!(e.contains("--plan /nonexistent/zynq-net.plan") && !e.contains("--shape"), "{e}");
+        let e = up(&LabOptions { shape: Some(7.5), ..o }).unwrap_err().to_string();
+        assert!(e.contains("--shape 7.5: expected a rate of at least 8 bit/s"), "{e}");
+    }
+
     #[test]
     fn lab_names_files_and_applier_environment() {
         assert!(valid_name("lab-2") && valid_name(&"a".repeat(12)));

@@ -560,6 +560,29 @@ mod tests {
 
     use crate::tester::test_port as port;
 
+    /// trial_raw refuses a probe rate of 0 and one equal to the load (the
+    /// probes must be a part of it) before it writes or runs anything: the
+    /// tester's work directory does not exist, so a trial that went on
+    /// would fail writing its first probe configuration instead.
+    #[test]
+    fn a_probe_rate_of_zero_or_of_the_whole_load_is_refused_first() {
+        let t = Tester { a: port(18), b: port(19), flows: 1, workdir: "/nonexistent/zynq-net-latency".into() };
+        let trial = |fps: f64, probe_fps: f64| {
+            trial_raw(&t, &[Way::Ab], 64, fps, probe_fps, 1.0, Duration::ZERO, 1).unwrap_err().to_string()
+        };
+        for (fps, probe, want) in [
+            (1000.0, 0.0, "latency trial: 64 B, 1000 frames/s, 0 probes/s"),
+            (1000.0, 1000.0, "latency trial: 64 B, 1000 frames/s, 1000 probes/s"),
+            (0.0, 0.0, "latency trial: 64 B, 0 frames/s, 0 probes/s"),
+        ] {
+            let e = trial(fps, probe);
+            assert!(e.contains(want), "{want}: {e}");
+        }
+        // Inside the bounds the check passes and the write fails.
+        let e = trial(1000.0, 999.0);
+        assert!(!e.contains("latency trial") && e.contains("/nonexistent/zynq-net-latency"), "{e}");
+    }
+
     /// A probe frame as trafgen builds it from [`probe_config`] (60 bytes
     /// for 64 B: Ethernet II, IPv4 without options, UDP, 18 payload bytes).
     fn frame(way: u8, seq: u32, dport: u16) -> Vec<u8> {

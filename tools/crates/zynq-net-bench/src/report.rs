@@ -661,6 +661,18 @@ mod tests {
         ] {
             assert!(md.contains(line), "missing `{line}` in\n{md}");
         }
+        // A sender exactly 2 % short (98 % of the rate asked) is not
+        // flagged as short in the search line; one frame/s less is.
+        for (sent, want) in [(50_000.0 * 0.98, "- 1518 B: 50000 ✓\n"), (48_999.0, "- 1518 B: 50000 (sent 48999) ✓\n")]
+        {
+            let mut r = load(d.path()).unwrap();
+            let f = r.rfc2544.as_mut().unwrap().frames.iter_mut().find(|f| f.frame_size == 1518).unwrap();
+            f.steps.truncate(1);
+            (f.steps[0].offered_fps, f.steps[0].sent_fps, f.steps[0].pass, f.steps[0].confirm) =
+                (50_000.0, sent, true, false);
+            let md = to_markdown(&r);
+            assert!(md.contains(want), "missing `{want}` in\n{md}");
+        }
         // Without a matrix or an RFC 2544 result, neither section.
         let mut r = load(d.path()).unwrap();
         r.cells.clear();

@@ -870,6 +870,31 @@ mod tests {
         r.steps.iter().filter(|s| !s.confirm).map(|s| s.offered_fps).collect()
     }
 
+    /// A rate within 0.1 % of one already offered counts as tried, that
+    /// 0.1 % itself included. Worked in floating point: at 1230 B on
+    /// 511,235,234.51 bit/s the line rate is 51,123.523451 frames/s; 51,098
+    /// of them through puts the probe under the estimate at 51,098 x
+    /// 0.9995 = 51,072.451 (0.1 % resolution), which is exactly 0.1 % of
+    /// itself under the line rate: tried, so (the probe over the estimate
+    /// being above the line rate) the next probe is the middle.
+    #[test]
+    fn a_rate_exactly_0_1_percent_from_one_offered_counts_as_tried() {
+        let line = 511_235_234.51;
+        let top = max_fps(line, 1230);
+        let x = 51_098.0 * (1.0 - 0.1 / 200.0);
+        assert_eq!((top, x, top - x), (51_123.523451, 51_072.451, x * 1e-3));
+        let spec = Rfc2544Spec { resolution_percent: 0.1, max_trials: 2, ..Rfc2544Spec::default() };
+        let r = search(&ctx(), &spec, line, 1230, |o, n| {
+            let (sent, lost) = if n == 1 { (51_124, 26) } else { (1, 1) };
+            trial_of(
+                Flow { packets_sent: Some(sent), lost_packets: Some(lost), seconds: 1.0, ..Flow::default() },
+                o.length,
+            )
+        });
+        let p: Vec<f64> = r.steps.iter().filter(|s| !s.confirm).map(|s| s.offered_fps).collect();
+        assert_eq!(p, [top, top / 2.0], "{:?}", r.steps);
+    }
+
     #[test]
     fn a_probe_just_under_the_estimate_must_be_above_the_last_pass() {
         // Worked by hand. 1: line rate, 64,000 of 81,000 through -> estimate
@@ -1002,6 +1027,44 @@ mod tests {
         assert_eq!((search[0].sent_fps, search[0].pass), (98_000.0, false), "{search:?}");
         assert!((search[1].offered_fps - 97_600.0 * 0.995).abs() < 0.01 && search[1].pass, "{search:?}");
         assert!((search[2].offered_fps - 97_600.0 * 1.005).abs() < 0.01, "{search:?}");
+    }
+
+    /// A bracket exactly the resolution wide ends the search: at 1230 B on
+    /// 1 Gbit/s the line rate is 100,000 frames/s; a DUT that forwards
+    /// 50,000 (reporting no receive rate when it loses, so the search
+    /// bisects) fails the first probe and passes the middle, 50,000: the
+    /// bracket is (100,000 - 50,000) / 100,000 = 50 % exactly, the
+    /// resolution, and no third probe runs. At 49.5 % a third one does.
+    #[test]
+    fn a_bracket_exactly_the_resolution_wide_ends_the_search() {
+        let dut = |o: &ClientOpts| {
+            let mut t = sim(o, 50_000.0, 1e9);
+            if let Some(s) = t.record.summary.as_mut() {
+                if s.forward.lost_packets != Some(0) {
+                    s.forward.received_bps = 0.0;
+                    s.forward.lost_packets = s.forward.packets_sent;
+                }
+            }
+            t
+        };
+        for (res, want) in [(50.0, vec![100_000.0, 50_000.0]), (49.5, vec![100_000.0, 50_000.0, 75_000.0])] {
+            let spec = Rfc2544Spec { resolution_percent: res, max_trials: 3, ..Rfc2544Spec::default() };
+            let r = search(&ctx(), &spec, 1e9, 1230, |o, _| dut(o));
+            let p: Vec<f64> = r.steps.iter().filter(|s| !s.confirm).map(|s| s.offered_fps).collect();
+            assert_eq!(p, want, "{res} %: {:?}", r.steps);
+        }
+    }
+
+    /// A DUT that forwards nothing: every probe fails, nothing passed, so
+    /// there is no rate to confirm and no confirmation trial runs (one at
+    /// 0 frames/s would measure nothing).
+    #[test]
+    fn a_dut_that_passes_nothing_gets_no_confirmation() {
+        let spec = Rfc2544Spec { max_trials: 4, ..Rfc2544Spec::default() };
+        let r = search(&ctx(), &spec, 1e9, 1518, |o, _| sim(o, 0.0, 1e9));
+        assert_eq!(r.search_trials, 4);
+        assert!(r.steps.iter().all(|s| !s.confirm && !s.pass), "{:?}", r.steps);
+        assert_eq!((r.fps, r.confirmed, r.steps.len()), (0.0, false, 4));
     }
 
     /// Trials are numbered 1, 2, ... in the order they run, the

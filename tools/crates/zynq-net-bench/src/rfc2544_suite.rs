@@ -945,6 +945,103 @@ mod tests {
         assert!(deviations(&Options::default()).join("\n").contains("No latency test"));
     }
 
+    /// The tester is the limit from 95 % of its calibrated ceiling up
+    /// (that rate itself included), the DUT below it.
+    #[test]
+    fn the_tester_limits_from_95_percent_of_its_ceiling() {
+        let c = 100_000.0;
+        let f = FrameReport {
+            frame_size: 64,
+            max_fps: crate::records::max_fps(1e9, 64),
+            ceiling_fps: Some(c),
+            top_fps: c,
+            ndr: None,
+            pdr: vec![],
+            frame_loss: vec![],
+            back_to_back: None,
+            latency: None,
+        };
+        let n = |fps: f64| Throughput {
+            loss_tolerance_percent: 0.0,
+            fps,
+            confirmed: true,
+            search_trials: 1,
+            lowest_fail_fps: None,
+            tester_limited: false,
+            steps: vec![],
+        };
+        assert_eq!(limited_by(&f, &n(0.95 * c)), "tester");
+        assert_eq!(limited_by(&f, &n(0.95 * c - 0.5)), "DUT");
+        assert_eq!(limited_by(&FrameReport { ceiling_fps: None, ..f.clone() }, &n(c)), "DUT");
+        assert_eq!(limited_by(&f, &Throughput { tester_limited: true, ..n(1.0) }), "tester");
+    }
+
+    /// --loss-step and --pdr at their open ends: a step of 0 and a PDR of
+    /// 100 % are refused.
+    #[test]
+    fn a_loss_step_of_0_and_a_pdr_of_100_are_refused() {
+        let e = validate(&Options { loss_step_percent: 0.0, pdr_percent: vec![100.0], ..Options::default() })
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("--loss-step 0: above 0") && e.contains("--pdr 100: a loss percentage"), "{e}");
+        validate(&Options { loss_step_percent: 10.0, pdr_percent: vec![99.5], ..Options::default() })
+            .unwrap_or_else(|e| panic!("{e}"));
+    }
+
+    #[test]
+    fn latency_options_at_their_bounds_pass() {
+        // 1 probe/s, 10 frames/s, and exactly MAX_PROBES probes per trial
+        // (1000 probes/s over half of 40 s) are allowed; one more is not.
+        let at = Options {
+            tests: vec![Test::Latency],
+            latency_fps: Some(10.0),
+            latency_probe_fps: 1.0,
+            ..Options::default()
+        };
+        validate(&at).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(latency::probes_for(1000.0, 40.0), latency::MAX_PROBES);
+        let most = Options { latency_probe_fps: 1000.0, latency_seconds: 40.0, ..at.clone() };
+        validate(&most).unwrap_or_else(|e| panic!("{e}"));
+        let over = Options { latency_seconds: 40.002, ..most };
+        let e = validate(&over).unwrap_err().to_string();
+        assert!(e.contains("20001 probes per trial, at most 20000"), "{e}");
+        let e = validate(&Options { latency_fps: Some(9.5), latency_probe_fps: 0.99, ..at }).unwrap_err().to_string();
+        assert!(e.contains("--latency-fps 9.5") && e.contains("--latency-probe-rate 0.99"), "{e}");
+    }
+
+    #[test]
+    fn deviations_start_just_below_the_rfc_figures() {
+        // RFC 2544 §24 (60 s trials), §23 (5 s settle, 2 s drain), §26.4 (50
+        // back-to-back), §26.2 (20 latency trials of 120 s): a run exactly at
+        // a figure deviates in nothing; one step below it, in that one thing.
+        let at = Options {
+            tests: vec![Test::Throughput, Test::Latency],
+            search: SearchSettings { trial_seconds: 60.0, final_seconds: 60.0, ..Options::default().search },
+            settle_seconds: 5.0,
+            drain_seconds: 2.0,
+            b2b_repeats: 50,
+            latency_repeats: 20,
+            latency_seconds: 120.0,
+            ..Options::default()
+        };
+        let d = deviations(&at).join("\n");
+        for not in ["§24", "§23", "§26.4", "at least 20 of"] {
+            assert!(!d.contains(not), "{not} at the RFC figure:\n{d}");
+        }
+        let below = |o: Options, want: &str| {
+            let d = deviations(&o).join("\n");
+            assert!(d.contains(want), "{want} missing from:\n{d}");
+        };
+        let s = at.search.clone();
+        below(Options { search: SearchSettings { trial_seconds: 59.5, ..s.clone() }, ..at.clone() }, "59.5 s (search)");
+        below(Options { search: SearchSettings { final_seconds: 59.5, ..s }, ..at.clone() }, "59.5 s (final)");
+        below(Options { settle_seconds: 4.5, ..at.clone() }, "Waits of 4.5 s before");
+        below(Options { drain_seconds: 1.5, ..at.clone() }, "1.5 s after it");
+        below(Options { b2b_repeats: 49, ..at.clone() }, "repeated 49 times");
+        below(Options { latency_repeats: 19, ..at.clone() }, "19 trial(s) of 120 s");
+        below(Options { latency_seconds: 119.5, ..at.clone() }, "20 trial(s) of 119.5 s");
+    }
+
     fn dir(way: Way, sent: u64, received: u64) -> DirTrial {
         DirTrial { way, asked_fps: 0.0, sent, port_tx: sent, received, send_seconds: 1.0, error: None }
     }

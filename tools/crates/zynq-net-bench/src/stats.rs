@@ -365,6 +365,43 @@ mod tests {
         assert!(unc > 0.15, "the uncorrected rate should be visibly higher: {unc}");
     }
 
+    /// Effects exactly at the minimum effect and exactly zero: rounds with
+    /// the same ratio have no spread, so the interval is the mean itself.
+    #[test]
+    fn effects_exactly_at_the_minimum_or_at_zero() {
+        // ln 1.5 - ln 1 = ln(1 + 50 / 100): the minimum effect to the bit.
+        let a = Analysis { confidence: 0.95, comparisons: 1, min_effect_percent: 50.0 };
+        let (up, one) = ([Some(1.5), Some(1.5)], [Some(1.0), Some(1.0)]);
+        let e = paired_effect(&up, &one, &a);
+        assert_eq!((e.verdict, e.note.as_str(), e.repeats_needed), (Verdict::Helps, "", None), "{e:?}");
+        let e = paired_effect(&one, &up, &a);
+        assert_eq!((e.verdict, e.note.as_str(), e.repeats_needed), (Verdict::Hurts, "", None), "{e:?}");
+        // No change at all (interval [0, 0]): no verdict, no "clear of
+        // zero" note, and a repeats estimate (2: no spread), also with a
+        // minimum effect of 0.
+        for min in [0.0, 1.0] {
+            let a = Analysis { min_effect_percent: min, ..a };
+            let e = paired_effect(&one, &one, &a);
+            assert_eq!((e.low, e.high), (0.0, 0.0), "{e:?}");
+            assert_eq!((e.verdict, e.note.as_str(), e.repeats_needed), (Verdict::NoEffect, "", Some(2)), "{e:?}");
+        }
+    }
+
+    /// The repeats estimate at the edges of its bisection: an effect equal
+    /// to the half-width at n rounds needs n + 1 (below, not at); one equal
+    /// to the half-width at the cap is more than the cap.
+    #[test]
+    fn repeats_for_an_effect_exactly_at_a_half_width() {
+        let (p, sd) = (0.975, 0.2);
+        let half = |n: u32| t_quantile(p, f64::from(n - 1)) * sd / f64::from(n).sqrt();
+        for n in [3, 10, 77, 500] {
+            assert_eq!(repeats_for(half(n), sd, p), n + 1, "n = {n}");
+        }
+        let cap = half(MAX_REPEATS_ESTIMATE);
+        assert_eq!(repeats_for(cap, sd, p), MAX_REPEATS_ESTIMATE + 1);
+        assert_eq!(repeats_for(cap * (1.0 + 1e-12), sd, p), MAX_REPEATS_ESTIMATE);
+    }
+
     #[test]
     fn repeats_estimate_shrinks_with_the_effect() {
         let p = 0.975;

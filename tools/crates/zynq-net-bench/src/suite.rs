@@ -432,6 +432,50 @@ mod tests {
         assert!((r.fps - 250_000.0).abs() < 1.0, "{}", r.fps);
     }
 
+    /// A lossy trial whose receive rate is exactly a resolution step under
+    /// the probe is not an estimate ("more than a resolution step"): at
+    /// 50 % resolution, 50,000 of 100,000 frames through in 1 s gives
+    /// 50,000 = 100,000 x (1 - 0.5), so the next probe is the middle of the
+    /// bracket, 50,000, not a quarter under the estimate (37,500). It
+    /// passes and the bracket is 50 % wide: the search ends there.
+    #[test]
+    fn a_receive_rate_exactly_one_step_under_the_probe_is_no_estimate() {
+        let s = SearchSettings { resolution_percent: 50.0, max_trials: 4, ..settings(0.0) };
+        let r = throughput(100_000.0, &s, |f, n| Ok(sim(f, n, 50_000.0, 0, 1e9))).unwrap();
+        assert_eq!(r.steps[0].dirs[0].received, 50_000, "{r:?}");
+        let p: Vec<f64> = r.steps.iter().filter(|t| !t.final_trial).map(|t| t.offered_fps).collect();
+        assert_eq!(p, [100_000.0, 50_000.0], "{r:?}");
+        // One frame fewer through: the estimate counts.
+        let r = throughput(100_000.0, &s, |f, n| Ok(sim(f, n, 49_999.0, 0, 1e9))).unwrap();
+        assert_eq!(r.steps[1].offered_fps, 49_999.0 * 0.75, "{r:?}");
+    }
+
+    /// The trial budget is exact: a DUT that forwards nothing fails every
+    /// probe, the bracket never narrows from 0, and the search stops after
+    /// max_trials trials, not one more (nothing passed: no final trial).
+    #[test]
+    fn the_search_runs_exactly_max_trials() {
+        let s = SearchSettings { max_trials: 5, ..settings(0.0) };
+        let r = throughput(100_000.0, &s, |f, n| Ok(sim(f, n, 0.0, 0, 1e9))).unwrap();
+        assert_eq!((r.search_trials, r.steps.len(), r.confirmed), (5, 5, false), "{r:?}");
+    }
+
+    /// A step whose senders sent nothing is not clean (nothing lost of
+    /// nothing): frame loss goes on down to the last step.
+    #[test]
+    fn frame_loss_counts_a_step_that_sent_nothing_as_not_clean() {
+        let steps = frame_loss(100_000.0, 10.0, 1.0, |f, n| {
+            let mut d = sim(f, n, 1e9, 0, 1e9);
+            for x in &mut d {
+                (x.sent, x.port_tx, x.received) = (0, 0, 0);
+            }
+            Ok(d)
+        })
+        .unwrap();
+        let p: Vec<f64> = steps.iter().map(|s| s.percent).collect();
+        assert_eq!(p, [100.0, 90.0, 80.0, 70.0, 60.0, 50.0, 40.0, 30.0, 20.0, 10.0]);
+    }
+
     #[test]
     fn frame_loss_steps_down_until_two_clean_trials() {
         let steps = frame_loss(100_000.0, 10.0, 1.0, |f, n| Ok(sim(f, n, 65_000.0, 0, 1e9))).unwrap();
@@ -443,6 +487,24 @@ mod tests {
         // A step of 0 would never lower the rate: refused, as is one below.
         assert!(frame_loss(1.0, 0.0, 1.0, |f, n| Ok(sim(f, n, 1.0, 0, 1.0))).is_err());
         assert!(frame_loss(1.0, -1.0, 1.0, |f, n| Ok(sim(f, n, 1.0, 0, 1.0))).is_err());
+    }
+
+    /// The longest burst tried lost frames: the DUT's limit is below it,
+    /// not unbounded, even when every shorter burst passed (the bracket's
+    /// top then stays at max_burst).
+    #[test]
+    fn a_lossy_longest_burst_is_a_bound() {
+        let r = back_to_back(1000, 1, 0.0, |f, n| {
+            let mut d = sim(f, n, 1e9, 0, 1e9);
+            if n >= 1000 {
+                d[0].received -= 1;
+            }
+            Ok(d)
+        })
+        .unwrap();
+        assert_eq!((r.bursts.as_slice(), r.unbounded), ([999].as_slice(), false), "{r:?}");
+        let r = back_to_back(1000, 1, 0.0, |f, n| Ok(sim(f, n, 1e9, 0, 1e9))).unwrap();
+        assert_eq!((r.bursts.as_slice(), r.unbounded), ([1000].as_slice(), true), "{r:?}");
     }
 
     #[test]

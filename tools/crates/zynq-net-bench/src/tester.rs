@@ -581,6 +581,29 @@ mod tests {
 
     use test_port as port;
 
+    /// A sender is short beyond `count / fps x 1.02 + STARTUP_SECONDS`,
+    /// not at it; a sender that ran no time has sent at 0 frames/s.
+    #[test]
+    fn a_sender_exactly_at_its_time_budget_is_not_short() {
+        let d = |sent: u64, send_seconds: f64| DirTrial {
+            way: Way::Ab,
+            asked_fps: 1000.0,
+            sent,
+            port_tx: sent,
+            received: sent,
+            send_seconds,
+            error: None,
+        };
+        let budget = 1000.0 / 1000.0 * 1.02 + STARTUP_SECONDS;
+        assert!(!d(1000, budget).short_of(1000.0, 1000));
+        assert!(d(1000, budget + 1e-9).short_of(1000.0, 1000));
+        assert!(d(999, 1.0).short_of(1000.0, 1000) && !d(1000, 1.0).short_of(1000.0, 1000));
+        assert!(!d(0, 5.0).short_of(0.0, 1000), "no rate asked: never short");
+        assert_eq!(d(1000, 0.0).sent_fps(), 0.0);
+        assert_eq!(d(0, 0.0).sent_fps(), 0.0);
+        assert_eq!(d(1000, 0.5).sent_fps(), 2000.0);
+    }
+
     #[test]
     fn the_config_has_one_frame_per_flow_of_the_right_length() {
         let c = trafgen_config(&port(18), 64, 3).unwrap();

@@ -421,6 +421,50 @@ mod tests {
         assert!(cell_orders.contains(&vec![0, 1]) && cell_orders.contains(&vec![1, 0]), "{cell_orders:?}");
     }
 
+    /// `bench ablate --report-only` over a design and its trials: done when
+    /// no trial failed (none recorded, or all passed), not "0 failed".
+    #[test]
+    fn an_ablation_is_done_only_without_failed_trials() {
+        use crate::commands::{ablate, AblateOptions, Outcome, Where};
+        let d = design();
+        let out = tempfile::tempdir().unwrap();
+        d.save(&out.path().join(files::DESIGN)).unwrap();
+        let o = AblateOptions {
+            board: out.path().join("unused.yml"),
+            groups: vec![],
+            cells: vec![],
+            bench: None,
+            tuning_plan: None,
+            duration: None,
+            repeats: 5,
+            at: Where::default(),
+            dut: None,
+            applier: None,
+            applier_state: None,
+            remote_dir: "/tmp/zynq-net-ablate".into(),
+            confidence: 0.95,
+            min_effect: 1.0,
+            seed: None,
+            output: out.path().to_path_buf(),
+            resume: false,
+            report_only: true,
+            quiet: true,
+        };
+        let trials = out.path().join(files::TRIALS);
+        assert_eq!(ablate(&o).unwrap(), Outcome::Done, "no trial recorded");
+        let trial = |error: Option<&str>| AblateTrial {
+            round: 0,
+            variant: "full".into(),
+            cell: d.cells[0].id.clone(),
+            apply: ApplyOutcome { revert_exit: 0, apply_exit: Some(0), steps: vec![] },
+            record: TrialRecord { error: error.map(str::to_string), ..TrialRecord::for_test(&d.cells[0].id, 0, 1e9) },
+        };
+        append_jsonl(&trials, &trial(None)).unwrap();
+        assert_eq!(ablate(&o).unwrap(), Outcome::Done, "one trial, passed");
+        append_jsonl(&trials, &trial(Some("iperf3: refused"))).unwrap();
+        assert_eq!(ablate(&o).unwrap(), Outcome::AblationTrialsFailed(1));
+    }
+
     #[test]
     fn design_file_round_trip() {
         let d = design();
