@@ -983,7 +983,7 @@ mod tests {
         let e = validate(&Options { loss_step_percent: 0.0, pdr_percent: vec![100.0], ..Options::default() })
             .unwrap_err()
             .to_string();
-        assert!(e.contains("--loss-step 0: above 0") && e.contains("--pdr 100: a loss percentage"), "{e}");
+        assert!(e.contains("--loss-step: 0 is outside (0, 10]") && e.contains("--pdr: 100 is outside (0, 100)"), "{e}");
         validate(&Options { loss_step_percent: 10.0, pdr_percent: vec![99.5], ..Options::default() })
             .unwrap_or_else(|e| panic!("{e}"));
     }
@@ -1004,9 +1004,9 @@ mod tests {
         validate(&most).unwrap_or_else(|e| panic!("{e}"));
         let over = Options { latency_seconds: 40.002, ..most };
         let e = validate(&over).unwrap_err().to_string();
-        assert!(e.contains("20001 probes per trial, at most 20000"), "{e}");
+        assert!(e.contains("is 20001 probes, above the tester's 20000"), "{e}");
         let e = validate(&Options { latency_fps: Some(9.5), latency_probe_fps: 0.99, ..at }).unwrap_err().to_string();
-        assert!(e.contains("--latency-fps 9.5") && e.contains("--latency-probe-rate 0.99"), "{e}");
+        assert!(e.contains("--latency-fps: 9.5 is below") && e.contains("--latency-probe-rate: 0.99 is below"), "{e}");
     }
 
     #[test]
