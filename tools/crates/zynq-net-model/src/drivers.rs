@@ -152,6 +152,20 @@ const QORIQ: &[Soc] = &[Soc::QoriqP1010, Soc::QoriqP1020, Soc::QoriqP2020];
 /// XXV over a plain AXI DMA is the same driver without the MCDMA switch.
 const AXIENET_KCONFIG: &[&str] = &["DMADEVICES", "XILINX_DMA", "NET_VENDOR_XILINX", "XILINX_AXI_EMAC"];
 
+// The driver's own questions, answered from its row (an inherent impl of
+// the model's enum kept here, so that model.rs need not import this file).
+impl Driver {
+    /// An AXI/XXV Ethernet in the programmable logic (axienet): the row's
+    /// [`DriverFacts::pl`] is set.
+    pub fn is_axi(self) -> bool {
+        facts(self).pl.is_some()
+    }
+    /// An XXV 10G/25G MAC (linux-xlnx only).
+    pub fn is_xxv(self) -> bool {
+        facts(self).pl == Some(PlMac::Xxv)
+    }
+}
+
 /// The facts of a driver. Exhaustive on purpose: no wildcard arm.
 pub fn facts(driver: Driver) -> &'static DriverFacts {
     match driver {

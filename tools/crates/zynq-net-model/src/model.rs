@@ -273,18 +273,6 @@ pub enum Driver {
     Veth,
 }
 
-impl Driver {
-    /// An AXI/XXV Ethernet in the programmable logic (axienet): the row's
-    /// [`crate::drivers::DriverFacts::pl`] is set.
-    pub fn is_axi(self) -> bool {
-        crate::drivers::facts(self).pl.is_some()
-    }
-    /// An XXV 10G/25G MAC (linux-xlnx only).
-    pub fn is_xxv(self) -> bool {
-        crate::drivers::facts(self).pl == Some(crate::drivers::PlMac::Xxv)
-    }
-}
-
 /// Hardware queue counts of an interface (after `channels` is applied).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
