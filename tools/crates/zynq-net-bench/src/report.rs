@@ -93,7 +93,11 @@ pub fn load(dir: &Path) -> Result<Report, BenchError> {
         Err(_) => None,
     };
     if trials.is_empty() && rfc2544.is_none() {
-        return Err(BenchError::Invalid(format!("{}: no results.jsonl or rfc2544.json", dir.display())));
+        return Err(BenchError::Invalid(format!(
+            "{}: no results.jsonl with a record, rfc2544.json or tester.json in this directory: not a run \
+             directory of `zynq-net bench run`, `bench rfc2544` or `bench rfc2544-tester` (or its results file is empty)",
+            dir.display()
+        )));
     }
     // Cells in the plan's order, then those only the results name, each
     // with its trials: one pass over the trials (a results file of many

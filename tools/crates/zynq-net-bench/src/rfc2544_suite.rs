@@ -270,7 +270,7 @@ impl Options {
 /// [`zynq_net_model::bench::TESTER_FRAME_RANGE`], `TESTER_MAX_FLOWS` and
 /// `TESTER_MAX_PROBES`): every problem at once, one line each, named by
 /// the flag that sets the key and the key in the file
-/// (`--frame-sizes: frame size 32 outside 64..2048 bytes (the file's
+/// (`--frame-sizes: frame size 32 outside 64..2048 bytes (in a bench file:
 /// tester.frame_sizes)`).
 fn validate(o: &Options) -> Result<(), BenchError> {
     let bench = zynq_net_model::bench::Bench {
@@ -289,7 +289,11 @@ fn validate(o: &Options) -> Result<(), BenchError> {
             // the flag is in bit/s, the key in whole Mbit/s
             let given = if name == "line_rate_mbps" { format!(" {} bit/s", o.line_rate_bps) } else { String::new() };
             let hint = d.hint.as_deref().map_or(String::new(), |h| format!("; {}", flag_words(h)));
-            format!("{flag}{given}: {}{hint} (the file's tester.{})", flag_words(&d.message), key.replace('/', "."))
+            format!(
+                "{flag}{given}: {}{hint} (in a bench file: tester.{})",
+                flag_words(&d.message),
+                key.replace('/', ".")
+            )
         })
         .collect();
     if errs.is_empty() {
