@@ -224,8 +224,11 @@ pub fn load_tester(path: &Path) -> Result<Option<crate::rfc2544_suite::Report>, 
         return Ok(None);
     }
     let t = crate::records::read_input_text(&p)?;
-    let r: crate::rfc2544_suite::Report =
-        serde_json::from_str(&t).map_err(|e| BenchError::Invalid(format!("{}: {e}", p.display())))?;
+    let r: crate::rfc2544_suite::Report = crate::records::parse_json(
+        &p,
+        &t,
+        "expected the record `zynq-net bench rfc2544-tester` writes whole at its end (docs/bench.md); run the tester again into a new directory",
+    )?;
     if r.format != crate::rfc2544_suite::FORMAT {
         return Err(BenchError::Invalid(format!(
             "{}: format `{}`, expected `{}`",
@@ -280,7 +283,11 @@ pub fn load_run(path: &Path) -> Result<(Vec<TrialRecord>, Option<Rfc2544Result>)
     let rfc = match rfc {
         Some(p) if p.exists() => {
             let t = crate::records::read_input_text(&p)?;
-            Some(serde_json::from_str(&t).map_err(|e| BenchError::Invalid(format!("{}: {e}", p.display())))?)
+            Some(crate::records::parse_json(
+                &p,
+                &t,
+                "expected the result `zynq-net bench rfc2544` writes whole at its end (docs/bench.md); run it again into a new directory",
+            )?)
         }
         _ => None,
     };
@@ -690,8 +697,11 @@ mod tests {
         // A tester-only directory is a run directory for compare.
         let (recs, rfc) = load_run(d.path()).unwrap();
         assert!(recs.is_empty() && rfc.is_none());
-        std::fs::write(d.path().join("tester.json"), "{").unwrap();
-        assert!(load_tester(d.path()).unwrap_err().to_string().contains("tester.json"));
+        std::fs::write(d.path().join("tester.json"), "{\"format\": \"x\",\n").unwrap();
+        let e = load_tester(d.path()).unwrap_err().to_string();
+        let at =
+            format!("{}:2:0: EOF while parsing a value; expected the record ", d.path().join("tester.json").display());
+        assert!(e.starts_with(&at) && e.ends_with("run the tester again into a new directory"), "{e}");
     }
 
     /// `compare`'s Markdown, byte for byte (tests/golden/compare/).
@@ -746,7 +756,8 @@ mod tests {
         std::fs::remove_file(&results).unwrap();
         assert!(load_run(d.path()).unwrap().0.is_empty());
         std::fs::write(d.path().join(files::RFC2544), "{").unwrap();
-        assert!(load_run(d.path()).unwrap_err().to_string().contains("rfc2544.json"));
+        let e = load_run(d.path()).unwrap_err().to_string();
+        assert!(e.starts_with(&format!("{}:1:1: EOF while parsing", d.path().join(files::RFC2544).display())), "{e}");
         let empty = tempfile::tempdir().unwrap();
         let e = load_run(empty.path()).unwrap_err().to_string();
         assert_eq!(

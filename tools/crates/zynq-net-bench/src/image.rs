@@ -88,9 +88,8 @@ pub fn load(path: &Path) -> Result<Option<ImageIdentity>, BenchError> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(BenchError::io(&f, e)),
     };
-    let id: ImageIdentity = serde_json::from_str(&text).map_err(|e| {
-        BenchError::Invalid(format!("{}: {e}: expected a `{FORMAT}` record (docs/bench.md, \"Compare\")", f.display()))
-    })?;
+    let id: ImageIdentity =
+        crate::records::parse_json(&f, &text, &format!("expected a `{FORMAT}` record (docs/bench.md, \"Compare\")"))?;
     if id.format != FORMAT {
         return Err(BenchError::Invalid(format!(
             "{}: format `{}`, expected `{FORMAT}`",

@@ -544,7 +544,13 @@ pub fn state(name: &str) -> Result<LabState, BenchError> {
         )),
         _ => BenchError::io(&p, e),
     })?;
-    serde_json::from_str(&t).map_err(|e| BenchError::Invalid(format!("{}: {e}", p.display())))
+    crate::records::parse_json(
+        &p,
+        &t,
+        &format!(
+            "expected the state `zynq-net lab up` writes; `zynq-net lab down --name {name}` still removes the lab's namespaces (without the applier's revert)"
+        ),
+    )
 }
 
 fn teardown(name: &str) -> Vec<String> {

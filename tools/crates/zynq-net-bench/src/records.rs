@@ -419,6 +419,23 @@ pub fn read_input_text(path: &Path) -> Result<String, BenchError> {
     String::from_utf8(read_input(path)?).map_err(|e| BenchError::Invalid(format!("{}: not UTF-8: {e}", path.display())))
 }
 
+/// Parses a whole-file JSON record read back (tester.json, rfc2544.json,
+/// image.json, a lab's state): a damaged one is an error in the
+/// `FILE:LINE:COL: what` form (serde_json's position: line 1-based, column
+/// 0 before a line's first character), then `hint`, what the file should be
+/// and how to get a good one.
+///
+/// # Errors
+/// [`BenchError::Invalid`] as above.
+pub fn parse_json<T: for<'de> Deserialize<'de>>(path: &Path, text: &str, hint: &str) -> Result<T, BenchError> {
+    serde_json::from_str(text).map_err(|e| {
+        let full = e.to_string();
+        let at = format!(" at line {} column {}", e.line(), e.column());
+        let what = full.strip_suffix(&at).unwrap_or(&full);
+        BenchError::Invalid(format!("{}:{}:{}: {what}; {hint}", path.display(), e.line(), e.column()))
+    })
+}
+
 /// Reads a JSON-lines file. A torn last line (an interrupted
 /// [`append_jsonl`], which ends every record with its newline, so a tear
 /// leaves a last line without one) is ignored; any other line that is not

@@ -286,9 +286,16 @@ fn validate(o: &Options) -> Result<(), BenchError> {
             let key = d.pointer.trim_start_matches("/tester").trim_start_matches('/');
             let name = key.split('/').next().unwrap_or_default();
             let flag = FLAGS.iter().find(|(k, _)| *k == name).map_or(name, |(_, f)| f);
-            // the flag is in bit/s, the key in whole Mbit/s
-            let given = if name == "line_rate_mbps" { format!(" {} bit/s", o.line_rate_bps) } else { String::new() };
-            let hint = d.hint.as_deref().map_or(String::new(), |h| format!("; {}", flag_words(h)));
+            // the flag is in bit/s, the key (and so the message) in whole
+            // Mbit/s, rounded down
+            let given = if name == "line_rate_mbps" {
+                format!(" {} bit/s, {} in whole Mbit/s", o.line_rate_bps, (o.line_rate_bps / 1e6) as u32)
+            } else {
+                String::new()
+            };
+            // a hint that is a sentence loses its full stop before the bracket
+            let hint =
+                d.hint.as_deref().map_or(String::new(), |h| format!("; {}", flag_words(h.trim_end_matches('.'))));
             format!(
                 "{flag}{given}: {}{hint} (in a bench file: tester.{})",
                 flag_words(&d.message),

@@ -343,6 +343,42 @@ impl AblateArgs {
     }
 }
 
+/// The value parser of a whole-number flag of `bench rfc2544-tester` that
+/// sets the bench file's `tester.KEY`: any integer is read (a negative one
+/// too), and one the flag's type cannot hold is refused naming the key's
+/// own limits, the first sentence of its description in the bench schema
+/// (clap's own parser said `-1` was an unexpected argument, and
+/// `99999999999` was `not in 0..=4294967295`). Values the type holds go on
+/// to the bench file's checks ([`zynq_net_bench::rfc2544_suite::run`]).
+fn whole<T>(key: &'static str) -> impl Fn(&str) -> Result<T, String> + Clone + Send + Sync + 'static
+where
+    T: TryFrom<i128> + std::fmt::Display + Bounded,
+{
+    move |s: &str| {
+        let limits = zynq_net_model::schema::bench_key_description(&format!("/tester/{key}"))
+            .map_or(String::new(), |d| format!("; expected: {}", d.trim_end_matches('.')));
+        let n: i128 = s.trim().parse().map_err(|_| format!("`{s}` is not a whole number{limits}"))?;
+        T::try_from(n).map_err(|_| {
+            if n < 0 {
+                format!("{n} is negative{limits}")
+            } else {
+                format!("{n} is more than this flag can hold ({}){limits}", T::MAX)
+            }
+        })
+    }
+}
+
+/// The largest value of a flag's integer type, for [`whole`]'s message.
+trait Bounded: Sized {
+    const MAX: Self;
+}
+impl Bounded for u32 {
+    const MAX: Self = u32::MAX;
+}
+impl Bounded for u64 {
+    const MAX: Self = u64::MAX;
+}
+
 /// `bench rfc2544-tester` (docs/bench.md, "RFC 2544 with the trafgen tester").
 #[derive(Debug, Args)]
 #[command(group(clap::ArgGroup::new("ports").required(true).args(["lab", "targets"])))]
@@ -370,90 +406,90 @@ pub struct TesterArgs {
     pub tests: Option<Vec<TestName>>,
     /// Frame sizes (bytes incl. FCS), comma-separated.
     /// Default: the bench file's `frame_sizes`, else 64,128,256,512,1024,1280,1518.
-    #[arg(long, value_delimiter = ',')]
+    #[arg(long, value_delimiter = ',', allow_hyphen_values = true, value_parser = whole::<u32>("frame_sizes"))]
     pub frame_sizes: Option<Vec<u32>>,
     /// Line rate (e.g. 1G): the 100 % mark and the searches' top.
     /// Default: the bench file's `line_rate_mbps`, else 1000 (1G).
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     pub line_rate: Option<Rate>,
     /// Port A sends to B only (default: the bench file's `duplex`, else both ports at once).
     #[arg(long)]
     pub one_way: bool,
     /// Flows per port (198.18.0.0/15 addresses and UDP source ports).
     /// Default: the bench file's `flows`, else 16.
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true, value_parser = whole::<u32>("flows"))]
     pub flows: Option<u32>,
     /// Seconds per search trial.
     /// Default: the bench file's `trial_s`, else 2.
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     pub trial_seconds: Option<f64>,
     /// Seconds of the final full-length trial.
     /// Default: the bench file's `final_s`, else 10.
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     pub final_seconds: Option<f64>,
     /// Search trials per frame size and search.
     /// Default: the bench file's `max_trials`, else 8.
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true, value_parser = whole::<u32>("max_trials"))]
     pub max_trials: Option<u32>,
     /// Search resolution, percent.
     /// Default: the bench file's `resolution_pct`, else 1.
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     pub resolution: Option<f64>,
     /// Partial drop rates to search besides the NDR, percent (comma-separated; `--pdr ''` for none).
     /// Default: the bench file's `pdr_pct`, else 0.1.
-    #[arg(long, value_delimiter = ',')]
+    #[arg(long, value_delimiter = ',', allow_hyphen_values = true)]
     pub pdr: Option<Vec<PdrArg>>,
     /// Frame loss step, percent of the line rate (at most 10).
     /// Default: the bench file's `loss_step_pct`, else 10.
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     pub loss_step: Option<f64>,
     /// Seconds per frame loss trial.
     /// Default: the bench file's `loss_trial_s`, else 2.
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     pub loss_trial_seconds: Option<f64>,
     /// Longest back-to-back burst tried (frames per direction).
     /// Default: the bench file's `b2b_max_frames`, else 100000.
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true, value_parser = whole::<u64>("b2b_max_frames"))]
     pub b2b_max_frames: Option<u64>,
     /// Back-to-back repetitions.
     /// Default: the bench file's `b2b_repeats`, else 5.
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true, value_parser = whole::<u32>("b2b_repeats"))]
     pub b2b_repeats: Option<u32>,
     /// Back-to-back resolution, percent of the burst (at least one frame).
     /// Default: the bench file's `b2b_resolution_pct`, else 1.
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     pub b2b_resolution: Option<f64>,
     /// Seconds to wait before each trial.
     /// Default: the bench file's `settle_s`, else 1.
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     pub settle: Option<f64>,
     /// Seconds to wait after the learning frames.
     /// Default: the bench file's `learning_s`, else 0.5.
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     pub learning_wait: Option<f64>,
     /// Seconds to wait after sending before reading the counters.
     /// Default: the bench file's `drain_s`, else 2.
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     pub drain: Option<f64>,
     /// Frames per direction of the port-to-port calibration (0: skip it).
     /// Default: the bench file's `calibrate_frames`, else 300000.
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true, value_parser = whole::<u64>("calibrate_frames"))]
     pub calibrate_frames: Option<u64>,
     /// Latency trials per frame size (RFC 2544 §26.2 asks for at least 20).
     /// Default: the bench file's `latency_repeats`, else 3.
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true, value_parser = whole::<u32>("latency_repeats"))]
     pub latency_repeats: Option<u32>,
     /// Seconds per latency trial (RFC 2544 §26.2 asks for at least 120).
     /// Default: the bench file's `latency_s`, else 4.
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     pub latency_seconds: Option<f64>,
     /// Latency probes per second per direction (at most a tenth of the rate under test).
     /// Default: the bench file's `latency_probe_fps`, else 100.
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     pub latency_probe_rate: Option<f64>,
     /// Frames/s per direction for the latency test.
     /// Default: the bench file's `latency_fps`, else each frame size's NDR.
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     pub latency_fps: Option<f64>,
     /// No progress output.
     #[arg(short, long)]

@@ -444,6 +444,47 @@ fn rfc2544_tester_takes_no_pdr_and_checks_the_lab_first() {
     assert!(e.contains("`x` is not a percentage"), "{e}");
 }
 
+/// A negative number given to `rfc2544-tester` reaches the checks (clap
+/// called `-5` an unexpected argument); a whole number the flag's type
+/// cannot hold is refused with the key's own limits (clap said `not in
+/// 0..=4294967295`); `--line-rate` under a whole Mbit/s says how the
+/// bit/s it was given became the file's 0 Mbit/s.
+#[test]
+fn rfc2544_tester_numbers_out_of_reach_are_named_with_the_keys_limits() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("t");
+    let tester = |extra: &[&str]| {
+        let mut a = vec!["rfc2544-tester", "--lab", "zn-nolab", "-o", s(&out)];
+        a.extend_from_slice(extra);
+        bench_err(&a)
+    };
+    let e = tester(&["--trial-seconds", "-5", "--pdr", "-1", "--line-rate", "500k"]);
+    for want in [
+        "--trial-seconds: -5 is outside (0, 86400] seconds",
+        "--pdr: -1 is outside (0, 100) percent",
+        "--line-rate 500000 bit/s, 0 in whole Mbit/s: 0 is less than the minimum of 1; expected: Line rate in Mbit/s: the 100 % mark and the searches' top (in a bench file: tester.line_rate_mbps)",
+    ] {
+        assert!(e.contains(want), "{want} missing from:\n{e}");
+    }
+    assert_eq!(e.lines().count(), 3, "{e}");
+    let e = tester(&["--flows", "-1"]);
+    assert!(
+        e.contains("invalid value '-1' for '--flows <FLOWS>': -1 is negative; expected: Flows per port, 1 to 4096"),
+        "{e}"
+    );
+    let e = tester(&["--frame-sizes", "64,99999999999"]);
+    assert!(
+        e.contains("'99999999999' for '--frame-sizes <FRAME_SIZES>': 99999999999 is more than this flag can hold (4294967295); expected: Frame sizes in bytes, FCS included, 64 to 2048"),
+        "{e}"
+    );
+    let e = tester(&["--calibrate-frames", "1e3"]);
+    assert!(
+        e.contains("`1e3` is not a whole number; expected: Frames per direction of the port-to-port calibration"),
+        "{e}"
+    );
+    assert!(!out.exists());
+}
+
 /// `rfc2544-tester`'s flags get the checks of the bench file's `tester`
 /// section (its ranges, rule bench-tester-range), each problem named by
 /// its flag, all at once, before the lab is looked at; a flag left alone

@@ -501,6 +501,21 @@ mod bench_file_tests {
         assert_eq!(hint, "write a bench file (docs/bench.md) or a board file (docs/board-format.md)");
     }
 
+    /// `tester:` with nothing after it: the hint lists the section's keys,
+    /// as an unknown key's does (the section's description alone named none).
+    #[test]
+    fn an_empty_section_lists_its_keys() {
+        let (rule, pointer, hint) = only_error("tester:\n");
+        assert_eq!((rule, pointer.as_str()), (Rule::WrongType, "/tester"));
+        let keys = hint.split_once(" keys: ").map(|(_, k)| k.split(", ").collect::<Vec<_>>()).unwrap_or_default();
+        assert!(hint.starts_with("expected: RFC 2544 with the trafgen tester"), "{hint}");
+        // the keys serde writes for a section with every optional key set
+        let t = crate::bench::Tester { latency_fps: Some(1.0), ..Default::default() };
+        let fields = serde_json::to_value(t).expect("tester as JSON");
+        let fields: Vec<&str> = fields.as_object().expect("a mapping").keys().map(String::as_str).collect();
+        assert_eq!(keys, fields, "{hint}");
+    }
+
     #[test]
     fn a_former_spec_key_names_its_new_place() {
         let (rule, pointer, hint) = only_error("duration: 10\n");

@@ -104,6 +104,14 @@ pub fn bench_schema_of(board: &Value) -> Value {
     root
 }
 
+/// The first sentence of the description of a bench file's key at JSON
+/// pointer `pointer` (`/tester/flows`: "Flows per port, 1 to 4096."), as a
+/// diagnostic's `expected:` hint gives it: what a CLI flag that sets the
+/// key says of its value. `None` for a pointer the bench schema has not.
+pub fn bench_key_description(pointer: &str) -> Option<String> {
+    describe(&bench_schema_of(&schema_value()), pointer)
+}
+
 /// Which document a file is: a board, or a standalone bench file (the
 /// `bench` section on its own).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -815,6 +823,14 @@ fn validate_full(doc: &Value, map: &SourceMap, kind: DocKind) -> Vec<Diagnostic>
                         d.hint(format!(
                             "write `{v}`: a YAML 1.1 tool (PyYAML, yq v3) rewrites on/off as true/false, which YAML 1.2 reads as booleans"
                         ))
+                    }
+                    // an empty section's keys, as an unknown key's hint lists them
+                    _ if empty_section && !allowed_keys(schema, &ptr).is_empty() => {
+                        let keys = allowed_keys(schema, &ptr).join(", ");
+                        match expected {
+                            Some(w) => d.hint(format!("expected: {w} keys: {keys}")),
+                            None => d.hint(format!("keys: {keys}")),
+                        }
                     }
                     Some(w) => d.hint(format!("expected: {w}")),
                     None => d,
