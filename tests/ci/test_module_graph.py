@@ -7,6 +7,11 @@ graph here is read from the non-test code of each crate: every
 `crate::NAME` path (in `use` or inline) is an edge from the file to the
 top-level module NAME; comments and the `#[cfg(test)]` module at a file's
 end are left out. The crates themselves form a DAG by Cargo's rules.
+
+In the bench crate, the presenters (the reports, charts, comparisons and
+the table writers) and the records they read import no runner: a result
+record lives in `records` (the tester's in `records/tester.rs`), so a
+presenter can be read and tested without the code that measures.
 """
 from __future__ import annotations
 
@@ -97,3 +102,26 @@ def test_no_circle_of_files(crate):
     g = graph(CRATES / crate)
     assert len(g) > 1, g
     assert circles(g) == [], f"{crate}: files importing each other: {circles(g)}\n{g}"
+
+
+# The bench crate's modules that run or measure something (processes,
+# namespaces, searches), and those that only present results.
+RUNNERS = {"ablate", "commands", "exec", "interrupt", "lab", "latency", "rfc2544", "rfc2544_suite", "run", "suite",
+           "tester", "tester_targets"}
+PRESENTERS = {"chart", "compare", "records", "report", "table"}
+
+
+def presenter_imports(g: dict[str, set[str]]) -> dict[str, list[str]]:
+    """Each presenter that imports a runner, with the runners."""
+    return {p: sorted(g[p] & RUNNERS) for p in sorted(PRESENTERS) if g.get(p, set()) & RUNNERS}
+
+
+def test_no_presenter_imports_a_runner():
+    g = graph(CRATES / "zynq-net-bench")
+    assert RUNNERS | PRESENTERS <= set(g), sorted(RUNNERS | PRESENTERS - set(g))
+    assert presenter_imports(g) == {}, f"presenters importing runners: {presenter_imports(g)}"
+    # compare imported the tester's record types from three runners until
+    # they moved to records/tester.rs: an edge like those is seen
+    planted = {k: set(v) for k, v in g.items()}
+    planted["compare"] |= {"rfc2544_suite", "suite"}
+    assert presenter_imports(planted) == {"compare": ["rfc2544_suite", "suite"]}

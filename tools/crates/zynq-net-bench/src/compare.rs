@@ -86,7 +86,7 @@ pub struct TesterSide {
     pub line_percent: f64,
     /// The final full-length trial passed.
     pub confirmed: bool,
-    /// `DUT` or `tester` ([`crate::rfc2544_suite::limited_by`]).
+    /// `DUT` or `tester` ([`crate::records::tester::limited_by`]).
     pub limited_by: String,
 }
 
@@ -174,14 +174,14 @@ pub fn compare_records(a_label: &str, a: &[TrialRecord], b_label: &str, b: &[Tri
 /// Adds the `bench rfc2544-tester` deltas: for every frame size both runs
 /// measured, the NDR and each PDR both searched, every direction both ran
 /// (noise: the coarser search resolution, as [`compare_rfc2544`]).
-pub fn compare_tester(c: &mut Comparison, a: &crate::rfc2544_suite::Report, b: &crate::rfc2544_suite::Report) {
-    use crate::rfc2544_suite::{limited_by, FrameReport};
-    use crate::suite::Throughput;
+pub fn compare_tester(c: &mut Comparison, a: &crate::records::tester::Report, b: &crate::records::tester::Report) {
+    use crate::records::tester::Throughput;
+    use crate::records::tester::{limited_by, FrameReport};
     let res = a.options.search.resolution_percent.max(b.options.search.resolution_percent);
     let searches = |f: &FrameReport| -> Vec<Throughput> { f.ndr.iter().chain(&f.pdr).cloned().collect() };
-    let side = |r: &crate::rfc2544_suite::Report, f: &FrameReport, n: &Throughput| TesterSide {
+    let side = |r: &crate::records::tester::Report, f: &FrameReport, n: &Throughput| TesterSide {
         fps: n.fps,
-        payload_mbps: n.fps * 8.0 * f64::from(crate::tester::payload_len(f.frame_size)) / 1e6,
+        payload_mbps: n.fps * 8.0 * f64::from(crate::records::tester::payload_len(f.frame_size)) / 1e6,
         line_percent: crate::records::line_percent(n.fps, f.frame_size, r.options.line_rate_bps),
         confirmed: n.confirmed,
         limited_by: limited_by(f, n).to_string(),
@@ -218,23 +218,23 @@ pub fn compare_tester(c: &mut Comparison, a: &crate::rfc2544_suite::Report, b: &
 ///
 /// # Errors
 /// An unreadable or damaged file, named.
-pub fn load_tester(path: &Path) -> Result<Option<crate::rfc2544_suite::Report>, BenchError> {
+pub fn load_tester(path: &Path) -> Result<Option<crate::records::tester::Report>, BenchError> {
     let p = path.join("tester.json");
     if !path.is_dir() || !p.exists() {
         return Ok(None);
     }
     let t = crate::records::read_input_text(&p)?;
-    let r: crate::rfc2544_suite::Report = crate::records::parse_json(
+    let r: crate::records::tester::Report = crate::records::parse_json(
         &p,
         &t,
         "expected the record `zynq-net bench rfc2544-tester` writes whole at its end (docs/bench.md); run the tester again into a new directory",
     )?;
-    if r.format != crate::rfc2544_suite::FORMAT {
+    if r.format != crate::records::tester::FORMAT {
         return Err(BenchError::Invalid(format!(
             "{}: format `{}`, expected `{}`",
             p.display(),
             zynq_net_model::out::escaped(&r.format),
-            crate::rfc2544_suite::FORMAT
+            crate::records::tester::FORMAT
         )));
     }
     Ok(Some(r))

@@ -43,12 +43,13 @@ use std::process::Child;
 use std::sync::mpsc;
 use std::time::Duration;
 
-use serde::{Deserialize, Serialize};
-
 use crate::error::BenchError;
 use crate::exec::{argv, Host};
 use crate::suite::frames_for;
-use crate::tester::{payload_len, trafgen_config, DirTrial, Port, Tester, Way, FRAME_RANGE};
+use crate::tester::{payload_len, trafgen_config, Port, Tester, Way, FRAME_RANGE};
+
+/// The records this module produces ([`crate::records::tester`]).
+pub use crate::records::tester::{DirLatency, Latency, LatencyTrial, Summary};
 
 /// UDP destination port of the probes (discard, RFC 863).
 pub const PROBE_DPORT: u16 = 9;
@@ -183,21 +184,6 @@ fn probe_of(f: &[u8]) -> Option<(Way, u32)> {
     Some((way, u32::from_be_bytes([p[8], p[9], p[10], p[11]])))
 }
 
-/// min/mean/median/p99/max of one direction's latencies, microseconds.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Summary {
-    /// Smallest.
-    pub min_us: f64,
-    /// Arithmetic mean.
-    pub mean_us: f64,
-    /// Median (the mean of the middle two for an even count).
-    pub median_us: f64,
-    /// 99th percentile, nearest rank (the `ceil(0.99 n)`-th smallest).
-    pub p99_us: f64,
-    /// Largest.
-    pub max_us: f64,
-}
-
 impl Summary {
     /// Of latencies in nanoseconds (`None` when there are none).
     pub fn of(ns: &[i64]) -> Option<Summary> {
@@ -217,48 +203,6 @@ impl Summary {
             max_us: v[n - 1],
         })
     }
-}
-
-/// One direction's probes in one or more trials.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct DirLatency {
-    /// Direction.
-    pub way: Way,
-    /// Probes seen leaving the sending port.
-    pub probes_sent: u64,
-    /// Of those, probes seen at the far port.
-    pub probes_received: u64,
-    /// Latency of the probes received (`None`: none arrived).
-    pub latency: Option<Summary>,
-}
-
-/// One latency trial: the load's counts and the probes' latencies per direction.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct LatencyTrial {
-    /// 1, 2, ... in the order run.
-    pub n: u32,
-    /// Per direction.
-    pub dirs: Vec<DirLatency>,
-    /// The load beside the probes, per direction (frames the load's trafgen
-    /// sent and the far counter saw; probes not included).
-    pub load: Vec<DirTrial>,
-}
-
-/// The latency test of one frame size.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Latency {
-    /// Frames/s per direction under test (load plus probes).
-    pub offered_fps: f64,
-    /// Where that rate came from: `ndr` (the frame size's throughput) or `fixed` (`--latency-fps`).
-    pub rate_from: String,
-    /// Probes/s per direction.
-    pub probe_fps: f64,
-    /// Seconds per trial (probes are sent over its middle half).
-    pub trial_seconds: f64,
-    /// Every trial.
-    pub trials: Vec<LatencyTrial>,
-    /// All trials' probes together, per direction.
-    pub summary: Vec<DirLatency>,
 }
 
 /// One running capture (`netsniff-ng` writing a nanosecond pcap).

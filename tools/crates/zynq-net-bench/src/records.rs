@@ -22,6 +22,8 @@ use crate::iperf::Summary;
 use crate::spec::Rfc2544Spec;
 use crate::stats::Stats;
 
+pub mod tester;
+
 /// File names inside a run directory.
 pub mod files {
     /// The plan the run executed.

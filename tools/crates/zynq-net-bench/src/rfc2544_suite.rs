@@ -8,90 +8,15 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use serde::{Deserialize, Serialize};
-
 use crate::error::BenchError;
-use crate::latency::{self, Latency};
+use crate::latency;
 use crate::records::{line_percent, max_fps};
-use crate::suite::{self, BackToBack, LossStep, SearchSettings, Throughput};
+use crate::suite::{self, SearchSettings};
 use crate::table::{Align, Block, Doc, Inline, Table};
 use crate::tester::{self, Ceiling, DirTrial, Tester, Way};
 
-/// Output format tag of `tester.json`.
-pub const FORMAT: &str = "zynq-net-bench-rfc2544-tester 1";
-
-/// The tests to run (RFC 2544 section 26), as the bench file names them.
-pub use zynq_net_model::bench::TesterTest as Test;
-
-/// Everything the run needs (the knobs of RFC 2544 §23-26).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Options {
-    /// The lab (`zynq-net lab up`) whose client and server namespaces are the tester ports
-    /// (with `targets`: only the prefix of the calibration namespaces).
-    pub lab: String,
-    /// A targets file whose client and server namespaces are the ports, on
-    /// a DUT the tester does not own ([`crate::tester_targets`]); instead of the lab.
-    #[serde(default)]
-    pub targets: Option<PathBuf>,
-    /// Frame sizes (bytes incl. FCS).
-    pub frame_sizes: Vec<u32>,
-    /// Line rate, bit/s: the 100 % mark and the search's top (with the calibrated ceiling).
-    pub line_rate_bps: f64,
-    /// Both ports send at once (full duplex); else A to B only.
-    pub duplex: bool,
-    /// Flows per port (198.18.0.0/15 addresses, UDP source ports).
-    pub flows: u32,
-    /// Tests to run, in order.
-    pub tests: Vec<Test>,
-    /// Throughput search settings (NDR: its tolerance is ignored and 0 used).
-    pub search: SearchSettings,
-    /// Partial drop rates to search for besides the NDR, percent each.
-    pub pdr_percent: Vec<f64>,
-    /// Frame loss step, percent of the top rate (at most 10).
-    pub loss_step_percent: f64,
-    /// Frame loss trial length, seconds.
-    pub loss_trial_seconds: f64,
-    /// Longest burst tried (frames per direction).
-    pub b2b_max_frames: u64,
-    /// Back-to-back repetitions.
-    pub b2b_repeats: u32,
-    /// Back-to-back resolution, percent of the burst (at least one frame).
-    pub b2b_resolution_percent: f64,
-    /// Wait before each trial, seconds (RFC 2544 §23: the DUT restabilizes).
-    pub settle_seconds: f64,
-    /// Wait after learning frames, seconds (RFC 2544 §23).
-    pub learning_seconds: f64,
-    /// Wait after the senders stop before the counters are read, seconds (RFC 2544 §23: 2 s).
-    pub drain_seconds: f64,
-    /// Frames per direction of the port-to-port calibration (0: no calibration).
-    pub calibrate_frames: u64,
-    /// Latency trials per frame size (RFC 2544 §26.2: at least 20).
-    #[serde(default = "default_latency_repeats")]
-    pub latency_repeats: u32,
-    /// Seconds per latency trial (RFC 2544 §26.2: at least 120).
-    #[serde(default = "default_latency_seconds")]
-    pub latency_seconds: f64,
-    /// Latency probes per second per direction (at most a tenth of the rate under test).
-    #[serde(default = "default_latency_probe_fps")]
-    pub latency_probe_fps: f64,
-    /// Frames/s per direction for the latency test; `None`: each frame size's NDR
-    /// (the throughput test must run before it).
-    #[serde(default)]
-    pub latency_fps: Option<f64>,
-}
-
-// A tester.json written before latency was measured lacks these keys.
-fn default_latency_repeats() -> u32 {
-    zynq_net_model::bench::Tester::default().latency_repeats
-}
-
-fn default_latency_seconds() -> f64 {
-    zynq_net_model::bench::Tester::default().latency_s
-}
-
-fn default_latency_probe_fps() -> f64 {
-    zynq_net_model::bench::Tester::default().latency_probe_fps
-}
+/// The records this module produces ([`crate::records::tester`]).
+pub use crate::records::tester::{limited_by, FrameReport, Options, Report, Test, FORMAT};
 
 /// The bench file's defaults ([`zynq_net_model::bench::Tester::default`]) on lab `znlab`.
 impl Default for Options {
@@ -135,50 +60,6 @@ impl Options {
             latency_fps: t.latency_fps,
         }
     }
-}
-
-/// Results for one frame size.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct FrameReport {
-    /// Frame size (bytes incl. FCS).
-    pub frame_size: u32,
-    /// Line-rate maximum, frames/s per direction.
-    pub max_fps: f64,
-    /// Generator ceiling port to port (frames/s per direction, the lowest), if calibrated.
-    pub ceiling_fps: Option<f64>,
-    /// The searches' top: the line-rate maximum or the ceiling, whichever is lower.
-    pub top_fps: f64,
-    /// NDR search.
-    pub ndr: Option<Throughput>,
-    /// PDR searches.
-    pub pdr: Vec<Throughput>,
-    /// Frame loss rate steps.
-    pub frame_loss: Vec<LossStep>,
-    /// Back-to-back.
-    pub back_to_back: Option<BackToBack>,
-    /// Latency.
-    #[serde(default)]
-    pub latency: Option<Latency>,
-}
-
-/// `tester.json`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Report {
-    /// [`FORMAT`].
-    pub format: String,
-    /// The options of the run.
-    pub options: Options,
-    /// Directions traffic went.
-    pub ways: Vec<Way>,
-    /// Port-to-port calibration per frame size.
-    pub ceilings: Vec<Ceiling>,
-    /// Per frame size.
-    pub frames: Vec<FrameReport>,
-    /// Where this differs from RFC 2544.
-    pub deviations: Vec<String>,
-    /// The DUT as the targets file describes it (with `targets`).
-    #[serde(default)]
-    pub dut: Option<String>,
 }
 
 /// The option that overrides each key of the `tester` section, for
@@ -665,17 +546,6 @@ pub fn latency_table(r: &Report) -> Table {
     tb
 }
 
-/// What limited a throughput result: `tester` when a sender fell short in
-/// a trial that counted or the rate is at 95 % of the generator's
-/// calibrated ceiling or more, else `DUT`.
-pub fn limited_by(f: &FrameReport, n: &Throughput) -> &'static str {
-    if n.tester_limited || f.ceiling_fps.is_some_and(|c| n.fps >= 0.95 * c) {
-        "tester"
-    } else {
-        "DUT"
-    }
-}
-
 /// The whole report as a document: the throughput table, the PDRs,
 /// back-to-back, the loss curve and the deviations.
 pub fn document(r: &Report) -> Doc {
@@ -816,6 +686,7 @@ pub fn html(r: &Report) -> String {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
+    use crate::records::tester::{LossStep, Throughput};
 
     /// A bad targets file is refused before the calibration runs or the
     /// run directory is made (it was read only after both, leaving an
@@ -899,7 +770,7 @@ mod tests {
             "--pdr: `0.1` is listed twice",
             "--settle: 100000000000000000000 is outside [0, 3600] seconds",
             "--learning-wait: 3600.5 is outside [0, 3600] seconds",
-            "--line-rate 999999 bit/s: 0 is less than the minimum of 1",
+            "--line-rate 999999 bit/s, 0 in whole Mbit/s: 0 is less than the minimum of 1",
             "--resolution: 100 is outside (0, 50] percent",
             "--final-seconds: 86400.5 is outside (0, 86400] seconds",
         ] {

@@ -18,69 +18,15 @@
 //!   speed that loses nothing, by a binary search on the burst length,
 //!   repeated.
 
-use serde::{Deserialize, Serialize};
-
 use crate::error::BenchError;
 use crate::tester::DirTrial;
 
-/// Settings of the throughput search.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct SearchSettings {
-    /// Seconds per search trial.
-    pub trial_seconds: f64,
-    /// Seconds of the final full-length trial at the rate found (RFC 2544 §24: at least 60).
-    pub final_seconds: f64,
-    /// At most this many search trials (the final trial not counted).
-    pub max_trials: u32,
-    /// Stop when the pass/fail bracket is within this percentage of its top.
-    pub resolution_percent: f64,
-    /// Loss tolerated per direction, percent of frames sent (0: NDR).
-    pub loss_tolerance_percent: f64,
-}
-
-/// One trial of a search: the rate asked and what each direction did.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct SearchStep {
-    /// 1, 2, ... in the order run.
-    pub n: u32,
-    /// The final full-length trial?
-    pub final_trial: bool,
-    /// Frames/s asked per direction.
-    pub offered_fps: f64,
-    /// Every direction within the tolerance, and something sent?
-    pub pass: bool,
-    /// Some direction's sender fell short of the rate asked.
-    pub sender_short: bool,
-    /// Per direction.
-    pub dirs: Vec<DirTrial>,
-    /// Warnings about the trial: a direction whose far port counted more
-    /// frames than were sent ([`DirTrial::surplus_note`]).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub notes: Vec<String>,
-}
+/// The records this module produces ([`crate::records::tester`]).
+pub use crate::records::tester::{BackToBack, LossStep, SearchSettings, SearchStep, Throughput};
 
 /// The warnings of a trial's directions ([`DirTrial::surplus_note`]).
 pub fn notes_of(dirs: &[DirTrial]) -> Vec<String> {
     dirs.iter().filter_map(DirTrial::surplus_note).collect()
-}
-
-/// Result of a throughput search.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Throughput {
-    /// Loss tolerated (0: NDR).
-    pub loss_tolerance_percent: f64,
-    /// The rate found, frames/s per direction (0 if nothing passed).
-    pub fps: f64,
-    /// The final full-length trial passed at `fps`.
-    pub confirmed: bool,
-    /// Search trials run (the final trials not counted).
-    pub search_trials: u32,
-    /// The lowest rate that failed (the bracket's top; the top rate if none failed).
-    pub lowest_fail_fps: Option<f64>,
-    /// A sender fell short in a trial that counted: the result may be the tester's limit.
-    pub tester_limited: bool,
-    /// Every trial.
-    pub steps: Vec<SearchStep>,
 }
 
 fn step_of(n: u32, final_trial: bool, fps: f64, count: u64, dirs: Vec<DirTrial>, tol: f64) -> SearchStep {
@@ -187,22 +133,6 @@ where
     })
 }
 
-/// One step of the frame loss rate test.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct LossStep {
-    /// Percent of the top rate offered.
-    pub percent: f64,
-    /// Frames/s asked per direction.
-    pub offered_fps: f64,
-    /// Some direction's sender fell short of the rate asked.
-    pub sender_short: bool,
-    /// Per direction.
-    pub dirs: Vec<DirTrial>,
-    /// Warnings about the trial ([`SearchStep::notes`]).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub notes: Vec<String>,
-}
-
 /// RFC 2544 §26.3 frame loss rate: trials at 100 % of `top_fps`, then
 /// `step_percent` lower each time (at most 10, RFC 2544 asks for steps of
 /// 10 % or finer), until two successive trials lose no frame in any
@@ -241,29 +171,6 @@ where
         k += 1;
     }
     Ok(out)
-}
-
-/// Result of the back-to-back test.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct BackToBack {
-    /// Longest lossless burst of each repetition (frames per direction).
-    pub bursts: Vec<u64>,
-    /// Their mean.
-    pub mean: f64,
-    /// Bursts per repetition's search stop when the bracket is within
-    /// `max(1 frame, this % of the longer end)`.
-    pub resolution_percent: f64,
-    /// Burst lengths tried, per repetition: (frames, lossless).
-    pub trials: Vec<Vec<(u64, bool)>>,
-    /// Frames/s the senders managed in the longest bursts sent (a burst
-    /// "back to back" is as fast as the generator goes).
-    pub burst_fps: f64,
-    /// The longest burst tried never lost a frame: the DUT's limit is above it.
-    pub unbounded: bool,
-    /// Warnings about the bursts (`burst of N frames: ` and
-    /// [`SearchStep::notes`]' text).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub notes: Vec<String>,
 }
 
 /// RFC 2544 §26.4 back-to-back: for each of `repeats` repetitions, the

@@ -37,6 +37,9 @@ use serde::{Deserialize, Serialize};
 use crate::error::BenchError;
 use crate::exec::{argv, Host};
 
+/// The records this module produces ([`crate::records::tester`]).
+pub use crate::records::tester::{payload_len, Ceiling, DirTrial, Way};
+
 /// nftables table the counters live in (netdev family, one per port).
 pub const TABLE: &str = "zn_rfc2544";
 
@@ -70,35 +73,10 @@ pub struct Port {
     pub net: u8,
 }
 
-/// Which way traffic goes: A to B, B to A.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Way {
-    /// Port A sends, port B counts.
-    Ab,
-    /// Port B sends, port A counts.
-    Ba,
-}
-
-impl Way {
-    /// Label for reports: `A->B` / `B->A`.
-    pub fn label(self) -> &'static str {
-        match self {
-            Way::Ab => "A->B",
-            Way::Ba => "B->A",
-        }
-    }
-}
-
 /// Third and fourth octet of flow `k`'s host addresses: `(k / 250 + 1, k % 250 + 2)`
 /// (never a .0 or .255 host, never the .1 a DUT usually takes).
 pub fn flow_host(k: u32) -> (u32, u32) {
     (k / 250 + 1, k % 250 + 2)
-}
-
-/// UDP payload bytes of a frame of `frame` bytes incl. FCS: `frame - 46`.
-pub fn payload_len(frame: u32) -> u32 {
-    frame.saturating_sub(46)
 }
 
 /// A valid MAC address `xx:xx:xx:xx:xx:xx` (hex), the only form trafgen's
@@ -278,25 +256,6 @@ pub struct Tester {
     pub flows: u32,
     /// Directory for the trafgen configurations (same file system as the namespaces).
     pub workdir: std::path::PathBuf,
-}
-
-/// What one direction of a trial did.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct DirTrial {
-    /// Direction.
-    pub way: Way,
-    /// Frames/s asked of the generator (0: as fast as it can).
-    pub asked_fps: f64,
-    /// Frames trafgen says it sent.
-    pub sent: u64,
-    /// Frames the sending port's kernel counted out (all traffic on it).
-    pub port_tx: u64,
-    /// Frames the far port's counter saw (test flows only).
-    pub received: u64,
-    /// Seconds trafgen ran (process start to exit: includes its set-up).
-    pub send_seconds: f64,
-    /// trafgen's error output when it failed.
-    pub error: Option<String>,
 }
 
 impl DirTrial {
@@ -522,18 +481,6 @@ impl Tester {
         std::thread::sleep(wait);
         Ok(())
     }
-}
-
-/// The generator's ceiling for one frame size, measured port to port.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Ceiling {
-    /// Frame size (bytes incl. FCS).
-    pub frame_size: u32,
-    /// Per direction: frames/s received at the far port while both ports
-    /// (or one, for a one-way run) sent as fast as they could.
-    pub fps: Vec<(Way, f64)>,
-    /// The trials behind it.
-    pub trials: Vec<DirTrial>,
 }
 
 impl Ceiling {
