@@ -244,7 +244,7 @@ pub fn rfc2544(input: &PlanInput, output: &Path, o: &Rfc2544Overrides, quiet: bo
     }
     let targets = input.at.load(&plan)?;
     let ctx = Context::new(&targets, &plan)?; // first: unreachable targets leave OUTPUT as it was
-    std::fs::create_dir_all(output).map_err(|e| BenchError::io(output, e))?;
+    crate::records::output_dir(output)?;
     let trials_path = output.join(files::RFC2544_TRIALS);
     if trials_path.exists() {
         std::fs::remove_file(&trials_path).map_err(|e| BenchError::io(&trials_path, e))?;
@@ -326,6 +326,16 @@ pub fn compare(
     if let (Some(ta), Some(tb)) = (compare::load_tester(a)?, compare::load_tester(b)?) {
         compare::compare_tester(&mut c, &ta, &tb);
     }
+    let shared = ra.iter().any(|x| rb.iter().any(|y| y.cell == x.cell));
+    if !shared && c.frames.is_empty() && c.tester.is_empty() {
+        // Two runs of different commands (a `bench run` and a tester run),
+        // or of disjoint cells: a table of nothing, exit 0, was no answer.
+        return Err(BenchError::Invalid(format!(
+            "{la} ({}) and {lb} ({}) have no cell, RFC 2544 frame size or tester result in common: nothing to compare; compare two runs of one command over the same cells",
+            run_kind(&ra, xa.as_ref(), a),
+            run_kind(&rb, xb.as_ref(), b)
+        )));
+    }
     c.notes.clone_from(&notes);
     let mut md = compare::to_markdown(&c);
     if !notes.is_empty() {
@@ -336,15 +346,40 @@ pub fn compare(
     }
     zynq_net_model::out!("{md}");
     if let Some(o) = output {
-        std::fs::create_dir_all(o).map_err(|e| BenchError::io(o, e))?;
+        crate::records::output_dir(o)?;
         let (m, j) = (o.join("compare.md"), o.join("compare.json"));
         crate::records::write_file(&m, &md)?;
         let json = serde_json::to_string_pretty(&c).map_err(|e| BenchError::Invalid(e.to_string()))? + "\n";
         crate::records::write_file(&j, json)?;
     }
+    // A cell A measured that B lost (no successful trial, or not run) is
+    // worse too: a gate that passed when B's cells failed let them through.
+    let ok_in =
+        |recs: &[crate::records::TrialRecord], cell: &str| recs.iter().any(|r| r.cell == cell && r.error.is_none());
+    let lost = c.unmatched.iter().filter(|cell| ok_in(&ra, cell) && !ok_in(&rb, cell)).count();
     let worse = c.cells.iter().filter(|d| d.verdict == "worse").count()
-        + c.frames.iter().filter(|f| f.verdict == "worse").count();
+        + c.frames.iter().filter(|f| f.verdict == "worse").count()
+        + c.tester.iter().filter(|t| t.verdict == "worse").count()
+        + lost;
     Ok(if fail_on_worse && worse > 0 { Outcome::Worse(worse) } else { Outcome::Done })
+}
+
+/// What a run directory holds, for [`compare`]'s refusal.
+fn run_kind(recs: &[crate::records::TrialRecord], rfc: Option<&crate::records::Rfc2544Result>, dir: &Path) -> String {
+    let mut kinds = Vec::new();
+    if rfc.is_some() {
+        kinds.push("`bench rfc2544`".to_string());
+    } else if !recs.is_empty() {
+        kinds.push(format!("`bench run`, {} trial(s)", recs.len()));
+    }
+    if dir.join("tester.json").is_file() {
+        kinds.push("`bench rfc2544-tester`".to_string());
+    }
+    if kinds.is_empty() {
+        "no result".to_string()
+    } else {
+        kinds.join(" and ")
+    }
 }
 
 /// `bench report DIR`: the reports of a run directory into `output`
@@ -353,6 +388,15 @@ pub fn compare(
 /// # Errors
 /// A directory without results; an unwritable `output`.
 pub fn report(dir: &Path, output: Option<&Path>) -> Result<Outcome, BenchError> {
+    // A path that is not there, or a file: said so (both read as "not a
+    // run directory", or as `FILE/results.jsonl: Not a directory`).
+    let meta = std::fs::metadata(dir).map_err(|e| BenchError::io(dir, e))?;
+    if !meta.is_dir() {
+        return Err(BenchError::Invalid(format!(
+            "{}: a file, not a run directory: give the directory `bench run`, `bench rfc2544` or `bench rfc2544-tester` wrote (their -o)",
+            dir.display()
+        )));
+    }
     let out = output.unwrap_or(dir);
     // A directory of `bench rfc2544-tester` (tester.json, no iperf3 trials
     // or rfc2544.json): its tables again, as `bench compare` reads it.
@@ -381,7 +425,7 @@ pub fn report(dir: &Path, output: Option<&Path>) -> Result<Outcome, BenchError> 
 /// A file that cannot be written.
 pub fn tester_report(t: &crate::rfc2544_suite::Report, out: &Path) -> Result<Vec<PathBuf>, BenchError> {
     use crate::rfc2544_suite as s;
-    std::fs::create_dir_all(out).map_err(|e| BenchError::io(out, e))?;
+    crate::records::output_dir(out)?;
     let mut written = Vec::new();
     let mut put = |name: &str, text: String| report::put_file(out, name, text, &mut written);
     put("report.md", s::markdown(t))?;
@@ -836,6 +880,76 @@ mod tests {
         assert!(json.contains("\"worse\"") && out.join("compare.md").exists(), "{json}");
         assert_eq!(code(&worse, false), Outcome::Done);
         assert_eq!(code(&better, true), Outcome::Done);
+    }
+
+    /// `--fail-on-worse` counts a cell A measured that B lost (every trial
+    /// failed, or not run) as worse; runs with nothing in common (a
+    /// `bench run` against a tester run) are refused, naming both kinds
+    /// (both exited 0 with a table of "Cells in only one run").
+    #[test]
+    fn compare_counts_a_lost_cell_as_worse_and_refuses_runs_with_nothing_in_common() {
+        let tmp = tempfile::tempdir().unwrap();
+        let both = |name: &str, cells: &[(&str, bool)]| {
+            let d = tmp.path().join(name);
+            std::fs::create_dir_all(&d).unwrap();
+            for (cell, ok) in cells {
+                for i in 0..2 {
+                    let mut r = TrialRecord::for_test(cell, i, 100e6 + f64::from(i));
+                    if !ok {
+                        r.error = Some("iperf3: unable to connect".into());
+                    }
+                    append_jsonl(&d.join(files::RESULTS), &r).unwrap();
+                }
+            }
+            d
+        };
+        let a = both("a", &[("c", true), ("d", true)]);
+        let b_failed = both("bf", &[("c", true), ("d", false)]);
+        let b_missing = both("bm", &[("c", true)]);
+        let b_more = both("bx", &[("c", true), ("d", true), ("e", true)]);
+        assert_eq!(compare(&a, &b_failed, None, true, false).unwrap(), Outcome::Worse(1));
+        assert_eq!(compare(&a, &b_missing, None, true, false).unwrap(), Outcome::Worse(1));
+        assert_eq!(compare(&a, &b_missing, None, false, false).unwrap(), Outcome::Done);
+        // a cell B has and A had not is no loss
+        assert_eq!(compare(&a, &b_more, None, true, false).unwrap(), Outcome::Done);
+        let other = both("o", &[("x", true)]);
+        let e = compare(&a, &other, None, false, false).unwrap_err().to_string();
+        assert!(
+            e.contains("(`bench run`, 4 trial(s)) and ") && e.contains("(`bench run`, 2 trial(s)) have no cell, RFC 2544 frame size or tester result in common: nothing to compare"),
+            "{e}"
+        );
+        let t = tmp.path().join("t");
+        std::fs::create_dir_all(&t).unwrap();
+        let tester = crate::rfc2544_suite::Report {
+            format: crate::rfc2544_suite::FORMAT.into(),
+            options: crate::rfc2544_suite::Options::default(),
+            ways: Vec::new(),
+            ceilings: Vec::new(),
+            frames: Vec::new(),
+            deviations: Vec::new(),
+            dut: None,
+        };
+        std::fs::write(t.join("tester.json"), serde_json::to_string(&tester).unwrap()).unwrap();
+        let e = compare(&a, &t, None, true, false).unwrap_err().to_string();
+        assert!(e.contains("and ") && e.contains(" (`bench rfc2544-tester`) have no cell"), "{e}");
+    }
+
+    /// `bench report` of a path that is not there, or of a file, says so
+    /// (they read as "not a run directory" and "FILE/results.jsonl: Not a
+    /// directory"); an output directory of `/` or the home directory is
+    /// refused before anything is written.
+    #[test]
+    fn report_names_a_missing_path_a_file_and_a_system_output() {
+        let tmp = tempfile::tempdir().unwrap();
+        let e = report(&tmp.path().join("nope"), None).unwrap_err().to_string();
+        assert!(e.contains("nope") && e.contains("No such file or directory"), "{e}");
+        let f = tmp.path().join("afile");
+        std::fs::write(&f, "x").unwrap();
+        let e = report(&f, None).unwrap_err().to_string();
+        assert!(e.ends_with("afile: a file, not a run directory: give the directory `bench run`, `bench rfc2544` or `bench rfc2544-tester` wrote (their -o)"), "{e}");
+        let d = run_dir(tmp.path(), "run", &[100e6, 102e6]);
+        let e = report(&d, Some(Path::new("/"))).unwrap_err().to_string();
+        assert_eq!(e, "/: is a system or home directory: the command writes its files into it; choose a new directory such as ./run");
     }
 
     #[test]

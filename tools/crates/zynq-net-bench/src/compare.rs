@@ -785,6 +785,12 @@ mod tests {
         assert_eq!(e, format!("{}: no trial records (one JSON object per line)", r.display()));
         std::fs::write(&r, "{bad\n").unwrap();
         let e = load_run(torn.path()).unwrap_err().to_string();
-        assert!(e.starts_with(&format!("{}:1: ", r.display())), "{e}");
+        assert_eq!(
+            e,
+            format!(
+                "{}:1:2: key must be a string: not a JSON record (one object per line, as the bench commands append them); remove the line",
+                r.display()
+            )
+        );
     }
 }

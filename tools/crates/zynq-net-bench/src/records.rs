@@ -421,6 +421,19 @@ pub fn read_input_text(path: &Path) -> Result<String, BenchError> {
     String::from_utf8(read_input(path)?).map_err(|e| BenchError::Invalid(format!("{}: not UTF-8: {e}", path.display())))
 }
 
+/// Makes the output directory `dir` a command writes its files into (with
+/// its parents), after refusing `/`, the system directories and the home
+/// directory as `gen -o` does ([`zynq_net_render::write::check_output_dir`]).
+///
+/// # Errors
+/// [`BenchError::Invalid`] for a refused directory; [`BenchError::Io`]
+/// when it cannot be made.
+pub fn output_dir(dir: &Path) -> Result<(), BenchError> {
+    zynq_net_render::write::check_output_dir(dir)
+        .map_err(|e| BenchError::Invalid(format!("{}: {}", e.path.display(), e.source)))?;
+    std::fs::create_dir_all(dir).map_err(|e| BenchError::io(dir, e))
+}
+
 /// Parses a whole-file JSON record read back (tester.json, rfc2544.json,
 /// image.json, a lab's state): a damaged one is an error in the
 /// `FILE:LINE:COL: what` form (serde_json's position: line 1-based, column
@@ -457,7 +470,16 @@ pub fn read_jsonl<T: for<'de> Deserialize<'de>>(path: &Path) -> Result<Vec<T>, B
         match serde_json::from_str(l) {
             Ok(v) => out.push(v),
             Err(_) if torn && k + 1 == lines.len() => {}
-            Err(e) => return Err(BenchError::Invalid(format!("{}:{}: {e}", path.display(), n + 1))),
+            Err(e) => {
+                let full = e.to_string();
+                let what = full.strip_suffix(&format!(" at line {} column {}", e.line(), e.column())).unwrap_or(&full);
+                return Err(BenchError::Invalid(format!(
+                    "{}:{}:{}: {what}: not a JSON record (one object per line, as the bench commands append them); remove the line",
+                    path.display(),
+                    n + 1,
+                    e.column()
+                )));
+            }
         }
     }
     Ok(out)
@@ -542,12 +564,12 @@ mod tests {
         // line (the blank line 2 counted: the broken one is line 3).
         std::fs::write(&p, "{\"a\":1}\n\n{\"a\"\n{\"a\":3}\n").unwrap();
         let e = read_jsonl::<Value>(&p).unwrap_err().to_string();
-        assert!(e.starts_with(&format!("{}:3: ", p.display())), "{e}");
+        assert!(e.starts_with(&format!("{}:3:4: EOF while parsing an object: not a JSON record", p.display())), "{e}");
         // A broken last line that ends with its newline was written whole:
         // not a tear, an error.
         std::fs::write(&p, "{\"a\":1}\n{bad\n").unwrap();
         let e = read_jsonl::<Value>(&p).unwrap_err().to_string();
-        assert!(e.starts_with(&format!("{}:2: ", p.display())), "{e}");
+        assert!(e.starts_with(&format!("{}:2:2: key must be a string", p.display())), "{e}");
         // A directory is not a results file.
         assert!(read_jsonl::<Value>(d.path()).is_err());
         assert!(append_jsonl(d.path(), &1).is_err());

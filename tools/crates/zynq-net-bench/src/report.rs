@@ -457,7 +457,7 @@ pub(crate) fn put_file(out: &Path, name: &str, text: String, written: &mut Vec<P
 
 /// Writes every format into `out`; returns the paths written.
 pub fn write_all(r: &Report, out: &Path) -> Result<Vec<PathBuf>, BenchError> {
-    std::fs::create_dir_all(out).map_err(|e| BenchError::io(out, e))?;
+    crate::records::output_dir(out)?;
     let mut written = Vec::new();
     let mut put = |name: &str, text: String| put_file(out, name, text, &mut written);
     put("report.md", to_markdown(r))?;

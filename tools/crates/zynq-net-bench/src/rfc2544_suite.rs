@@ -209,7 +209,7 @@ pub fn run(o: &Options, out: &Path, quiet: bool) -> Result<Report, BenchError> {
             None
         }
     };
-    std::fs::create_dir_all(out).map_err(|e| BenchError::io(out, e))?;
+    crate::records::output_dir(out)?;
     let ways = if o.duplex { vec![Way::Ab, Way::Ba] } else { vec![Way::Ab] };
     let work: PathBuf = out.join("tester");
     let say = |s: String| {

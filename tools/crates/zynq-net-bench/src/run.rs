@@ -414,6 +414,7 @@ pub fn say(pb: &indicatif::ProgressBar, line: String) {
 /// Runs the matrix of `plan` against `targets`, appending to `out/results.jsonl`.
 pub fn run_plan(plan: &Plan, targets: &Targets, out: &Path, opts: &RunOptions) -> Result<Vec<TrialRecord>, BenchError> {
     let ctx = Context::new(targets, plan)?; // first: unreachable targets leave OUT as it was
+    crate::records::output_dir(out)?;
     std::fs::create_dir_all(out.join(files::RAW_DIR)).map_err(|e| BenchError::io(out, e))?;
     let results_path = out.join(files::RESULTS);
     let mut done: Vec<TrialRecord> = if opts.resume {

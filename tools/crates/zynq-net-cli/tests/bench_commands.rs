@@ -462,7 +462,7 @@ fn rfc2544_tester_numbers_out_of_reach_are_named_with_the_keys_limits() {
     for want in [
         "--trial-seconds: -5 is outside (0, 86400] seconds",
         "--pdr: -1 is outside (0, 100) percent",
-        "--line-rate 500000 bit/s, 0 in whole Mbit/s: 0 is less than the minimum of 1; expected: Line rate in Mbit/s: the 100 % mark and the searches' top (in a bench file: tester.line_rate_mbps)",
+        "--line-rate 500000 bit/s, 0 in whole Mbit/s: 0 is less than the minimum of 1; expected: Line rate in Mbit/s: the 100 % mark and the searches' top, 1 to 1600000 (1.6 Tbit/s, the fastest Ethernet, IEEE 802.3dj) (in a bench file: tester.line_rate_mbps)",
     ] {
         assert!(e.contains(want), "{want} missing from:\n{e}");
     }
@@ -475,6 +475,13 @@ fn rfc2544_tester_numbers_out_of_reach_are_named_with_the_keys_limits() {
     let e = tester(&["--frame-sizes", "64,99999999999"]);
     assert!(
         e.contains("'99999999999' for '--frame-sizes <FRAME_SIZES>': 99999999999 is more than this flag can hold (4294967295); expected: Frame sizes in bytes, FCS included, 64 to 2048"),
+        "{e}"
+    );
+    let e = tester(&["--line-rate", "2T"]);
+    assert!(
+        e.contains(
+            "--line-rate 2000000000000 bit/s, 2000000 in whole Mbit/s: 2000000 is greater than the maximum of 1600000"
+        ),
         "{e}"
     );
     let e = tester(&["--calibrate-frames", "1e3"]);

@@ -169,8 +169,9 @@ pub struct Rfc2544 {
     #[schemars(length(min = 1))]
     pub frame_sizes: Vec<u32>,
     /// Line rate in Mbit/s (the physical limit reported beside each
-    /// result, and the first search rate), at least 1.
-    #[schemars(range(min = 1))]
+    /// result, and the first search rate), 1 to 1600000 (1.6 Tbit/s, the
+    /// fastest Ethernet, IEEE 802.3dj).
+    #[schemars(range(min = 1, max = 1_600_000))]
     pub line_rate_mbps: u32,
     /// Accepted loss in percent (0 <= x < 100; 0 = RFC 2544 zero loss).
     #[serde(default)]
@@ -247,8 +248,9 @@ pub struct Tester {
     /// Frame sizes in bytes, FCS included, 64 to 2048.
     #[schemars(length(min = 1))]
     pub frame_sizes: Vec<u32>,
-    /// Line rate in Mbit/s: the 100 % mark and the searches' top.
-    #[schemars(range(min = 1))]
+    /// Line rate in Mbit/s: the 100 % mark and the searches' top, 1 to
+    /// 1600000 (1.6 Tbit/s, the fastest Ethernet, IEEE 802.3dj).
+    #[schemars(range(min = 1, max = 1_600_000))]
     pub line_rate_mbps: u32,
     /// Both ports send at once (full duplex); `false`: port A to B only.
     pub duplex: bool,

@@ -516,6 +516,22 @@ mod bench_file_tests {
         assert_eq!(keys, fields, "{hint}");
     }
 
+    /// A repeated value's hint names `repeats` only where there is one (the
+    /// matrix); the tester and rfc2544 lists run each value once.
+    #[test]
+    fn a_repeated_value_names_repeats_only_in_the_matrix() {
+        let (rule, pointer, hint) = only_error("tester: { frame_sizes: [64, 64] }\n");
+        assert_eq!(
+            (rule, pointer.as_str(), hint.as_str()),
+            (Rule::BenchRepeated, "/tester/frame_sizes/1", "remove the repeated value")
+        );
+        let (_, pointer, hint) = only_error("rfc2544: { frame_sizes: [64, 64], line_rate_mbps: 1000 }\n");
+        assert_eq!((pointer.as_str(), hint.as_str()), ("/rfc2544/frame_sizes/1", "remove the repeated value"));
+        let (_, pointer, hint) = only_error("matrix: { protocols: [tcp, tcp], directions: [tx], mtus: [1500] }\n");
+        assert_eq!(pointer, "/matrix/protocols/1");
+        assert!(hint.contains("use `repeats`"), "{hint}");
+    }
+
     #[test]
     fn a_former_spec_key_names_its_new_place() {
         let (rule, pointer, hint) = only_error("duration: 10\n");

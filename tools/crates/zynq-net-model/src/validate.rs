@@ -51,7 +51,11 @@ fn host_address_ok(a: &str) -> bool {
 fn repeated<T: PartialEq + std::fmt::Display>(out: &mut Vec<Diagnostic>, ptr: &str, list: &[T]) {
     for (j, v) in list.iter().enumerate() {
         if list[..j].contains(v) {
-            out.push(Diagnostic::new(Rule::BenchRepeated, format!("{ptr}/{j}"), format!("`{v}` is listed twice")));
+            let d = Diagnostic::new(Rule::BenchRepeated, format!("{ptr}/{j}"), format!("`{v}` is listed twice"));
+            // only the matrix has `repeats`: the rfc2544 and tester lists
+            // run each value once, and have nothing to say instead
+            let d = if ptr.contains("/matrix/") { d } else { d.hint("remove the repeated value") };
+            out.push(d);
         }
     }
 }

@@ -105,6 +105,15 @@ fn refused(path: &Path, why: impl Into<String>) -> WriteError {
 /// # Errors
 /// [`WriteError`] for a system directory or an unreadable parent.
 pub fn resolve_output(dest: &Path) -> Result<Resolved, WriteError> {
+    let r = resolve(dest)?;
+    if is_system_or_home(&r.path) {
+        return Err(refused(&r.path, "is a system or home directory: gen replaces its output directory as a whole; choose a new directory such as ./out"));
+    }
+    Ok(r)
+}
+
+/// [`resolve_output`] without its refusal.
+fn resolve(dest: &Path) -> Result<Resolved, WriteError> {
     let cwd = io(Path::new("."), std::env::current_dir())?;
     let abs = cwd.join(dest);
     // lexical form: "." dropped; ".." kept for the canonical walk below
@@ -142,11 +151,33 @@ pub fn resolve_output(dest: &Path) -> Result<Resolved, WriteError> {
     }
     let plain: PathBuf = lexical.clone();
     let via_symlink = path != plain && !plain.components().any(|c| matches!(c, std::path::Component::ParentDir));
-    let home = std::env::var_os("HOME").and_then(|h| fs::canonicalize(h).ok());
-    if SYSTEM_DIRS.iter().any(|d| path == Path::new(d)) || home.as_deref() == Some(path.as_path()) {
-        return Err(refused(&path, "is a system or home directory: gen replaces its output directory as a whole; choose a new directory such as ./out"));
-    }
     Ok(Resolved { path, via_symlink })
+}
+
+/// Whether the resolved path `path` ([`resolve_output`]'s) is `/`, one of
+/// [`SYSTEM_DIRS`] or the user's home directory (`$HOME`, resolved).
+fn is_system_or_home(path: &Path) -> bool {
+    let home = std::env::var_os("HOME").and_then(|h| fs::canonicalize(h).ok());
+    SYSTEM_DIRS.iter().any(|d| path == Path::new(d)) || home.as_deref() == Some(path)
+}
+
+/// For a command that writes its files into a directory it is given (the
+/// bench runs, reports and comparisons): `dest` resolved as
+/// [`resolve_output`] does, and refused when it is `/`, a system directory
+/// of [`SYSTEM_DIRS`] or the home directory (`bench report RUN -o /` wrote
+/// report.md into `/`).
+///
+/// # Errors
+/// [`WriteError`] naming the directory and why, or an unreadable parent.
+pub fn check_output_dir(dest: &Path) -> Result<PathBuf, WriteError> {
+    let r = resolve(dest)?;
+    if is_system_or_home(&r.path) {
+        return Err(refused(
+            &r.path,
+            "is a system or home directory: the command writes its files into it; choose a new directory such as ./run",
+        ));
+    }
+    Ok(r.path)
 }
 
 /// Why `dest` may not be replaced, or `None` when it is new, empty, or a

@@ -165,6 +165,7 @@ pub fn run(
     out: &Path,
     opts: &RunOptions,
 ) -> Result<Vec<AblateTrial>, BenchError> {
+    crate::records::output_dir(out)?;
     let plans_dir = out.join(files::PLANS_DIR);
     std::fs::create_dir_all(&plans_dir).map_err(|e| BenchError::io(&plans_dir, e))?;
     std::fs::create_dir_all(out.join(files::RAW_DIR)).map_err(|e| BenchError::io(out, e))?;
