@@ -559,6 +559,14 @@ impl TesterArgs {
         set(&mut o.search.final_seconds, &self.final_seconds);
         set(&mut o.search.max_trials, &self.max_trials);
         set(&mut o.search.resolution_percent, &self.resolution);
+        // `--pdr ''` alone is no PDR search; an empty value inside a list
+        // (`0.1,,1`, `,`) is a typo, not "none"
+        if let Some(p) = self.pdr.as_ref().filter(|p| p.len() > 1 && p.iter().any(|x| x.0.is_none())) {
+            return Err(BenchError::Invalid(format!(
+                "--pdr: an empty value in a list of {} (`0.1,,1`); write the percentages, or `--pdr ''` alone for no PDR search",
+                p.len()
+            )));
+        }
         set(&mut o.pdr_percent, &self.pdr.as_ref().map(|p| p.iter().filter_map(|p| p.0).collect()));
         set(&mut o.loss_step_percent, &self.loss_step);
         set(&mut o.loss_trial_seconds, &self.loss_trial_seconds);

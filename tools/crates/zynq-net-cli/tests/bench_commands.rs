@@ -484,6 +484,10 @@ fn rfc2544_tester_numbers_out_of_reach_are_named_with_the_keys_limits() {
         ),
         "{e}"
     );
+    for pdr in ["0.1,,1", ","] {
+        let e = tester(&["--pdr", pdr]);
+        assert!(e.contains("--pdr: an empty value in a list of "), "{pdr}: {e}");
+    }
     let e = tester(&["--calibrate-frames", "1e3"]);
     assert!(
         e.contains("`1e3` is not a whole number; expected: Frames per direction of the port-to-port calibration"),

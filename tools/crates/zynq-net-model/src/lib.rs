@@ -115,13 +115,29 @@ fn board_from(file: &Path, text: &str, value: serde_json::Value, map: &SourceMap
             return Err(fail(vec![d]));
         }
     }
-    let structural = schema::validate_structure(&value, map);
+    let structural: Vec<Diagnostic> = schema::validate_structure(&value, map)
+        .into_iter()
+        .map(|d| {
+            // a bench file given to `check` (its sections at the top level)
+            let key = d.pointer.strip_prefix('/').filter(|k| !k.contains('/')).map(str::to_string);
+            match key.filter(|k| d.rule == Rule::UnknownKey && BENCH_SECTIONS.contains(&k.as_str())) {
+                Some(k) => d.hint(format!(
+                    "`{k}` is a section of a bench file (docs/bench.md): in a board file it goes under `bench:`; a bench file is read by the `zynq-net bench` commands (`--bench FILE`), not by `check`"
+                )),
+                None => d,
+            }
+        })
+        .collect();
     if !structural.is_empty() {
         return Err(stopped(file, text, structural));
     }
     let (board, resolved, warnings) = typed(value, map, fail, "board", validate::validate, resolve::resolve)?;
     Ok(LoadedBoard { board, resolved, file: file.to_path_buf(), source: text.to_string(), warnings })
 }
+
+/// The top-level keys of a bench file (its sections), which a board file
+/// has only under `bench:`.
+const BENCH_SECTIONS: &[&str] = &["dut", "peers", "matrix", "rfc2544", "tester"];
 
 /// The stages after the schema, for a board or a bench file (`what`):
 /// deserialize the schema-valid document, run the semantic `rules`
@@ -530,6 +546,29 @@ mod bench_file_tests {
         let (_, pointer, hint) = only_error("matrix: { protocols: [tcp, tcp], directions: [tx], mtus: [1500] }\n");
         assert_eq!(pointer, "/matrix/protocols/1");
         assert!(hint.contains("use `repeats`"), "{hint}");
+    }
+
+    /// A bench file given where a board is read (`check`): its sections
+    /// are unknown keys of a board, and the hint says where they belong
+    /// (it offered `did you mean `system`?` for `tester`).
+    #[test]
+    fn a_bench_section_in_a_board_says_where_it_belongs() {
+        let text =
+            std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../../meta-zynq-net/boards/p1020rdb.yml"))
+                .expect("the reference board");
+        let text = format!("{text}tester: {{ flows: 8 }}\n");
+        let d = super::load_board_str(Path::new("b.yml"), &text).map(|_| ()).expect_err("an unknown key");
+        assert_eq!(d.items.len(), 1, "{d}");
+        assert_eq!((d.items[0].rule, d.items[0].pointer.as_str()), (Rule::UnknownKey, "/tester"));
+        assert!(
+            d.items[0].hint.as_deref().is_some_and(|h| h.starts_with("`tester` is a section of a bench file")),
+            "{d}"
+        );
+        // keys of the schema's Bench, so the list cannot drift from it
+        let bench = crate::schema::bench_schema_of(&crate::schema::schema_value());
+        let keys: Vec<&str> =
+            bench["properties"].as_object().expect("Bench properties").keys().map(String::as_str).collect();
+        assert_eq!(super::BENCH_SECTIONS, keys.as_slice());
     }
 
     #[test]
