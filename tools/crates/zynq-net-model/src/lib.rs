@@ -120,11 +120,11 @@ fn board_from(file: &Path, text: &str, value: serde_json::Value, map: &SourceMap
         .map(|d| {
             // a bench file given to `check` (its sections at the top level)
             let key = d.pointer.strip_prefix('/').filter(|k| !k.contains('/')).map(str::to_string);
-            match key.filter(|k| d.rule == Rule::UnknownKey && BENCH_SECTIONS.contains(&k.as_str())) {
-                Some(k) => d.hint(format!(
+            match (d.rule, key) {
+                (Rule::UnknownKey, Some(k)) if BENCH_SECTIONS.contains(&k.as_str()) => d.hint(format!(
                     "`{k}` is a section of a bench file (docs/bench.md): in a board file it goes under `bench:`; a bench file is read by the `zynq-net bench` commands (`--bench FILE`), not by `check`"
                 )),
-                None => d,
+                _ => d,
             }
         })
         .collect();
