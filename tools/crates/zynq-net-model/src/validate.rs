@@ -1896,6 +1896,38 @@ mod tests {
         );
     }
 
+    /// An SFP cage's power limit of exactly 1000 mW (sff,sfp.yaml's minimum)
+    /// is accepted, 999 refused (rule sfp-max-power); the fixture is
+    /// tests/kernel/fixtures/zcu102-sfp-mux.yml.
+    #[test]
+    fn sfp_power_at_its_minimum() {
+        let root =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../tests/kernel/fixtures/zcu102-sfp-mux.yml");
+        let text = std::fs::read_to_string(&root).expect("the sfp fixture");
+        let with = |mw: &str| {
+            assert!(text.contains("maximum_power_milliwatt: 2000"));
+            findings(&text.replacen("maximum_power_milliwatt: 2000", &format!("maximum_power_milliwatt: {mw}"), 1))
+        };
+        assert!(!ids(&with("1000")).contains(&crate::Rule::SfpMaxPower), "{:?}", with("1000"));
+        assert_eq!(ids(&with("999")), [crate::Rule::SfpMaxPower]);
+    }
+
+    /// The tester's latency probes: exactly TESTER_MAX_PROBES over half a
+    /// trial is accepted (100 probes/s for 400 s: 20,000), one more refused.
+    #[test]
+    fn latency_probes_at_the_tester_limit() {
+        let probes = |fps: &str, s: &str| {
+            let text = format!("tester: {{ latency_probe_fps: {fps}, latency_s: {s} }}\n");
+            match crate::load_bench_str(std::path::Path::new("bench.yml"), &text) {
+                Ok(_) => Vec::new(),
+                Err(e) => e.items.iter().map(|d| (d.rule, d.pointer.clone())).collect(),
+            }
+        };
+        assert_eq!(crate::bench::TESTER_MAX_PROBES, 20_000);
+        assert_eq!(probes("100", "400"), []);
+        assert_eq!(probes("100", "400.02"), [(crate::Rule::BenchTesterRange, "/tester/latency_probe_fps".to_string())]);
+    }
+
     /// gianfar refuses a ring that is not a power of two; the hint names the
     /// powers of two around it (gianfar_ethtool.c gfar_sringparam).
     #[test]
