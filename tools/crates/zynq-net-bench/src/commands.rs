@@ -326,7 +326,13 @@ pub fn compare(
     if let (Some(ta), Some(tb)) = (compare::load_tester(a)?, compare::load_tester(b)?) {
         compare::compare_tester(&mut c, &ta, &tb);
     }
-    let shared = ra.iter().any(|x| rb.iter().any(|y| y.cell == x.cell));
+    // Each run's cell ids, and those with a successful trial: set lookups,
+    // so a comparison stays linear in the records (as `bench report`).
+    let cells = |recs: &[crate::records::TrialRecord], ok_only: bool| -> std::collections::HashSet<String> {
+        recs.iter().filter(|r| !ok_only || r.error.is_none()).map(|r| r.cell.clone()).collect()
+    };
+    let (ids_b, ok_a, ok_b) = (cells(&rb, false), cells(&ra, true), cells(&rb, true));
+    let shared = ra.iter().any(|x| ids_b.contains(&x.cell));
     if !shared && c.frames.is_empty() && c.tester.is_empty() {
         // Two runs of different commands (a `bench run` and a tester run),
         // or of disjoint cells: a table of nothing, exit 0, was no answer.
@@ -354,9 +360,7 @@ pub fn compare(
     }
     // A cell A measured that B lost (no successful trial, or not run) is
     // worse too: a gate that passed when B's cells failed let them through.
-    let ok_in =
-        |recs: &[crate::records::TrialRecord], cell: &str| recs.iter().any(|r| r.cell == cell && r.error.is_none());
-    let lost = c.unmatched.iter().filter(|cell| ok_in(&ra, cell) && !ok_in(&rb, cell)).count();
+    let lost = c.unmatched.iter().filter(|cell| ok_a.contains(*cell) && !ok_b.contains(*cell)).count();
     let worse = c.cells.iter().filter(|d| d.verdict == "worse").count()
         + c.frames.iter().filter(|f| f.verdict == "worse").count()
         + c.tester.iter().filter(|t| t.verdict == "worse").count()

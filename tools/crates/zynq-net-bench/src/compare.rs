@@ -175,8 +175,7 @@ pub fn compare_records(a_label: &str, a: &[TrialRecord], b_label: &str, b: &[Tri
 /// measured, the NDR and each PDR both searched, every direction both ran
 /// (noise: the coarser search resolution, as [`compare_rfc2544`]).
 pub fn compare_tester(c: &mut Comparison, a: &crate::records::tester::Report, b: &crate::records::tester::Report) {
-    use crate::records::tester::Throughput;
-    use crate::records::tester::{limited_by, FrameReport};
+    use crate::records::tester::{limited_by, FrameReport, Throughput};
     let res = a.options.search.resolution_percent.max(b.options.search.resolution_percent);
     let searches = |f: &FrameReport| -> Vec<Throughput> { f.ndr.iter().chain(&f.pdr).cloned().collect() };
     let side = |r: &crate::records::tester::Report, f: &FrameReport, n: &Throughput| TesterSide {

@@ -444,11 +444,16 @@ pub fn output_dir(dir: &Path) -> Result<(), BenchError> {
 /// [`BenchError::Invalid`] as above.
 pub fn parse_json<T: for<'de> Deserialize<'de>>(path: &Path, text: &str, hint: &str) -> Result<T, BenchError> {
     serde_json::from_str(text).map_err(|e| {
-        let full = e.to_string();
-        let at = format!(" at line {} column {}", e.line(), e.column());
-        let what = full.strip_suffix(&at).unwrap_or(&full);
-        BenchError::Invalid(format!("{}:{}:{}: {what}; {hint}", path.display(), e.line(), e.column()))
+        BenchError::Invalid(format!("{}:{}:{}: {}; {hint}", path.display(), e.line(), e.column(), serde_what(&e)))
     })
+}
+
+/// serde_json's message without the ` at line L column C` it appends (the
+/// callers put the position first, as `FILE:LINE:COL`).
+fn serde_what(e: &serde_json::Error) -> String {
+    let full = e.to_string();
+    let at = format!(" at line {} column {}", e.line(), e.column());
+    full.strip_suffix(&at).map_or_else(|| full.clone(), str::to_string)
 }
 
 /// Reads a JSON-lines file. A torn last line (an interrupted
@@ -471,13 +476,12 @@ pub fn read_jsonl<T: for<'de> Deserialize<'de>>(path: &Path) -> Result<Vec<T>, B
             Ok(v) => out.push(v),
             Err(_) if torn && k + 1 == lines.len() => {}
             Err(e) => {
-                let full = e.to_string();
-                let what = full.strip_suffix(&format!(" at line {} column {}", e.line(), e.column())).unwrap_or(&full);
                 return Err(BenchError::Invalid(format!(
-                    "{}:{}:{}: {what}: not a JSON record (one object per line, as the bench commands append them); remove the line",
+                    "{}:{}:{}: {}: not a JSON record (one object per line, as the bench commands append them); remove the line",
                     path.display(),
                     n + 1,
-                    e.column()
+                    e.column(),
+                    serde_what(&e)
                 )));
             }
         }

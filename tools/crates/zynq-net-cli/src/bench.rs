@@ -354,15 +354,19 @@ fn whole<T>(key: &'static str) -> impl Fn(&str) -> Result<T, String> + Clone + S
 where
     T: TryFrom<i128> + std::fmt::Display + Bounded,
 {
+    // the limits only for an error: the description is read from the
+    // schema, which is generated anew for each call
+    let limits = move || {
+        zynq_net_model::schema::bench_key_description(&format!("/tester/{key}"))
+            .map_or(String::new(), |d| format!("; expected: {}", d.trim_end_matches('.')))
+    };
     move |s: &str| {
-        let limits = zynq_net_model::schema::bench_key_description(&format!("/tester/{key}"))
-            .map_or(String::new(), |d| format!("; expected: {}", d.trim_end_matches('.')));
-        let n: i128 = s.trim().parse().map_err(|_| format!("`{s}` is not a whole number{limits}"))?;
+        let n: i128 = s.trim().parse().map_err(|_| format!("`{s}` is not a whole number{}", limits()))?;
         T::try_from(n).map_err(|_| {
             if n < 0 {
-                format!("{n} is negative{limits}")
+                format!("{n} is negative{}", limits())
             } else {
-                format!("{n} is more than this flag can hold ({}){limits}", T::MAX)
+                format!("{n} is more than this flag can hold ({}){}", T::MAX, limits())
             }
         })
     }
