@@ -24,6 +24,7 @@ import shlex
 import shutil
 import subprocess
 import sys
+import threading
 import time
 import warnings
 
@@ -253,11 +254,16 @@ res = {"drivers": sorted(type(d).__name__ for d in t.drivers),
        "bound": {k: type(getattr(s, k)).__name__ for k in ("power", "console", "uboot", "shell")},
        "dut": ssh.networkservice.address,
        "uboot_prompt": t.get_driver("UBootDriver", activate=False).prompt}
+print(json.dumps(res), flush=True)
 if len(sys.argv) > 2:
     con = t.get_driver("SerialDriver", activate=False)
     t.activate(con)
     con.write(sys.argv[2].encode())
-print(json.dumps(res))
+    # hold the connection until the test has read the bytes at the far
+    # pty (it closes stdin): a client that wrote and closed at once raced
+    # ser2net's device open and lost the bytes on a loaded machine
+    print("written", flush=True)
+    sys.stdin.read()
 """
 
 EXPECT = {"zcu102-1": ("zcu102", "ZynqMP> ", "192.0.2.10"), "zc702-1": ("zc702", "Zynq> ", "192.0.2.20"),
@@ -273,24 +279,36 @@ def test_environment_binds_on_its_place(walked, place):
         msg = f"zynq-net-farm {place}\n"
         uart = walked.uart[place]
         env = dict(walked.env, LG_COORDINATOR=f"127.0.0.1:{walked.port}")
-        r = subprocess.run([sys.executable, "-c", CHECK_ENV, str(ROOT / "farm" / "env" / f"{board}.yaml"), msg],
-                           capture_output=True, text=True, env=env, timeout=120)
-        assert r.returncode == 0, r.stdout + r.stderr
-        res = json.loads(r.stdout.splitlines()[-1])
-        assert res["strategy"] == "ZynqNetStrategy", res
-        assert res["bound"] == {"power": "NetworkPowerDriver", "console": "SerialDriver",
-                                "uboot": "UBootDriver", "shell": "ShellDriver"}, res
-        assert res["dut"] == addr and res["uboot_prompt"] == prompt, res
-        # the byte path: SerialDriver -> ser2net (started by the exporter) -> pty
-        got = b""
-        deadline = time.monotonic() + 30
-        while msg.encode() not in got and time.monotonic() < deadline:
-            try:
-                got += os.read(uart, 4096)
-            except BlockingIOError:
-                pass
-            time.sleep(0.05)
-        assert msg.encode() in got, got
+        p = subprocess.Popen([sys.executable, "-c", CHECK_ENV, str(ROOT / "farm" / "env" / f"{board}.yaml"), msg],
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+        try:
+            # a watchdog: a client that hangs before "written" is killed,
+            # which ends the reads below with EOF instead of a stuck run
+            watchdog = threading.Timer(120, p.kill)
+            watchdog.start()
+            lines = []
+            while not lines or lines[-1] not in ("written\n", ""):
+                lines.append(p.stdout.readline())
+            watchdog.cancel()
+            assert lines[-1] == "written\n", (lines, p.poll())
+            res = json.loads([ln for ln in lines if ln.startswith("{")][-1])
+            assert res["strategy"] == "ZynqNetStrategy", res
+            assert res["bound"] == {"power": "NetworkPowerDriver", "console": "SerialDriver",
+                                    "uboot": "UBootDriver", "shell": "ShellDriver"}, res
+            assert res["dut"] == addr and res["uboot_prompt"] == prompt, res
+            # the byte path: SerialDriver -> ser2net (started by the exporter) -> pty
+            got = b""
+            deadline = time.monotonic() + 30
+            while msg.encode() not in got and time.monotonic() < deadline:
+                try:
+                    got += os.read(uart, 4096)
+                except BlockingIOError:
+                    pass
+                time.sleep(0.05)
+            assert msg.encode() in got, got
+        finally:
+            out, err = p.communicate(timeout=120)
+        assert p.returncode == 0, out + err
     finally:
         walked.client("-p", place, "release")
 
