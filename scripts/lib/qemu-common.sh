@@ -1,4 +1,4 @@
-# Shared by scripts/qemu-zcu102, scripts/qemu-p1020 and scripts/qemu-zynq7000
+# Shared by scripts/qemu-board (scripts/qemu-zcu102, qemu-p1020, qemu-zynq7000)
 # (sourced, POSIX sh). The variables each section names are the caller's.
 # shellcheck shell=sh disable=SC2154,SC2034
 #

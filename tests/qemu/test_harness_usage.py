@@ -52,3 +52,23 @@ def test_gen_must_be_gen_output_before_any_download(script, tmp_path):
         res = run([str(ROOT / "scripts" / script), "--gen", str(gen), "--no-boot"], tmp_path)
         assert res.returncode == 2 and want in res.stderr, (gen, res.stderr)
     assert not (tmp_path / "cache").exists(), "refused before the cache was touched"
+
+
+@pytest.mark.parametrize("machine", ["", "nosuch", "../machines/p1020", "-x", "P1020"])
+def test_board_machine_must_be_a_machine_file(machine, tmp_path):
+    """scripts/qemu-board takes only the names of scripts/qemu/machines/*.sh
+    and lists them when refusing another."""
+    args = [str(ROOT / "scripts/qemu-board")] + ([machine] if machine else [])
+    res = run(args, tmp_path)
+    assert res.returncode == 2, res.stderr
+    names = sorted(p.stem for p in (ROOT / "scripts/qemu/machines").glob("*.sh"))
+    assert "machines: " + " ".join(names) in res.stderr, res.stderr
+    assert not (tmp_path / "cache").exists()
+
+
+@pytest.mark.parametrize("script", SCRIPTS)
+def test_wrapper_is_qemu_board(script, tmp_path):
+    """scripts/qemu-MACHINE is scripts/qemu-board MACHINE: same help."""
+    a = run([str(ROOT / "scripts" / script), "--help"], tmp_path)
+    b = run([str(ROOT / "scripts/qemu-board"), script.removeprefix("qemu-"), "--help"], tmp_path)
+    assert a.returncode == b.returncode == 0 and a.stdout == b.stdout and a.stdout.startswith(f"{script}: "), a
