@@ -188,16 +188,9 @@ impl Board {
     /// [`Unresolved`] for a value validation should have refused (a bug:
     /// the loader reports it as rule `internal-error`).
     pub fn resolve(self) -> Result<HiBoard, Unresolved> {
-        let nr = self.board.cpus;
-        let bench = match self.bench {
-            None => None,
-            Some(section) => {
-                let values = resolve_bench(&section, "/bench", Some(nr))?;
-                Some(HiBench { section, values })
-            }
-        };
-        let interfaces = self
-            .interfaces
+        let Board { version: _, board, system, fastpath, interfaces, bench } = self;
+        let nr = board.cpus;
+        let interfaces = interfaces
             .into_iter()
             .enumerate()
             .map(|(i, ifc)| {
@@ -246,7 +239,14 @@ impl Board {
                 })
             })
             .collect::<Result<Vec<_>, Unresolved>>()?;
-        Ok(HiBoard { board: self.board, system: self.system, fastpath: self.fastpath, interfaces, bench })
+        let bench = match bench {
+            None => None,
+            Some(section) => {
+                let values = resolve_bench(&section, "/bench", Some(nr))?;
+                Some(HiBench { section, values })
+            }
+        };
+        Ok(HiBoard { board, system, fastpath, interfaces, bench })
     }
 }
 
@@ -319,4 +319,30 @@ fn pl_ethernet(n: PlEthernet, p: &impl Fn() -> String) -> Result<HiPlEthernet, U
         axistream_connected: n.axistream_connected,
         dma: n.dma,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::model::{MatchField, QueueSel};
+
+    /// The zcu102 reference board resolved: each interface holds its own
+    /// typed values (no index-zipped side-car), the channel ids keep the
+    /// text the board wrote.
+    #[test]
+    fn each_interface_holds_its_typed_values() {
+        let (path, text) = crate::testutil::repo_board("zcu102");
+        let b = crate::load_board_str(&path, &text).unwrap_or_else(|d| panic!("{d}")).board;
+        let [eth0, eth1] = b.interfaces.as_slice() else { panic!("zcu102 has two interfaces") };
+        let cpus = |s: &crate::resolve::CpuSet| s.iter().collect::<Vec<_>>();
+        assert_eq!(eth0.dt.as_ref().and_then(|d| d.mac).map(|m| m.to_string()).as_deref(), Some("00:0a:35:00:22:01"));
+        assert_eq!((eth0.irq_affinity[0].pattern.as_str(), cpus(&eth0.irq_affinity[0].cpus)), ("eth0", vec![1]));
+        assert_eq!((eth1.rps[1].queue, cpus(&eth1.rps[1].cpus)), (QueueSel::One(1), vec![2, 3]));
+        let f = &eth1.qdisc.as_ref().expect("eth1 has a qdisc").filters[0];
+        assert_eq!((f.match_, f.prefix.to_string(), f.queue), (MatchField::Dst, "192.0.2.3".to_string(), 1));
+        let ids = &eth1.dt.as_ref().and_then(|d| d.node.as_ref()).expect("eth1 is a full PL node").channel_ids;
+        let ids: Vec<(u8, &str)> = ids.iter().map(|c| (c.value(), c.as_written())).collect();
+        assert_eq!(ids, [(1, "0x1"), (2, "0x2")]);
+        let bench = b.bench.as_ref().expect("zcu102 has a bench section");
+        assert_eq!(bench.values.irq_cpus.as_ref().map(cpus), Some(vec![1]));
+    }
 }
