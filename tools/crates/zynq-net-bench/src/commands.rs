@@ -520,7 +520,7 @@ pub fn ablate(a: &AblateOptions) -> Result<Outcome, BenchError> {
     let (plan_source, plan_text) = match &a.tuning_plan {
         Some(p) => (p.display().to_string(), std::fs::read_to_string(p).map_err(|e| BenchError::io(p, e))?),
         None => {
-            let arts = zynq_net_render::render_all(&loaded, &input)
+            let arts = zynq_net_render::render_all(&loaded.board, &input)
                 .map_err(|e| invalid(format!("internal error rendering {input}: {e}")))?;
             let art = arts
                 .iter()
@@ -533,12 +533,14 @@ pub fn ablate(a: &AblateOptions) -> Result<Outcome, BenchError> {
     let groups = groups::resolve(&plan, &a.groups)?;
     // The matrix and the targets.
     let board_name = loaded.board.board.name.clone();
-    let (mut spec, board_targets) = match (&a.bench, &loaded.board.bench, &loaded.resolved.bench) {
-        (Some(f), _, _) => {
+    let (mut spec, board_targets) = match (&a.bench, &loaded.board.bench) {
+        (Some(f), _) => {
             let (_, spec, targets) = crate::board::load(f)?;
             (spec, targets)
         }
-        (None, Some(b), Some(r)) => (crate::spec::BenchSpec::from_model(b, r), crate::board::targets(b)),
+        (None, Some(b)) => {
+            (crate::spec::BenchSpec::from_model(&b.section, &b.values), crate::board::targets(&b.section))
+        }
         _ => {
             return Err(invalid(format!(
             "{}: the board has no `bench` section; add one (docs/board-format.md) or pass --bench FILE (docs/bench.md)",

@@ -157,8 +157,8 @@ fn cpus(s: &CpuSet) -> Vec<usize> {
 
 impl BenchSpec {
     /// The runner's settings from a validated `bench` section `b` and its
-    /// resolved values `r` (from [`zynq_net_model::LoadedBench`] or
-    /// [`zynq_net_model::LoadedBoard`]); a section left out is the model's
+    /// resolved values `r` (from [`zynq_net_model::LoadedBench`] or a
+    /// resolved board's [`zynq_net_model::hi::HiBench`]); a section left out is the model's
     /// default section.
     pub fn from_model(b: &Bench, r: &ResolvedBench) -> BenchSpec {
         let m = b.matrix.clone().unwrap_or_default();

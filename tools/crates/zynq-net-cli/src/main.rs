@@ -219,8 +219,8 @@ fn gen(board: &Path, out: &Path, dts: &DtsArgs) -> Result<(), Failure> {
     let loaded = load(board)?;
     check_dts(&loaded, dts, true)?;
     let input = input_name(board);
-    let artifacts =
-        zynq_net_render::render_all(&loaded, &input).map_err(|e| Failure::Usage(format!("internal error: {e}")))?;
+    let artifacts = zynq_net_render::render_all(&loaded.board, &input)
+        .map_err(|e| Failure::Usage(format!("internal error: {e}")))?;
     if resolved.via_symlink {
         eprintln!("zynq-net: note: {} goes through a symbolic link: writing {}", shown(out), shown(&resolved.path));
     }

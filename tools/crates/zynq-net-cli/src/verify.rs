@@ -141,7 +141,7 @@ pub fn dtb(b: &LoadedBoard, path: &Path) -> Result<(), Failure> {
     // a bad DTB is a usage error (exit 2) with a plain reason, never a panic.
     let silent = std::panic::take_hook();
     std::panic::set_hook(Box::new(|_| {}));
-    let res = std::panic::catch_unwind(|| fdt::Fdt::new(&data).map(|f| dtb::verify(b, &f)));
+    let res = std::panic::catch_unwind(|| fdt::Fdt::new(&data).map(|f| dtb::verify(&b.board, &f)));
     std::panic::set_hook(silent);
     let rep = match res {
         Ok(Ok(rep)) => rep,

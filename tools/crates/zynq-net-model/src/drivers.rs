@@ -867,6 +867,28 @@ pub fn open_message(r: &OpenRow, problem: &str) -> String {
 /// Ethernet node, in the order the Xilinx device-tree generator writes them.
 pub const DMA_CLOCKS_ON_MAC: &[&str] = &["m_axi_sg_aclk", "m_axi_mm2s_aclk", "m_axi_s2mm_aclk"];
 
+/// The clock inputs of a PL MAC node and its DMA engine (`dt.node`), as
+/// [`mac_clock_names_written`] reads them: one shape for the raw node
+/// ([`crate::model::PlEthernet`]) and the resolved board's.
+#[derive(Debug, Clone, Copy)]
+pub struct PlClocks<'a> {
+    /// `dmas`: mainline dmaengine style when `Some(true)`.
+    pub dmas: Option<bool>,
+    /// The one clock for every input not named in `clocks`.
+    pub clock: Option<&'a crate::model::ClockRef>,
+    /// The MAC's clocks by the driver's clock name.
+    pub clocks: &'a std::collections::BTreeMap<String, crate::model::ClockRef>,
+    /// The DMA engine's clocks by clock name.
+    pub dma_clocks: &'a std::collections::BTreeMap<String, crate::model::ClockRef>,
+}
+
+impl<'a> PlClocks<'a> {
+    /// The clock inputs of a raw node.
+    pub fn of(n: &'a crate::model::PlEthernet) -> PlClocks<'a> {
+        PlClocks { dmas: n.dmas, clock: n.clock.as_ref(), clocks: &n.clocks, dma_clocks: &n.dma.clocks }
+    }
+}
+
 /// A clock as the board gives it, as a comparable specifier.
 fn clock_spec(c: &crate::model::ClockRef) -> String {
     match c.index {
@@ -880,20 +902,19 @@ fn clock_spec(c: &crate::model::ClockRef) -> String {
 /// [`DMA_CLOCKS_ON_MAC`] when a DMA clock is not already one of the MAC's
 /// (axienet_dma_clk_init reads them from the Ethernet node; the Xilinx
 /// generator writes them there).
-pub fn mac_clock_names_written(
-    driver: Driver,
-    flavour: KernelFlavour,
-    n: &crate::model::PlEthernet,
-) -> Vec<&'static str> {
+///
+/// `n` is the port's clock inputs ([`PlClocks::of`] a raw node; the
+/// resolved board's node gives the same fields).
+pub fn mac_clock_names_written(driver: Driver, flavour: KernelFlavour, n: PlClocks<'_>) -> Vec<&'static str> {
     let mac: Vec<&str> = if driver.is_xxv() { MAC_CLOCKS_XXV.to_vec() } else { MAC_CLOCKS_1G.to_vec() };
     if flavour != KernelFlavour::LinuxXlnx || n.dmas == Some(true) {
         return mac;
     }
     let pick = |map: &std::collections::BTreeMap<String, crate::model::ClockRef>, name: &str| {
-        map.get(name).or(n.clock.as_ref()).map(clock_spec)
+        map.get(name).or(n.clock).map(clock_spec)
     };
-    let mac_specs: Vec<Option<String>> = mac.iter().map(|m| pick(&n.clocks, m)).collect();
-    let needs = DMA_CLOCKS_ON_MAC.iter().any(|d| !mac_specs.contains(&pick(&n.dma.clocks, d)));
+    let mac_specs: Vec<Option<String>> = mac.iter().map(|m| pick(n.clocks, m)).collect();
+    let needs = DMA_CLOCKS_ON_MAC.iter().any(|d| !mac_specs.contains(&pick(n.dma_clocks, d)));
     if needs {
         [mac, DMA_CLOCKS_ON_MAC.to_vec()].concat()
     } else {
@@ -939,7 +960,7 @@ impl OpenNode for PlannedNode<'_> {
     }
     fn clocks(&self) -> Vec<(String, String)> {
         let n = self.node;
-        mac_clock_names_written(self.driver, self.flavour, n)
+        mac_clock_names_written(self.driver, self.flavour, PlClocks::of(n))
             .into_iter()
             .filter_map(|name| {
                 let map = if DMA_CLOCKS_ON_MAC.contains(&name) && !MAC_CLOCKS_1G.contains(&name) {

@@ -4,8 +4,9 @@
 //! Flow: `load_board` parses YAML with positions ([`yaml`]), validates the
 //! document against the JSON Schema derived from [`model::Board`]
 //! ([`schema`]), deserializes it, then runs the semantic rules
-//! ([`validate`]) and, for a board without errors, resolves its string
-//! values into typed ones ([`resolve`]). All problems come back at once as
+//! ([`validate`]) and, for a board without errors, resolves it into the
+//! board generators read, [`hi::HiBoard`], its string values turned into
+//! typed ones ([`resolve`]). All problems come back at once as
 //! [`Diagnostics`].
 //!
 //! `load_bench` reads the benchmark input of `zynq-net bench` with the same
@@ -16,6 +17,7 @@ pub mod bench;
 pub mod cpus;
 pub mod diag;
 pub mod drivers;
+pub mod hi;
 pub mod limits;
 pub mod model;
 pub mod out;
@@ -39,6 +41,7 @@ mod bad_cases;
 use std::path::{Path, PathBuf};
 
 pub use diag::{Diagnostic, Diagnostics, Pos, Severity};
+pub use hi::HiBoard;
 pub use model::Board;
 pub use rules::Rule;
 pub use yaml::SourceMap;
@@ -46,11 +49,9 @@ pub use yaml::SourceMap;
 /// A board that loaded without errors, with its warnings.
 #[derive(Debug, Clone)]
 pub struct LoadedBoard {
-    /// The validated board.
-    pub board: Board,
-    /// Its typed values ([`resolve`]): what generators read instead of
-    /// the board's strings.
-    pub resolved: resolve::Resolved,
+    /// The validated board, resolved ([`Board::resolve`]): its string
+    /// values parsed once into typed ones. The only board generators read.
+    pub board: HiBoard,
     /// The file it came from.
     pub file: PathBuf,
     /// The file's text.
@@ -131,8 +132,8 @@ fn board_from(file: &Path, text: &str, value: serde_json::Value, map: &SourceMap
     if !structural.is_empty() {
         return Err(stopped(file, text, structural));
     }
-    let (board, resolved, warnings) = typed(value, map, fail, "board", validate::validate, resolve::resolve)?;
-    Ok(LoadedBoard { board, resolved, file: file.to_path_buf(), source: text.to_string(), warnings })
+    let (board, warnings) = typed(value, map, fail, "board", validate::validate, Board::resolve)?;
+    Ok(LoadedBoard { board, file: file.to_path_buf(), source: text.to_string(), warnings })
 }
 
 /// The top-level keys of a bench file (its sections), which a board file
@@ -141,17 +142,17 @@ const BENCH_SECTIONS: &[&str] = &["dut", "peers", "matrix", "rfc2544", "tester"]
 
 /// The stages after the schema, for a board or a bench file (`what`):
 /// deserialize the schema-valid document, run the semantic `rules`
-/// (located with `map`), and `resolve` the typed values when no rule
-/// reported an error. Returns the value, its resolved values and the
-/// warnings, sorted by position.
+/// (located with `map`), and `resolve` the value (consuming it) when no
+/// rule reported an error. Returns the resolved value and the warnings,
+/// sorted by position.
 fn typed<T: serde::de::DeserializeOwned, R>(
     value: serde_json::Value,
     map: &SourceMap,
     fail: impl Fn(Vec<Diagnostic>) -> Diagnostics,
     what: &str,
     rules: impl FnOnce(&T) -> Vec<Diagnostic>,
-    resolve: impl FnOnce(&T) -> Result<R, resolve::Unresolved>,
-) -> Result<(T, R, Vec<Diagnostic>), Diagnostics> {
+    resolve: impl FnOnce(T) -> Result<R, resolve::Unresolved>,
+) -> Result<(R, Vec<Diagnostic>), Diagnostics> {
     let internal = |ptr: String, msg: String| fail(vec![map.locate(Diagnostic::new(Rule::Internal, ptr, msg))]);
     let t: T = serde_json::from_value(value).map_err(|e| {
         internal(String::new(), format!("internal error: schema-valid {what} did not deserialize: {e}"))
@@ -160,11 +161,11 @@ fn typed<T: serde::de::DeserializeOwned, R>(
     if items.iter().any(Diagnostic::is_error) {
         return Err(fail(items));
     }
-    let r = resolve(&t)
+    let r = resolve(t)
         .map_err(|u| internal(u.ptr, format!("internal error: validated value `{}` did not resolve", u.what)))?;
     let mut warnings = items;
     warnings.sort_by_key(|d| d.pos);
-    Ok((t, r, warnings))
+    Ok((r, warnings))
 }
 
 /// A benchmark description loaded without errors ([`load_bench`]).
@@ -231,7 +232,7 @@ pub fn load_bench_str(file: &Path, text: &str) -> Result<LoadedBench, Diagnostic
     })?;
     if doc_kind(&value) == schema::DocKind::Board {
         let board = board_from(file, text, value, &map)?;
-        let (Some(bench), Some(resolved)) = (board.board.bench, board.resolved.bench) else {
+        let Some(hi::HiBench { section: bench, values: resolved }) = board.board.bench else {
             let d = Diagnostic::new(
                 Rule::MissingKey,
                 "",
@@ -271,13 +272,13 @@ pub fn load_bench_str(file: &Path, text: &str) -> Result<LoadedBench, Diagnostic
     if !structural.is_empty() {
         return Err(stopped(file, text, structural));
     }
-    let (bench, resolved, warnings) = typed(
+    let ((bench, resolved), warnings) = typed(
         value,
         &map,
         fail,
         "bench file",
         |b| validate::bench(b, "", None),
-        |b| resolve::resolve_bench(b, "", None),
+        |b| resolve::resolve_bench(&b, "", None).map(|r| (b, r)),
     )?;
     Ok(LoadedBench { bench, resolved, board: None, file: file.to_path_buf(), source: text.to_string(), warnings })
 }

@@ -243,9 +243,13 @@ mod tests {
         assert_eq!(known_sysctl("vm.swappiness"), None);
     }
 
+    /// The reference board `name` as the raw model the rules check (it loads
+    /// without errors).
     fn repo_board(name: &str) -> Board {
         let (path, text) = crate::testutil::repo_board(name);
-        crate::load_board_str(&path, &text).unwrap_or_else(|d| panic!("{d}")).board
+        crate::load_board_str(&path, &text).unwrap_or_else(|d| panic!("{d}"));
+        let (doc, _) = crate::yaml::load(&text).unwrap_or_else(|d| panic!("{d:?}"));
+        serde_json::from_value(doc).expect("a valid board deserializes")
     }
 
     fn rules(d: &[Diagnostic]) -> Vec<Rule> {

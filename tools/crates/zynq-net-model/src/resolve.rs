@@ -1,11 +1,11 @@
-//! The resolved board (ripgrep's `HiArgs`, cargo-deny's `ValidConfig`):
-//! every value the board file writes as a string — MAC addresses, CPU
-//! lists, IPv4 prefixes, IRQ name patterns, MCDMA channel ids — turned
-//! into its typed value once, by the loader, after validation accepted the
-//! board. Generators (zynq-net-render, zynq-net-bench) read these values
-//! and never parse a board string again; an unparsable value cannot reach
-//! them because a [`Resolved`] is only built by [`crate::load_board_str`]
-//! from a board without errors.
+//! The typed values of a board's strings (ripgrep's `HiArgs`, cargo-deny's
+//! `ValidConfig`): MAC addresses, CPU lists, IPv4 prefixes, IRQ name
+//! patterns, MCDMA channel ids and bit rates, each with the one parser
+//! that turns the string into its value. The loader resolves a board that
+//! validation accepted into a [`crate::hi::HiBoard`], which holds these
+//! values where the raw board had the strings, and a `bench` section into
+//! a [`ResolvedBench`]; generators (zynq-net-render, zynq-net-bench) read
+//! the values and never see the board's strings.
 //!
 //! The parsers here are the ones the validator uses for its diagnostics
 //! ([`crate::validate`]), so what validation accepts is exactly what
@@ -17,7 +17,7 @@ use std::net::Ipv4Addr;
 
 use crate::bench::Bench;
 use crate::cpus::{parse_cpu_list, CpuList, CpuListError};
-use crate::model::{Board, MatchField, QueueSel};
+use crate::model::{MatchField, QueueSel};
 
 /// A MAC address (`xx:xx:xx:xx:xx:xx`, six octets).
 ///
@@ -167,6 +167,39 @@ pub fn parse_channel_id(s: &str) -> Option<u16> {
     u16::from_str_radix(h, 16).ok()
 }
 
+/// An MCDMA channel id (`xlnx,channel-ids`): its value, 1..=16, and the
+/// text the board wrote (`"0x1"`, `"a"`), which the generated device tree
+/// repeats as written (the Xilinx generator's spelling is kept). Made only
+/// by the loader from a text [`parse_channel_id`] accepted.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ChannelId {
+    value: u8,
+    written: String,
+}
+
+impl ChannelId {
+    /// `value` read from `written` (the caller parsed it).
+    pub(crate) fn new(value: u8, written: String) -> ChannelId {
+        ChannelId { value, written }
+    }
+
+    /// The channel number, 1..=16.
+    pub fn value(&self) -> u8 {
+        self.value
+    }
+
+    /// The text as the board wrote it (for `xlnx,channel-ids`).
+    pub fn as_written(&self) -> &str {
+        &self.written
+    }
+}
+
+impl AsRef<str> for ChannelId {
+    fn as_ref(&self) -> &str {
+        &self.written
+    }
+}
+
 /// A bit rate in bits per second (iperf3's `-b`), from `2500M`, `1G`,
 /// `1.5g`, `100k`, `1000000` or `200mbit` (suffixes k/M/G/T are powers of
 /// 1000, case-insensitive; an optional `bit`, `bps` or `bit/s` after them).
@@ -226,24 +259,6 @@ pub struct QueueFilter {
     pub queue: u32,
 }
 
-/// The typed values of one interface, in board order (index `i` belongs
-/// to `board.interfaces[i]`).
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct ResolvedIface {
-    /// `dt.mac`.
-    pub mac: Option<Mac>,
-    /// `rps`, in board order (later entries override earlier ones).
-    pub rps: Vec<QueueCpuSet>,
-    /// `xps`, in board order.
-    pub xps: Vec<QueueCpuSet>,
-    /// `irq_affinity`, in board order.
-    pub irq_affinity: Vec<IrqPin>,
-    /// `qdisc.filters`, in board order.
-    pub filters: Vec<QueueFilter>,
-    /// `dt.node.channel_ids` (MCDMA), 1..=16, in board order.
-    pub channel_ids: Vec<u8>,
-}
-
 /// The typed values of the `bench` section (of a board, or of a
 /// standalone bench file).
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -256,15 +271,6 @@ pub struct ResolvedBench {
     pub irq_cpus: Option<CpuSet>,
     /// `bench.matrix.udp_rate`.
     pub udp_rate: Option<BitRate>,
-}
-
-/// Every typed value of a valid board. Built only by the loader.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Resolved {
-    /// One entry per `board.interfaces` entry, same order.
-    pub interfaces: Vec<ResolvedIface>,
-    /// The bench section's values, when the board has one.
-    pub bench: Option<ResolvedBench>,
 }
 
 /// A value validation accepted but resolution refused: a zynq-net bug
@@ -280,7 +286,7 @@ pub struct Unresolved {
 /// The CPU set of `l`, every CPU below `nr_cpus`. `ptr` names the value
 /// and is called only on an error (a board has thousands of CPU lists and
 /// formatting each one's pointer was a fifth of resolving).
-fn cpus(ptr: impl Fn() -> String, l: &CpuList, nr_cpus: u32) -> Result<CpuSet, Unresolved> {
+pub(crate) fn cpus(ptr: impl Fn() -> String, l: &CpuList, nr_cpus: u32) -> Result<CpuSet, Unresolved> {
     let s = CpuSet::from_list(l).map_err(|e| Unresolved { ptr: ptr(), what: e.to_string() })?;
     let high = s.iter().find(|c| *c >= nr_cpus);
     match high {
@@ -314,55 +320,6 @@ pub(crate) fn resolve_bench(bn: &Bench, prefix: &str, nr_cpus: Option<u32>) -> R
             None => None,
         },
     })
-}
-
-/// Resolves a board that validation accepted.
-///
-/// # Errors
-/// [`Unresolved`] for a value validation should have refused (a bug).
-pub(crate) fn resolve(b: &Board) -> Result<Resolved, Unresolved> {
-    let nr = b.board.cpus;
-    let mut interfaces = Vec::with_capacity(b.interfaces.len());
-    for (i, ifc) in b.interfaces.iter().enumerate() {
-        let p = || format!("/interfaces/{i}");
-        let mut r = ResolvedIface::default();
-        let dt = ifc.dt.as_ref();
-        if let Some(m) = dt.and_then(|d| d.mac.as_deref()) {
-            r.mac = Some(Mac::parse(m).ok_or_else(|| Unresolved { ptr: format!("{}/dt/mac", p()), what: m.into() })?);
-        }
-        for (key, list, out) in [("rps", &ifc.rps, &mut r.rps), ("xps", &ifc.xps, &mut r.xps)] {
-            for (j, qc) in list.iter().enumerate() {
-                let cpus = cpus(|| format!("{}/{key}/{j}/cpus", p()), &qc.cpus, nr)?;
-                out.push(QueueCpuSet { queue: qc.queue, cpus });
-            }
-        }
-        for (j, ia) in ifc.irq_affinity.iter().enumerate() {
-            let pattern = IrqPattern::check(&ia.irq)
-                .ok_or_else(|| Unresolved { ptr: format!("{}/irq_affinity/{j}/irq", p()), what: ia.irq.clone() })?;
-            let cpus = cpus(|| format!("{}/irq_affinity/{j}/cpus", p()), &ia.cpus, nr)?;
-            r.irq_affinity.push(IrqPin { pattern, cpus });
-        }
-        for (j, f) in ifc.qdisc.iter().flat_map(|q| q.filters.iter()).enumerate() {
-            let prefix = Ipv4Prefix::parse(&f.address).ok_or_else(|| Unresolved {
-                ptr: format!("{}/qdisc/filters/{j}/address", p()),
-                what: f.address.clone(),
-            })?;
-            r.filters.push(QueueFilter { match_: f.match_, prefix, queue: f.queue });
-        }
-        for (j, id) in dt.and_then(|d| d.node.as_ref()).iter().flat_map(|n| n.channel_ids.iter()).enumerate() {
-            let v = parse_channel_id(id)
-                .filter(|v| (1..=16).contains(v))
-                .and_then(|v| u8::try_from(v).ok())
-                .ok_or_else(|| Unresolved { ptr: format!("{}/dt/node/channel_ids/{j}", p()), what: id.clone() })?;
-            r.channel_ids.push(v);
-        }
-        interfaces.push(r);
-    }
-    let bench = match &b.bench {
-        None => None,
-        Some(bn) => Some(resolve_bench(bn, "/bench", Some(nr))?),
-    };
-    Ok(Resolved { interfaces, bench })
 }
 
 #[cfg(test)]

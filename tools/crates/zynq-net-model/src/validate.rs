@@ -10,6 +10,7 @@ use crate::bench::Bench;
 use crate::cpus::{CpuList, CpuListError};
 use crate::diag::Diagnostic;
 use crate::drivers::{self, caps, RingLimit};
+use crate::hi::HiBoard;
 use crate::model::*;
 use crate::resolve::{parse_channel_id, BitRate, Ipv4Prefix, Mac};
 use crate::rules::Rule;
@@ -1317,7 +1318,7 @@ fn mask_hint(list: &CpuList) -> Option<String> {
 /// The labels a board generates itself: full PL nodes and their DMA
 /// nodes, MDIO buses and devices, SFP cages it writes (with `i2c_bus`),
 /// fixed clocks.
-pub fn generated_labels(b: &Board) -> BTreeSet<String> {
+pub fn generated_labels(b: &HiBoard) -> BTreeSet<String> {
     let mut out = BTreeSet::new();
     for dt in b.interfaces.iter().filter_map(|i| i.dt.as_ref()) {
         if let Some(n) = &dt.node {
@@ -1339,7 +1340,7 @@ pub fn generated_labels(b: &Board) -> BTreeSet<String> {
 /// Every label the board refers to: `(JSON pointer, label)`. The GIC
 /// label a PL node's `interrupt-parent` names is the generator's
 /// (`gic`/`intc`), not the board's, and is left to dtc.
-pub fn label_refs(b: &Board) -> Vec<(String, String)> {
+pub fn label_refs(b: &HiBoard) -> Vec<(String, String)> {
     let mut out = Vec::new();
     let gpio = |out: &mut Vec<(String, String)>, ptr: String, g: &Option<Gpio>| {
         if let Some(g) = g {
@@ -1398,7 +1399,7 @@ pub fn label_refs(b: &Board) -> Vec<(String, String)> {
 /// ([`generated_labels`]) or one of `known` (the labels of the board DTS
 /// and its includes, from `/__symbols__` of the tree compiled with
 /// `dtc -@`). `source` names where `known` came from, for the message.
-pub fn labels(b: &Board, known: &BTreeSet<String>, source: &str) -> Vec<Diagnostic> {
+pub fn labels(b: &HiBoard, known: &BTreeSet<String>, source: &str) -> Vec<Diagnostic> {
     let ours = generated_labels(b);
     let all: Vec<String> = ours.iter().chain(known.iter()).cloned().collect();
     let mut out = Vec::new();
@@ -1424,7 +1425,7 @@ pub fn labels(b: &Board, known: &BTreeSet<String>, source: &str) -> Vec<Diagnost
 
 /// Every node path the board refers to (an SFP cage's `i2c_bus` given as
 /// a path): `(JSON pointer, path)`.
-pub fn path_refs(b: &Board) -> Vec<(String, String)> {
+pub fn path_refs(b: &HiBoard) -> Vec<(String, String)> {
     let mut out = Vec::new();
     for (i, ifc) in b.interfaces.iter().enumerate() {
         let Some(s) = ifc.dt.as_ref().and_then(|d| d.sfp.as_ref()) else { continue };
@@ -1440,7 +1441,7 @@ pub fn path_refs(b: &Board) -> Vec<(String, String)> {
 /// every node path of the tree compiled as the kernel does). dtc fails on
 /// a path reference to no node, and an overlay's `target-path` to no node
 /// fails fdtoverlay.
-pub fn dt_paths(b: &Board, known: &BTreeSet<String>, source: &str) -> Vec<Diagnostic> {
+pub fn dt_paths(b: &HiBoard, known: &BTreeSet<String>, source: &str) -> Vec<Diagnostic> {
     let all: Vec<String> = known.iter().cloned().collect();
     let mut out = Vec::new();
     for (ptr, path) in path_refs(b) {

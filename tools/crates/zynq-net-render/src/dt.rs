@@ -15,12 +15,11 @@
 //! [`crate::probe`].
 
 use zynq_net_model::drivers;
+use zynq_net_model::hi::{HiIfaceDt, HiInterface, HiPlEthernet};
 use zynq_net_model::model::{
-    Arch, Board, ClockRef, Dp83867, Driver, FixedClock, Gpio, IfaceDt, Interface, Irq, KernelFlavour, Mdio, PcsPmaMode,
-    PlEthernet, Sfp, Soc,
+    Arch, ClockRef, Dp83867, Driver, FixedClock, Gpio, Irq, KernelFlavour, Mdio, PcsPmaMode, Sfp, Soc,
 };
-use zynq_net_model::resolve::ResolvedIface;
-use zynq_net_model::LoadedBoard;
+use zynq_net_model::HiBoard;
 
 use crate::dtval::{Cell, Prop};
 use crate::probe;
@@ -133,8 +132,8 @@ fn clock_props(
 }
 
 /// MAC address, phy-mode and the link properties shared by both modes.
-fn link_props(i: &Interface, r: &ResolvedIface, dt: &IfaceDt, props: &mut Vec<Prop>) {
-    if let Some(m) = r.mac {
+fn link_props(i: &HiInterface, dt: &HiIfaceDt, props: &mut Vec<Prop>) {
+    if let Some(m) = dt.mac {
         props.push(Prop::bytes("local-mac-address", &m.octets()));
     }
     if let Some(mode) = &dt.phy_mode {
@@ -169,7 +168,7 @@ fn link_props(i: &Interface, r: &ResolvedIface, dt: &IfaceDt, props: &mut Vec<Pr
 }
 
 /// `mdio` and `fixed-link` children.
-fn link_children(dt: &IfaceDt) -> Vec<Node> {
+fn link_children(dt: &HiIfaceDt) -> Vec<Node> {
     let mut out = Vec::new();
     if let Some(m) = &dt.mdio {
         out.push(mdio_node(m));
@@ -344,7 +343,7 @@ fn sfp_node(s: &Sfp, labels: &mut Vec<PathLabel>) -> Option<Node> {
 /// `phy-mode` (mainline 6.12 xilinx_axienet_main.c; linux-xlnx alike), and a
 /// DTG pl.dtsi writes it. The `.dtsi` deletes it; the overlay, which cannot
 /// delete, sets it to the value meaning the same mode where one exists.
-fn phy_type_fix(i: &Interface, dt: &IfaceDt, p: &mut Patch) {
+fn phy_type_fix(i: &HiInterface, dt: &HiIfaceDt, p: &mut Patch) {
     let Some(mode) = &dt.phy_mode else { return };
     if !i.driver.is_axi() {
         return;
@@ -361,11 +360,11 @@ fn phy_type_fix(i: &Interface, dt: &IfaceDt, p: &mut Patch) {
     }
 }
 
-fn pl_nodes(b: &Board, i: &Interface, r: &ResolvedIface, dt: &IfaceDt, n: &PlEthernet, cells: u32) -> Vec<Node> {
+fn pl_nodes(b: &HiBoard, i: &HiInterface, dt: &HiIfaceDt, n: &HiPlEthernet, cells: u32) -> Vec<Node> {
     let gic = gic_label(b.board.soc);
     let d = &n.dma;
     let flavour = b.board.kernel;
-    let layout = probe::irq_layout(i.driver, flavour, n, &r.channel_ids);
+    let layout = probe::irq_layout(i.driver, flavour, n);
     let mut dma_props = Vec::new();
     let mut children = Vec::new();
     let mut eth = Vec::new();
@@ -445,7 +444,7 @@ fn pl_nodes(b: &Board, i: &Interface, r: &ResolvedIface, dt: &IfaceDt, n: &PlEth
         eth.push(Prop::strs("dma-names", &["tx_chan0", "rx_chan0"]));
     }
     eth.push(Prop::u32("xlnx,rxmem", n.rxmem));
-    link_props(i, r, dt, &mut eth);
+    link_props(i, dt, &mut eth);
     vec![
         Node {
             label: d.label.clone(),
@@ -486,14 +485,14 @@ fn mac_head(
     compat: &str,
     driver: Driver,
     flavour: KernelFlavour,
-    n: &PlEthernet,
+    n: &HiPlEthernet,
     gic: &str,
     cells: u32,
 ) {
     eth.push(Prop::str("compatible", compat));
     eth.push(reg(cells, n.reg, n.size));
     eth.push(Prop::phandle("interrupt-parent", gic));
-    let names = drivers::mac_clock_names_written(driver, flavour, n);
+    let names = drivers::mac_clock_names_written(driver, flavour, n.clock_inputs());
     let own = probe::mac_clock_names(driver);
     let refs: Vec<Vec<Cell>> = names
         .iter()
@@ -510,21 +509,20 @@ fn mac_head(
 
 /// Builds the fragment view of a board. Depends only on `interfaces[].dt`,
 /// drivers, SoC, kernel flavour and arch: never on runtime tuning.
-pub fn view(loaded: &LoadedBoard) -> DtView {
-    let b = &loaded.board;
+pub fn view(b: &HiBoard) -> DtView {
     let cells = if b.board.arch == Arch::Arm64 { 2 } else { 1 };
     let mut patches = Vec::new();
     let mut pl = Vec::new();
     let mut root = Vec::new();
     let mut path_labels = Vec::new();
-    for (i, r) in b.interfaces.iter().zip(&loaded.resolved.interfaces) {
+    for i in &b.interfaces {
         let Some(dt) = &i.dt else { continue };
         root.extend(dt.fixed_clocks.iter().map(fixed_clock_node));
         if let Some(n) = dt.sfp.as_ref().and_then(|s| sfp_node(s, &mut path_labels)) {
             root.push(n);
         }
         match &dt.node {
-            Some(n) => pl.extend(pl_nodes(b, i, r, dt, n, cells)),
+            Some(n) => pl.extend(pl_nodes(b, i, dt, n, cells)),
             None => {
                 let mut p = Patch {
                     label: dt.label.clone(),
@@ -534,7 +532,7 @@ pub fn view(loaded: &LoadedBoard) -> DtView {
                     children: link_children(dt),
                     notes: Vec::new(),
                 };
-                link_props(i, r, dt, &mut p.props);
+                link_props(i, dt, &mut p.props);
                 phy_type_fix(i, dt, &mut p);
                 if dt.fixed_link.is_some() {
                     // A legacy 5-cell `fixed-link` property (p1020rdb-pd.dts) beside

@@ -8,8 +8,9 @@
 //! `dtc -@`), else by the board's `dt.path`, else by compatible and unit
 //! address, so vendor DTBs without symbols can be checked too.
 
-use zynq_net_model::model::{Board, Driver, IfaceDt, Interface, KernelFlavour, Soc};
-use zynq_net_model::LoadedBoard;
+use zynq_net_model::hi::{HiIfaceDt, HiInterface};
+use zynq_net_model::model::{Driver, KernelFlavour, Soc};
+use zynq_net_model::HiBoard;
 
 use crate::dt::{self, Node, PL_BUS};
 use crate::dtval::{show, Encoded, Prop};
@@ -122,9 +123,9 @@ fn has_compat(n: &fdt::node::FdtNode<'_, '_>, list: &[&str]) -> bool {
 /// Finds a port's node: `(path, how)` or the reason it cannot be found.
 fn locate<'t>(
     t: &'t Tree<'_, '_>,
-    b: &Board,
+    b: &HiBoard,
     driver: Driver,
-    dt: &IfaceDt,
+    dt: &HiIfaceDt,
 ) -> Result<(At<'t, 't>, &'static str), String> {
     if let Some(p) = t.symbol(&dt.label) {
         return t
@@ -190,10 +191,9 @@ fn check_children(t: &Tree<'_, '_>, at: At<'_, '_>, children: &[Node], rep: &mut
 
 /// Everything the board asked for that the DTB lacks or has differently,
 /// plus what the drivers' probe would refuse.
-pub fn verify(loaded: &LoadedBoard, fdt: &fdt::Fdt<'_>) -> Report {
-    let board = &loaded.board;
+pub fn verify(board: &HiBoard, fdt: &fdt::Fdt<'_>) -> Report {
     let t = Tree { fdt, nodes: all_paths(fdt) };
-    let view = dt::view(loaded);
+    let view = dt::view(board);
     let mut rep = Report::default();
     // Rule soc-dts, as `check --kernel-tree` applies it to the board DTS:
     // the root compatible names the SoC (fsl,P2020RDB-PC: qoriq-p2020).
@@ -279,9 +279,9 @@ pub fn verify(loaded: &LoadedBoard, fdt: &fdt::Fdt<'_>) -> Report {
 /// The driver's probe table on the node and the DMA node it names.
 fn probe_checks(
     t: &Tree<'_, '_>,
-    i: &Interface,
+    i: &HiInterface,
     flavour: KernelFlavour,
-    d: &IfaceDt,
+    d: &HiIfaceDt,
     at: At<'_, '_>,
     out: &mut Vec<String>,
 ) {
@@ -385,7 +385,7 @@ impl zynq_net_model::drivers::OpenNode for OpenAt<'_, '_, '_> {
 
 /// The open table (drivers::OPEN) on a compiled node: `open  PATH:
 /// [rule-id] ...` lines.
-fn open_checks(t: &Tree<'_, '_>, i: &Interface, flavour: KernelFlavour, at: At<'_, '_>, out: &mut Vec<String>) {
+fn open_checks(t: &Tree<'_, '_>, i: &HiInterface, flavour: KernelFlavour, at: At<'_, '_>, out: &mut Vec<String>) {
     let n = OpenAt { t, node: at.node };
     for (row, problem) in zynq_net_model::drivers::open_problems(i.driver, flavour, &n) {
         out.push(format!(
@@ -402,7 +402,7 @@ fn open_checks(t: &Tree<'_, '_>, i: &Interface, flavour: KernelFlavour, at: At<'
 /// and one TX queue per available child named `queue-group`
 /// (gfar_of_group_count), and probe fails unless there are 1 to
 /// [`GIANFAR_MAXGROUPS`]; an eTSEC1 (`gianfar`) gets one of each.
-fn gianfar_queues(i: &Interface, at: At<'_, '_>) -> Option<String> {
+fn gianfar_queues(i: &HiInterface, at: At<'_, '_>) -> Option<String> {
     let etsec2 = has_compat(&at.node, &["fsl,etsec2"]);
     let groups = if etsec2 {
         at.node

@@ -9,7 +9,9 @@
 //! each feature; tests/kernel/ proves them with merge_config.sh.
 
 use zynq_net_model::drivers;
-use zynq_net_model::model::{Arch, Board, Driver, KernelFlavour};
+use zynq_net_model::hi::HiIfaceDt;
+use zynq_net_model::model::{Arch, Driver, KernelFlavour};
+use zynq_net_model::HiBoard;
 
 /// A symbol value in a fragment.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -91,7 +93,7 @@ pub struct Feature {
 
 /// Every GPIO controller label the board's device-tree sections name
 /// (SFP cage lines, PHY resets).
-fn board_gpio_controllers<'b>(dts: &[&'b zynq_net_model::model::IfaceDt]) -> Vec<&'b str> {
+fn board_gpio_controllers<'b>(dts: &[&'b HiIfaceDt]) -> Vec<&'b str> {
     let mut out = Vec::new();
     for d in dts {
         if let Some(s) = &d.sfp {
@@ -113,7 +115,7 @@ fn y(list: &[&'static str]) -> Vec<(&'static str, Value)> {
 /// The features a board needs, in a fixed order. Depends only on which
 /// features the board uses and on its hardware (never on tuning values), so
 /// tuning-only changes leave the fragments byte-identical.
-pub fn features(b: &Board) -> Vec<Feature> {
+pub fn features(b: &HiBoard) -> Vec<Feature> {
     let mut out = Vec::new();
     let ifs = &b.interfaces;
     // Ethernet drivers and DMA engines (drivers/net/ethernet/*/Kconfig).
@@ -131,7 +133,7 @@ pub fn features(b: &Board) -> Vec<Feature> {
     // comes selected by the phylink MACs, XILINX_AXI_EMAC and MACB) and,
     // on linux-xlnx, the PCS/PMA PHY driver that reads `xlnx,phy-type`
     // (linux-xlnx drivers/net/phy/xilinx_phy.c; XILINX_PHY, vendor-only).
-    let dts: Vec<&zynq_net_model::model::IfaceDt> = ifs.iter().filter_map(|i| i.dt.as_ref()).collect();
+    let dts: Vec<&HiIfaceDt> = ifs.iter().filter_map(|i| i.dt.as_ref()).collect();
     let cages: Vec<&zynq_net_model::model::Sfp> = dts.iter().filter_map(|d| d.sfp.as_ref()).collect();
     if !cages.is_empty() {
         drv.extend(y(&["I2C", "SFP"]));
@@ -291,7 +293,7 @@ mod tests {
     use crate::testutil::{loaded, repo_text};
 
     fn feature_names(text: &str) -> Vec<&'static str> {
-        super::features(&loaded(text).board).iter().map(|f| f.name).collect()
+        super::features(&loaded(text)).iter().map(|f| f.name).collect()
     }
 
     /// The ASF fragment (CONFIG_AS_FASTPATH) comes with `fastpath.asf` on

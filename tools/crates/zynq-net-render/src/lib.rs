@@ -19,7 +19,7 @@ pub mod write;
 
 use minijinja::{context, Environment, UndefinedBehavior};
 use serde::Serialize;
-use zynq_net_model::LoadedBoard;
+use zynq_net_model::HiBoard;
 
 /// Version of the zynq-net tools (file headers, manifest).
 pub const TOOL_VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -128,16 +128,15 @@ struct FeatureView {
     symbols: Vec<SymbolView>,
 }
 
-/// Renders every artifact of a loaded board (its typed values come from
-/// [`LoadedBoard::resolved`]); `input` is the board file name shown in
+/// Renders every artifact of a loaded board (the resolved board,
+/// [`HiBoard`]: typed values, no string to parse); `input` is the board file name shown in
 /// headers (use the file name, not a full path, for reproducible bytes).
 ///
 /// # Errors
 /// [`RenderError`] if a template fails (a bug: boards are validated first).
-pub fn render_all(loaded: &LoadedBoard, input: &str) -> Result<Vec<Artifact>, RenderError> {
+pub fn render_all(board: &HiBoard, input: &str) -> Result<Vec<Artifact>, RenderError> {
     let input = header_safe(input);
     let input = input.as_str();
-    let board = &loaded.board;
     let env = env();
     let name = board.board.name.as_str();
     let mut out = Vec::new();
@@ -146,7 +145,7 @@ pub fn render_all(loaded: &LoadedBoard, input: &str) -> Result<Vec<Artifact>, Re
     };
 
     // Device tree: hardware only.
-    let dtv = dt::view(loaded);
+    let dtv = dt::view(board);
     let ctx = context! { tool_version => TOOL_VERSION, input, board => name, dt => dtv };
     add("dt/zynq-net.dtsi", Kind::Dtsi, render(&env, "dtsi.j2", ctx.clone())?, false);
     add("dt/zynq-net.dtso", Kind::Dtso, render(&env, "dtso.j2", ctx)?, false);
@@ -183,7 +182,7 @@ pub fn render_all(loaded: &LoadedBoard, input: &str) -> Result<Vec<Artifact>, Re
     add("kernel/zynq-net.scc", Kind::Scc, render(&env, "kconfig.scc.j2", ctx)?, false);
 
     // Runtime tuning.
-    let steps = plan::steps(loaded);
+    let steps = plan::steps(board);
     let ctx = context! { tool_version => TOOL_VERSION, input, board => name, steps, version => plan::PLAN_VERSION };
     let body = render(&env, "plan.j2", ctx)?;
     add("tuning/zynq-net.plan", Kind::Plan, plan::seal(&String::from_utf8_lossy(&body)).into_bytes(), false);
@@ -194,7 +193,7 @@ pub fn render_all(loaded: &LoadedBoard, input: &str) -> Result<Vec<Artifact>, Re
         input,
         board => name,
         interfaces,
-        pinned_irq_patterns => plan::pinned_irq_patterns(loaded),
+        pinned_irq_patterns => plan::pinned_irq_patterns(board),
         plan_path => "/etc/zynq-net/zynq-net.plan",
         applier_path => "/usr/sbin/zynq-net-apply",
     };

@@ -5,10 +5,11 @@
 //! filters, sysctl; Freescale ASF modules load first and its UDP timeout
 //! is set last (qoriq-sdk boards only).
 
-use zynq_net_model::model::{Board, Driver, Interface, MatchField, QueueSel, SysctlValue};
-use zynq_net_model::resolve::{QueueCpuSet, ResolvedIface};
+use zynq_net_model::hi::HiInterface;
+use zynq_net_model::model::{Driver, MatchField, QueueSel, SysctlValue};
+use zynq_net_model::resolve::QueueCpuSet;
 use zynq_net_model::yaml::escape_segment;
-use zynq_net_model::LoadedBoard;
+use zynq_net_model::HiBoard;
 
 /// Plan format version written in the first line (`zynq-net-plan 2`).
 /// Version 2 added the end line (`end STEPS CKSUM BYTES`); an applier of
@@ -224,7 +225,7 @@ pub fn kernel_driver(d: Driver) -> &'static str {
 /// the node's full path (`dt.path`), its DT node. The board's MAC is not a
 /// permanent address the port is known by (on AXI ports without the DT
 /// fragment it is the `mac` step that sets it), so it is not matched.
-fn ident_line(i: &Interface) -> String {
+fn ident_line(i: &HiInterface) -> String {
     let mut line = format!("{} {} driver {}", Verb::Ident.name(), i.name, kernel_driver(i.driver));
     // the applier's `is_dtpath`: no `.`/`..` component, at most 255 bytes
     let usable = |p: &&str| p.len() <= 255 && p.split('/').skip(1).all(|c| c != "." && c != "..");
@@ -235,7 +236,7 @@ fn ident_line(i: &Interface) -> String {
     line
 }
 
-fn iface_steps(idx: usize, i: &Interface, r: &ResolvedIface, nr_cpus: u32, out: &mut Vec<Step>) {
+fn iface_steps(idx: usize, i: &HiInterface, nr_cpus: u32, out: &mut Vec<Step>) {
     use Verb as V;
     let n = &i.name;
     let at = |path: &'static str| Origin::iface(idx, path);
@@ -246,7 +247,7 @@ fn iface_steps(idx: usize, i: &Interface, r: &ResolvedIface, nr_cpus: u32, out: 
     // reads it); the board's MAC is also set at boot, before the MTU and the
     // link coming up, for images whose DTB does not carry the fragment.
     if i.driver.is_axi() {
-        if let Some(mac) = r.mac {
+        if let Some(mac) = i.dt.as_ref().and_then(|d| d.mac) {
             push(V::Mac, at("/dt/mac"), format!("{} {n} {mac}", V::Mac.name()));
         }
     }
@@ -296,7 +297,7 @@ fn iface_steps(idx: usize, i: &Interface, r: &ResolvedIface, nr_cpus: u32, out: 
             push(V::Ptp, at("/ptp"), format!("{} {n} off", V::Ptp.name()));
         }
     }
-    for (q, m) in queue_masks(&r.rps, i.queues.rx, nr_cpus) {
+    for (q, m) in queue_masks(&i.rps, i.queues.rx, nr_cpus) {
         push(V::Rps, at("/rps"), Line::new(V::Rps, n).num("rx-", q).word(&m).0);
     }
     if let Some(cnt) = i.rfs_flow_cnt {
@@ -309,7 +310,7 @@ fn iface_steps(idx: usize, i: &Interface, r: &ResolvedIface, nr_cpus: u32, out: 
     // One TX queue: the kernel refuses xps_cpus (net-sysfs.c, -ENOENT unless
     // netif_is_multiqueue; warned at validation), so no step.
     if i.queues.tx > 1 {
-        for (q, m) in queue_masks(&r.xps, i.queues.tx, nr_cpus) {
+        for (q, m) in queue_masks(&i.xps, i.queues.tx, nr_cpus) {
             push(V::Xps, at("/xps"), Line::new(V::Xps, n).num("tx-", q).word(&m).0);
         }
     }
@@ -330,13 +331,13 @@ fn iface_steps(idx: usize, i: &Interface, r: &ResolvedIface, nr_cpus: u32, out: 
             ),
         );
     }
-    for ia in &r.irq_affinity {
+    for ia in &i.irq_affinity {
         let line = Line::new(V::Irq, n).word(ia.pattern.as_str()).word(&ia.cpus.kernel_bitmap(nr_cpus));
         push(V::Irq, at("/irq_affinity"), line.0);
     }
-    if i.qdisc.is_some() {
+    if let Some(q) = &i.qdisc {
         push(V::Qdisc, at("/qdisc"), format!("{} {n} multiq", V::Qdisc.name()));
-        for (j, f) in r.filters.iter().enumerate() {
+        for (j, f) in q.filters.iter().enumerate() {
             let m = match f.match_ {
                 MatchField::Src => "src",
                 MatchField::Dst => "dst",
@@ -348,12 +349,12 @@ fn iface_steps(idx: usize, i: &Interface, r: &ResolvedIface, nr_cpus: u32, out: 
 
 /// Every sysctl the board sets, sorted by key: the `system.sysctl` map plus
 /// the dedicated keys (RFS table, forwarding, conntrack).
-pub fn sysctls(b: &Board) -> Vec<(String, String)> {
+pub fn sysctls(b: &HiBoard) -> Vec<(String, String)> {
     sysctl_entries(b).into_iter().map(|(k, v, _)| (k, v)).collect()
 }
 
 /// [`sysctls`], each with the setting it comes from.
-fn sysctl_entries(b: &Board) -> Vec<(String, String, Origin)> {
+fn sysctl_entries(b: &HiBoard) -> Vec<(String, String, Origin)> {
     let mut v: Vec<(String, String, Origin)> = b
         .system
         .sysctl
@@ -388,8 +389,7 @@ fn sysctl_entries(b: &Board) -> Vec<(String, String, Origin)> {
 }
 
 /// All plan steps in execution order.
-pub fn steps(loaded: &LoadedBoard) -> Vec<Step> {
-    let b = &loaded.board;
+pub fn steps(b: &HiBoard) -> Vec<Step> {
     let mut out = Vec::new();
     // Freescale ASF (validation: only with kernel qoriq-sdk): modules
     // first, UDP timeout last.
@@ -400,8 +400,8 @@ pub fn steps(loaded: &LoadedBoard) -> Vec<Step> {
             out.push(Step::new(Verb::Module, asf_origin, format!("{} {m}", Verb::Module.name())));
         }
     }
-    for (idx, (i, r)) in b.interfaces.iter().zip(&loaded.resolved.interfaces).enumerate() {
-        iface_steps(idx, i, r, b.board.cpus, &mut out);
+    for (idx, i) in b.interfaces.iter().enumerate() {
+        iface_steps(idx, i, b.board.cpus, &mut out);
     }
     if let Some(t) = asf.and_then(|a| a.udp_timeout_s) {
         out.push(Step::new(Verb::Asf, asf_origin, format!("{} udp-timeout {t}", Verb::Asf.name())));
@@ -417,13 +417,9 @@ pub fn steps(loaded: &LoadedBoard) -> Vec<Step> {
 }
 
 /// IRQ name patterns the board pins (for the irqbalance policy; rule `irqbalance-running`).
-pub fn pinned_irq_patterns(loaded: &LoadedBoard) -> Vec<String> {
-    let mut v: Vec<String> = loaded
-        .resolved
-        .interfaces
-        .iter()
-        .flat_map(|i| i.irq_affinity.iter().map(|a| a.pattern.as_str().to_string()))
-        .collect();
+pub fn pinned_irq_patterns(b: &HiBoard) -> Vec<String> {
+    let mut v: Vec<String> =
+        b.interfaces.iter().flat_map(|i| i.irq_affinity.iter().map(|a| a.pattern.as_str().to_string())).collect();
     v.sort();
     v.dedup();
     v
@@ -564,7 +560,7 @@ mod tests {
         let loaded = crate::testutil::loaded(&crate::testutil::repo_text(
             "tools/crates/zynq-net-cli/tests/fixtures/good/p1020rdb-asf.yml",
         ));
-        let asf = loaded.board.fastpath.asf.as_ref().expect("fastpath.asf");
+        let asf = loaded.fastpath.asf.as_ref().expect("fastpath.asf");
         let lines: Vec<String> = steps(&loaded).into_iter().map(|s| s.line).collect();
         let modules: Vec<String> = asf.modules.iter().map(|m| format!("module {m}")).collect();
         assert!(!modules.is_empty());

@@ -15,7 +15,8 @@
 //!   RGMII ports) and xilinx_axienet_mcdma.c `axienet_mcdma_{tx,rx}_probe`.
 
 use zynq_net_model::drivers::ProbeTable;
-use zynq_net_model::model::{CsumMode, Driver, Irq, KernelFlavour, PlEthernet};
+use zynq_net_model::hi::HiPlEthernet;
+use zynq_net_model::model::{CsumMode, Driver, Irq, KernelFlavour};
 
 pub use zynq_net_model::drivers::{DMA_CLOCKS_DMAENGINE, DMA_CLOCKS_ETH, MAC_CLOCKS_1G, MAC_CLOCKS_XXV};
 
@@ -78,9 +79,9 @@ pub struct IrqLayout {
 ///   `(dma, 1)` RX on the DMA node, names unused (`mm2s_introut`,
 ///   `s2mm_introut` as generated).
 ///
-/// `channel_ids` are the port's resolved MCDMA channel ids
-/// ([`zynq_net_model::resolve::ResolvedIface::channel_ids`]).
-pub fn irq_layout(driver: Driver, flavour: KernelFlavour, n: &PlEthernet, channel_ids: &[u8]) -> IrqLayout {
+/// The MCDMA channel ids are the node's resolved values
+/// ([`HiPlEthernet::channel_ids`]).
+pub fn irq_layout(driver: Driver, flavour: KernelFlavour, n: &HiPlEthernet) -> IrqLayout {
     let mut eth: Vec<(Irq, String)> = n.interrupts.iter().take(1).map(|i| (*i, "mac_irq".to_string())).collect();
     let d = &n.dma.interrupts;
     if driver == Driver::XxvMcdma && flavour == KernelFlavour::LinuxXlnx {
@@ -88,7 +89,7 @@ pub fn irq_layout(driver: Driver, flavour: KernelFlavour, n: &PlEthernet, channe
         let mut names = Vec::new();
         for (k, irq) in d.iter().enumerate() {
             let (dir, idx) = if k < half { ("mm2s", k) } else { ("s2mm", k - half) };
-            let id = channel_ids.get(idx).map_or(idx + 1, |&v| usize::from(v));
+            let id = n.channel_ids.get(idx).map_or(idx + 1, |c| usize::from(c.value()));
             let name = format!("{dir}_ch{id}_introut");
             eth.push((*irq, name.clone()));
             names.push(name);

@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use zynq_net_model::LoadedBoard;
+use zynq_net_model::HiBoard;
 
 use crate::Artifact;
 
@@ -14,9 +14,9 @@ pub fn repo_text(rel: &str) -> String {
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
-/// A board text loaded and validated; panics with its diagnostics.
-pub fn loaded(text: &str) -> LoadedBoard {
-    zynq_net_model::load_board_str(Path::new("b.yml"), text).unwrap_or_else(|d| panic!("{d}"))
+/// A board text loaded, validated and resolved; panics with its diagnostics.
+pub fn loaded(text: &str) -> HiBoard {
+    zynq_net_model::load_board_str(Path::new("b.yml"), text).unwrap_or_else(|d| panic!("{d}")).board
 }
 
 /// The artifact at `path` (`dt/zynq-net.dtsi`) of rendering a board text,

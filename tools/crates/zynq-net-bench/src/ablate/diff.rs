@@ -129,7 +129,7 @@ pub fn board_diff(board_file: &Path, plan: &PlanText, removed: &[usize]) -> Resu
     // not make (a plan edited since, or given) has none.
     let loaded = zynq_net_model::load_board_str(board_file, &text)
         .map_err(|_| BenchError::Invalid(format!("{name}: does not parse any more")))?;
-    let steps = zynq_net_render::plan::steps(&loaded);
+    let steps = zynq_net_render::plan::steps(&loaded.board);
     let mut by_line: HashMap<&str, &Step> = HashMap::with_capacity(steps.len());
     for t in &steps {
         by_line.entry(t.line.as_str()).or_insert(t);
@@ -188,7 +188,7 @@ pub fn board_diff(board_file: &Path, plan: &PlanText, removed: &[usize]) -> Resu
         BenchError::Invalid(format!("{name}: the edited board does not validate, no diff written:\n{d}"))
     })?;
     let input = board_file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let regenerated = zynq_net_render::plan::steps(&loaded);
+    let regenerated = zynq_net_render::plan::steps(&loaded.board);
     let want: Vec<&str> =
         plan.steps.iter().filter(|s| !removed.contains(&s.line_no)).map(|s| s.line.as_str()).collect();
     let got: Vec<&str> = regenerated.iter().map(|s| s.line.as_str()).collect();
@@ -214,7 +214,7 @@ mod tests {
 
     fn plan_of(path: &Path) -> PlanText {
         let b = zynq_net_model::load_board(path).unwrap();
-        let arts = zynq_net_render::render_all(&b, "zcu102.yml").unwrap();
+        let arts = zynq_net_render::render_all(&b.board, "zcu102.yml").unwrap();
         let p = arts.iter().find(|a| a.path == "tuning/zynq-net.plan").unwrap();
         PlanText::parse("zcu102.plan", &String::from_utf8_lossy(&p.contents)).unwrap()
     }

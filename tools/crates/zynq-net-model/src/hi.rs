@@ -1,0 +1,348 @@
+//! The resolved board, [`HiBoard`] (ripgrep's low-args -> high-args,
+//! crates/core/flags/hiargs.rs): what [`Board::resolve`] makes of a raw
+//! board that validation accepted, consuming it. Every value the board
+//! file writes as a string and that means something else — MAC addresses,
+//! CPU lists, IRQ name patterns, IPv4 prefixes, MCDMA channel ids — is
+//! held here as its typed value ([`crate::resolve`]) in the place the raw
+//! model had the string, so a generator cannot parse a board string again:
+//! the string is gone. Names, labels, enums and numbers move over as they
+//! are (the raw model's types, where they hold no such string).
+//!
+//! A [`HiBoard`] is built only by the loader ([`crate::load_board_str`])
+//! from a board without errors; a value validation accepted but
+//! resolution refused is a zynq-net bug, reported as rule
+//! `internal-error` ([`Unresolved`]).
+
+use std::collections::BTreeMap;
+
+use crate::bench::Bench;
+use crate::model::{
+    Board, BoardInfo, Channels, ChecksumOffload, ClockRef, Driver, Fastpath, FixedClock, FixedLink, Irq, Managed, Mdio,
+    OnOff, PlDma, PlEthernet, PropName, Qdisc, QdiscKind, Queues, Rings, Sfp, System, ZeroCopyRx,
+};
+use crate::resolve::{
+    cpus, parse_channel_id, resolve_bench, ChannelId, Ipv4Prefix, IrqPattern, IrqPin, Mac, QueueCpuSet, QueueFilter,
+    ResolvedBench, Unresolved,
+};
+
+/// A board after resolution: the only board generators see.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HiBoard {
+    /// The board: SoC, CPUs, Yocto MACHINE and kernel flavour (as written).
+    pub board: BoardInfo,
+    /// System-wide settings (as written: sysctl values are written to
+    /// `/proc/sys` as they are, never parsed).
+    pub system: System,
+    /// Forwarding fast path (as written).
+    pub fastpath: Fastpath,
+    /// Network interfaces, in the order the kernel names them (board order).
+    pub interfaces: Vec<HiInterface>,
+    /// The benchmark description, with its typed values, when the board has one.
+    pub bench: Option<HiBench>,
+}
+
+/// A board's `bench` section: the section as written (for the bench
+/// crate's [`Bench`]-shaped plans and reports) and its typed values
+/// (CPU sets, UDP rate), which the runner reads instead of the strings.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HiBench {
+    /// The validated section.
+    pub section: Bench,
+    /// Its typed values.
+    pub values: ResolvedBench,
+}
+
+/// One network interface and its tuning, resolved.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HiInterface {
+    /// Kernel interface name: 1-15 characters of `[A-Za-z0-9_.-]`.
+    pub name: String,
+    /// Ethernet driver.
+    pub driver: Driver,
+    /// Hardware queue counts the device has (after `channels`).
+    pub queues: Queues,
+    /// MTU in bytes (L3; `ip link set mtu`).
+    pub mtu: Option<u32>,
+    /// `ethtool -L` channel counts.
+    pub channels: Option<Channels>,
+    /// `ethtool -G` ring sizes in descriptors.
+    pub rings: Option<Rings>,
+    /// `ethtool -C` coalescing parameters by ethtool name (`rx-usecs`, ...).
+    pub coalesce: BTreeMap<String, u32>,
+    /// `ethtool -K` features by ethtool name (`gro`, `tso`, ...).
+    pub offloads: BTreeMap<String, OnOff>,
+    /// RPS CPUs per RX queue (`rps_cpus`), in board order (later entries
+    /// override earlier ones); every CPU below the board's CPU count.
+    pub rps: Vec<QueueCpuSet>,
+    /// RFS flow count per RX queue (`rps_flow_cnt`; as written, rounded
+    /// up to a power of two where it is applied).
+    pub rfs_flow_cnt: Option<u32>,
+    /// XPS CPUs per TX queue (`xps_cpus`), in board order.
+    pub xps: Vec<QueueCpuSet>,
+    /// IRQ affinity by IRQ name pattern, in board order.
+    pub irq_affinity: Vec<IrqPin>,
+    /// Root qdisc with its queue-mapping filters.
+    pub qdisc: Option<HiQdisc>,
+    /// Hardware PTP timestamping; `off` disables it.
+    pub ptp: Option<OnOff>,
+    /// Dedicated zero-copy receive queue (io_uring zcrx).
+    pub zero_copy_rx: Option<ZeroCopyRx>,
+    /// Device-tree description of the port.
+    pub dt: Option<HiIfaceDt>,
+}
+
+/// Root qdisc, resolved.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HiQdisc {
+    /// Qdisc kind (`multiq`).
+    pub kind: QdiscKind,
+    /// u32 + skbedit queue-mapping filters, in board order.
+    pub filters: Vec<QueueFilter>,
+}
+
+/// Device-tree description of one Ethernet port, resolved (the raw
+/// [`crate::model::IfaceDt`] documents each field: patch mode without
+/// `node`, full-node mode with it).
+#[derive(Debug, Clone, PartialEq)]
+pub struct HiIfaceDt {
+    /// Label of the Ethernet node (patched, or the node `node` describes).
+    pub label: String,
+    /// Full path of the node (`/amba_pl@0/ethernet@80000000`).
+    pub path: Option<String>,
+    /// MAC address (`local-mac-address`).
+    pub mac: Option<Mac>,
+    /// `phy-mode` (`phy-connection-type` on gianfar), as written.
+    pub phy_mode: Option<String>,
+    /// `max-speed` in Mbit/s.
+    pub max_speed: Option<u32>,
+    /// Label of the PHY node (`phy-handle`).
+    pub phy_handle: Option<String>,
+    /// Label of the PCS/PMA node (`pcs-handle`).
+    pub pcs_handle: Option<String>,
+    /// Label of the TBI PHY (`tbi-handle`).
+    pub tbi_handle: Option<String>,
+    /// `managed`.
+    pub managed: Option<Managed>,
+    /// A fixed link (`fixed-link` child node).
+    pub fixed_link: Option<FixedLink>,
+    /// The SFP cage the port uses (`sfp = <&label>`).
+    pub sfp: Option<Sfp>,
+    /// `xlnx,txcsum`/`xlnx,rxcsum` of an AXI Ethernet.
+    pub checksum: Option<ChecksumOffload>,
+    /// An MDIO bus as a child `mdio` node, with its PHY/PCS devices.
+    pub mdio: Option<Mdio>,
+    /// Properties of the existing node to delete (`/delete-property/`).
+    pub delete: Vec<PropName>,
+    /// A programmable-logic Ethernet node the board describes itself.
+    pub node: Option<HiPlEthernet>,
+    /// `fixed-clock` nodes the port's nodes use.
+    pub fixed_clocks: Vec<FixedClock>,
+}
+
+/// A PL Ethernet MAC with its DMA engine, resolved (the raw
+/// [`PlEthernet`] documents each field).
+#[derive(Debug, Clone, PartialEq)]
+pub struct HiPlEthernet {
+    /// Base address of the MAC's registers.
+    pub reg: u64,
+    /// Size of the register window in bytes.
+    pub size: u64,
+    /// The MAC's own interrupt (`mac_irq`).
+    pub interrupts: Vec<Irq>,
+    /// One clock for every clock input the driver names.
+    pub clock: Option<ClockRef>,
+    /// Clocks by the driver's clock name; names not given take `clock`.
+    pub clocks: BTreeMap<String, ClockRef>,
+    /// RX memory size in bytes (`xlnx,rxmem`).
+    pub rxmem: u32,
+    /// Number of MCDMA queues (`xlnx,num-queues`).
+    pub num_queues: Option<u16>,
+    /// MCDMA channel ids (`xlnx,channel-ids`), 1..=16, in board order.
+    pub channel_ids: Vec<ChannelId>,
+    /// Mainline (dmaengine) style: `dmas`/`dma-names` to `dma.label`.
+    pub dmas: Option<bool>,
+    /// linux-xlnx style: `axistream-connected` to `dma.label`.
+    pub axistream_connected: Option<bool>,
+    /// The DMA engine feeding the MAC.
+    pub dma: PlDma,
+}
+
+impl HiPlEthernet {
+    /// The node's clock inputs, for [`crate::drivers::mac_clock_names_written`].
+    pub fn clock_inputs(&self) -> crate::drivers::PlClocks<'_> {
+        crate::drivers::PlClocks {
+            dmas: self.dmas,
+            clock: self.clock.as_ref(),
+            clocks: &self.clocks,
+            dma_clocks: &self.dma.clocks,
+        }
+    }
+}
+
+impl Board {
+    /// Resolves a board that validation accepted into the board the
+    /// generators read, consuming it: each string value is parsed once,
+    /// with the parsers the validator checked it with.
+    ///
+    /// # Errors
+    /// [`Unresolved`] for a value validation should have refused (a bug:
+    /// the loader reports it as rule `internal-error`).
+    pub fn resolve(self) -> Result<HiBoard, Unresolved> {
+        let Board { version: _, board, system, fastpath, interfaces, bench } = self;
+        let nr = board.cpus;
+        let interfaces = interfaces
+            .into_iter()
+            .enumerate()
+            .map(|(i, ifc)| {
+                let p = || format!("/interfaces/{i}");
+                let sets = |key: &str, list: Vec<crate::model::QueueCpus>| {
+                    list.into_iter()
+                        .enumerate()
+                        .map(|(j, qc)| {
+                            let cpus = cpus(|| format!("{}/{key}/{j}/cpus", p()), &qc.cpus, nr)?;
+                            Ok(QueueCpuSet { queue: qc.queue, cpus })
+                        })
+                        .collect::<Result<Vec<_>, Unresolved>>()
+                };
+                let rps = sets("rps", ifc.rps)?;
+                let xps = sets("xps", ifc.xps)?;
+                let irq_affinity = ifc
+                    .irq_affinity
+                    .into_iter()
+                    .enumerate()
+                    .map(|(j, ia)| {
+                        let pattern = IrqPattern::check(&ia.irq)
+                            .ok_or_else(|| Unresolved { ptr: format!("{}/irq_affinity/{j}/irq", p()), what: ia.irq })?;
+                        let cpus = cpus(|| format!("{}/irq_affinity/{j}/cpus", p()), &ia.cpus, nr)?;
+                        Ok(IrqPin { pattern, cpus })
+                    })
+                    .collect::<Result<Vec<_>, Unresolved>>()?;
+                let qdisc = ifc.qdisc.map(|q| qdisc(q, &p)).transpose()?;
+                let dt = ifc.dt.map(|d| iface_dt(d, &p)).transpose()?;
+                Ok(HiInterface {
+                    name: ifc.name,
+                    driver: ifc.driver,
+                    queues: ifc.queues,
+                    mtu: ifc.mtu,
+                    channels: ifc.channels,
+                    rings: ifc.rings,
+                    coalesce: ifc.coalesce,
+                    offloads: ifc.offloads,
+                    rps,
+                    rfs_flow_cnt: ifc.rfs_flow_cnt,
+                    xps,
+                    irq_affinity,
+                    qdisc,
+                    ptp: ifc.ptp,
+                    zero_copy_rx: ifc.zero_copy_rx,
+                    dt,
+                })
+            })
+            .collect::<Result<Vec<_>, Unresolved>>()?;
+        let bench = match bench {
+            None => None,
+            Some(section) => {
+                let values = resolve_bench(&section, "/bench", Some(nr))?;
+                Some(HiBench { section, values })
+            }
+        };
+        Ok(HiBoard { board, system, fastpath, interfaces, bench })
+    }
+}
+
+/// A qdisc's filters resolved; `p` names the interface.
+fn qdisc(q: Qdisc, p: &impl Fn() -> String) -> Result<HiQdisc, Unresolved> {
+    let filters = q
+        .filters
+        .into_iter()
+        .enumerate()
+        .map(|(j, f)| {
+            let prefix = Ipv4Prefix::parse(&f.address)
+                .ok_or_else(|| Unresolved { ptr: format!("{}/qdisc/filters/{j}/address", p()), what: f.address })?;
+            Ok(QueueFilter { match_: f.match_, prefix, queue: f.queue })
+        })
+        .collect::<Result<Vec<_>, Unresolved>>()?;
+    Ok(HiQdisc { kind: q.kind, filters })
+}
+
+/// A port's device-tree description resolved; `p` names the interface.
+fn iface_dt(d: crate::model::IfaceDt, p: &impl Fn() -> String) -> Result<HiIfaceDt, Unresolved> {
+    let mac = match d.mac {
+        Some(m) => Some(Mac::parse(&m).ok_or_else(|| Unresolved { ptr: format!("{}/dt/mac", p()), what: m })?),
+        None => None,
+    };
+    let node = d.node.map(|n| pl_ethernet(n, p)).transpose()?;
+    Ok(HiIfaceDt {
+        label: d.label,
+        path: d.path,
+        mac,
+        phy_mode: d.phy_mode,
+        max_speed: d.max_speed,
+        phy_handle: d.phy_handle,
+        pcs_handle: d.pcs_handle,
+        tbi_handle: d.tbi_handle,
+        managed: d.managed,
+        fixed_link: d.fixed_link,
+        sfp: d.sfp,
+        checksum: d.checksum,
+        mdio: d.mdio,
+        delete: d.delete,
+        node,
+        fixed_clocks: d.fixed_clocks,
+    })
+}
+
+/// A PL Ethernet node's channel ids resolved; `p` names the interface.
+fn pl_ethernet(n: PlEthernet, p: &impl Fn() -> String) -> Result<HiPlEthernet, Unresolved> {
+    let channel_ids = n
+        .channel_ids
+        .into_iter()
+        .enumerate()
+        .map(|(j, id)| {
+            let v = parse_channel_id(&id).filter(|v| (1..=16).contains(v)).and_then(|v| u8::try_from(v).ok());
+            match v {
+                Some(value) => Ok(ChannelId::new(value, id)),
+                None => Err(Unresolved { ptr: format!("{}/dt/node/channel_ids/{j}", p()), what: id }),
+            }
+        })
+        .collect::<Result<Vec<_>, Unresolved>>()?;
+    Ok(HiPlEthernet {
+        reg: n.reg,
+        size: n.size,
+        interrupts: n.interrupts,
+        clock: n.clock,
+        clocks: n.clocks,
+        rxmem: n.rxmem,
+        num_queues: n.num_queues,
+        channel_ids,
+        dmas: n.dmas,
+        axistream_connected: n.axistream_connected,
+        dma: n.dma,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::model::{MatchField, QueueSel};
+
+    /// The zcu102 reference board resolved: each interface holds its own
+    /// typed values (no index-zipped side-car), the channel ids keep the
+    /// text the board wrote.
+    #[test]
+    fn each_interface_holds_its_typed_values() {
+        let (path, text) = crate::testutil::repo_board("zcu102");
+        let b = crate::load_board_str(&path, &text).unwrap_or_else(|d| panic!("{d}")).board;
+        let [eth0, eth1] = b.interfaces.as_slice() else { panic!("zcu102 has two interfaces") };
+        let cpus = |s: &crate::resolve::CpuSet| s.iter().collect::<Vec<_>>();
+        assert_eq!(eth0.dt.as_ref().and_then(|d| d.mac).map(|m| m.to_string()).as_deref(), Some("00:0a:35:00:22:01"));
+        assert_eq!((eth0.irq_affinity[0].pattern.as_str(), cpus(&eth0.irq_affinity[0].cpus)), ("eth0", vec![1]));
+        assert_eq!((eth1.rps[1].queue, cpus(&eth1.rps[1].cpus)), (QueueSel::One(1), vec![2, 3]));
+        let f = &eth1.qdisc.as_ref().expect("eth1 has a qdisc").filters[0];
+        assert_eq!((f.match_, f.prefix.to_string(), f.queue), (MatchField::Dst, "192.0.2.3".to_string(), 1));
+        let ids = &eth1.dt.as_ref().and_then(|d| d.node.as_ref()).expect("eth1 is a full PL node").channel_ids;
+        let ids: Vec<(u8, &str)> = ids.iter().map(|c| (c.value(), c.as_written())).collect();
+        assert_eq!(ids, [(1, "0x1"), (2, "0x2")]);
+        let bench = b.bench.as_ref().expect("zcu102 has a bench section");
+        assert_eq!(bench.values.irq_cpus.as_ref().map(cpus), Some(vec![1]));
+    }
+}
