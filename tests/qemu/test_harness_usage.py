@@ -24,7 +24,7 @@ def test_timeout_is_whole_seconds_of_at_least_one(script, value, tmp_path):
     (exit 1, "the guest did not report"): both are usage errors."""
     res = run([str(ROOT / "scripts" / script), "--timeout", value, "--no-boot", "--out", str(tmp_path / "o")], tmp_path)
     assert res.returncode == 2, res.stderr
-    # an empty value stops at the shell's own ${2:?--timeout needs seconds}
+    # an empty value is a missing value (optval in scripts/qemu-board)
     want = "--timeout needs seconds" if value == "" else f"--timeout {value}: expected whole seconds >= 1"
     assert want in res.stderr, res.stderr
     assert not (tmp_path / "cache").exists(), "refused before the cache was touched"
@@ -72,3 +72,52 @@ def test_wrapper_is_qemu_board(script, tmp_path):
     a = run([str(ROOT / "scripts" / script), "--help"], tmp_path)
     b = run([str(ROOT / "scripts/qemu-board"), script.removeprefix("qemu-"), "--help"], tmp_path)
     assert a.returncode == b.returncode == 0 and a.stdout == b.stdout and a.stdout.startswith(f"{script}: "), a
+
+
+@pytest.mark.parametrize("script", SCRIPTS)
+@pytest.mark.parametrize("args", [["--out"], ["--gen", ""], ["--timeout"], ["--zynq-net"]])
+def test_option_without_value_is_named_with_an_example(script, args, tmp_path):
+    """A missing or empty value was the shell's own `${2:?}` message
+    ("scripts/qemu-board: 147: 2: --gen needs a directory": the program's
+    name and a line number instead of the harness's prefix)."""
+    res = run([str(ROOT / "scripts" / script), *args], tmp_path)
+    assert res.returncode == 2, res.stderr
+    assert res.stderr.startswith(f"{script}: {args[0]} needs "), res.stderr
+    assert f"(e.g. {args[0]} " in res.stderr and "see --help" in res.stderr, res.stderr
+    assert not (tmp_path / "cache").exists()
+
+
+@pytest.mark.parametrize("script, board, driver", [("qemu-p1020", "zc702", "fsl-gianfar"),
+                                                   ("qemu-zynq7000", "p1020rdb", "macb"),
+                                                   ("qemu-zcu102", "p1020rdb", "macb")])
+def test_gen_of_a_board_on_another_driver_is_refused(script, board, driver, gen_board, tmp_path):
+    """`qemu-zynq7000 --gen <p1020rdb gen>` built a kernel from the other
+    board's fragments (about 7 minutes) before anything failed."""
+    gen = gen_board(board)
+    res = run([str(ROOT / "scripts" / script), "--gen", str(gen), "--no-boot"], tmp_path)
+    assert res.returncode == 2, res.stderr
+    assert f"--gen {gen}: its board has no {driver} interface" in res.stderr, res.stderr
+    assert not (tmp_path / "cache").exists()
+
+
+@pytest.mark.parametrize("script", SCRIPTS)
+def test_out_zynq_net_and_qemu_are_checked_before_the_build(script, tmp_path):
+    """--out a file failed at `mkdir` after the whole build (exit 1, the
+    code for a failed boot); --out / or a directory of other files would
+    be written into; a missing --zynq-net left its verify broken inside a
+    report on two of the three machines."""
+    f = tmp_path / "file"
+    f.write_text("x")
+    full = tmp_path / "full"
+    full.mkdir()
+    (full / "precious.txt").write_text("x")
+    cases = [(["--out", str(f)], f"--out {f}: exists and is not a directory"),
+             (["--out", "/"], "--out /: is /"),
+             (["--out", str(full)], f"--out {full}: not empty and not an earlier run's results"),
+             (["--zynq-net", str(tmp_path / "none")], f"--zynq-net {tmp_path / 'none'}: not an executable file"),
+             (["--zynq-net", str(tmp_path)], f"--zynq-net {tmp_path}: not an executable file")]
+    for args, want in cases:
+        res = run([str(ROOT / "scripts" / script), *args, "--no-boot"], tmp_path)
+        assert res.returncode == 2 and want in res.stderr, (args, res.stderr)
+    assert (full / "precious.txt").exists()
+    assert not (tmp_path / "cache").exists()

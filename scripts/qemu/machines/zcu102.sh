@@ -78,6 +78,9 @@ needs="apt-get apt-cache dpkg-deb readelf cpp dtc cpio gzip xz depmod timeout"
 lab_needs="${cross}gcc ${cross}strip ip sha256sum"
 lock_wait=900
 init_sh=$top/tests/qemu/macb-init.sh
+# The Ethernet driver of the ports QEMU emulates: a --gen whose plan has
+# no interface on it is another board's (refused before any build).
+nic_driver=macb
 qemu_system=qemu-system-aarch64
 qemu_system_pkg=qemu-system-arm
 # Without --lab the archive's QEMU boots (the patched one with --lab).
