@@ -17,7 +17,7 @@ fuzz_target!(|data: &[u8]| {
             return;
         }
     };
-    let arts = zynq_net_render::render_all(&loaded, "fuzz.yml").expect("a valid board renders");
+    let arts = zynq_net_render::render_all(&loaded.board, "fuzz.yml").expect("a valid board renders");
     let plan = arts.iter().find(|a| a.path == "tuning/zynq-net.plan").expect("plan");
     let plan = std::str::from_utf8(&plan.contents).expect("utf-8 plan");
     let body_end = plan.trim_end_matches('\n').rfind('\n').map_or(0, |i| i + 1);
