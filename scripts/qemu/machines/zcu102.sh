@@ -238,13 +238,7 @@ build_dtb() {
         if [ -s "$out/dt/pl-nodes.txt" ]; then sed 's/^/  /' "$out/dt/pl-nodes.txt"; else echo "  none"; fi
         # What the generated fragment asked for that the adaptation took
         # away or QEMU cannot provide: reported, never fatal.
-        if [ -n "$frag" ] && [ -n "${ZYNQ_NET_BIN:-}" ] && [ -n "$kboard" ]; then
-            echo "zynq-net dtb verify $kboard (test DTB):"
-            rc=0
-            "$ZYNQ_NET_BIN" dtb verify "$kboard" "$dtb" >"$out/dt/verify.txt" 2>&1 || rc=$?
-            sed 's/^/  /' "$out/dt/verify.txt"
-            echo "  exit $rc"
-        fi
+        dtb_verify_report "zynq-net dtb verify $kboard (test DTB):"
     } >"$out/dt-report.txt"
 }
 

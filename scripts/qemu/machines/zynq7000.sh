@@ -128,14 +128,8 @@ build_dtb() {
     {
         echo "DTS: arch/arm/boot/dts/xilinx/$board_dts (linux-source-6.12), unchanged for QEMU"
         echo "fragment: ${frag:-none (stock $board_dts)}"
-        if [ -n "$frag" ] && [ -n "${ZYNQ_NET_BIN:-}" ] && [ -n "$kboard" ]; then
-            echo "zynq-net dtb verify $kboard:"
-            rc=0
-            "$ZYNQ_NET_BIN" dtb verify "$kboard" "$dtb" >"$out/dt/verify.txt" 2>&1 || rc=$?
-            sed 's/^/  /' "$out/dt/verify.txt"
-            echo "  exit $rc"
-            echo "$rc" >"$out/dtb-verify.rc"
-        fi
+        dtb_verify_report "zynq-net dtb verify $kboard:"
+        [ -z "$dtb_verify_rc" ] || echo "$dtb_verify_rc" >"$out/dtb-verify.rc"
     } >"$out/dt-report.txt"
 }
 
