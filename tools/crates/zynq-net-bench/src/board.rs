@@ -7,7 +7,8 @@
 
 use std::path::Path;
 
-use zynq_net_model::bench::{Bench, Tester};
+use zynq_net_model::bench::Tester;
+use zynq_net_model::hi::HiBench;
 use zynq_net_model::LoadedBench;
 
 use crate::error::BenchError;
@@ -38,7 +39,7 @@ fn endpoint(ssh: &Option<String>, address: &str) -> Endpoint {
 /// Where the section says to run: its DUT as the client, its first peer as
 /// the server; `None` when it names no DUT or no peer (a bench file for
 /// `--lab` or `--targets`).
-pub fn targets(b: &Bench) -> Option<Targets> {
+pub fn targets(b: &HiBench) -> Option<Targets> {
     let (dut, peer) = (b.dut.as_ref()?, b.peers.first()?);
     Some(Targets {
         format: TARGETS_FORMAT.into(),
@@ -53,7 +54,7 @@ pub fn targets(b: &Bench) -> Option<Targets> {
 
 /// The runner's settings and targets of a loaded benchmark description.
 pub fn convert(l: &LoadedBench) -> (BenchSpec, Option<Targets>) {
-    (BenchSpec::from_model(&l.bench, &l.resolved), targets(&l.bench))
+    (BenchSpec::from_model(&l.bench), targets(&l.bench))
 }
 
 /// Loads a board file or a bench file (told apart by a top-level `board:`

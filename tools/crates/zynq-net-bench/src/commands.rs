@@ -538,9 +538,7 @@ pub fn ablate(a: &AblateOptions) -> Result<Outcome, BenchError> {
             let (_, spec, targets) = crate::board::load(f)?;
             (spec, targets)
         }
-        (None, Some(b)) => {
-            (crate::spec::BenchSpec::from_model(&b.section, &b.values), crate::board::targets(&b.section))
-        }
+        (None, Some(b)) => (crate::spec::BenchSpec::from_model(b), crate::board::targets(b)),
         _ => {
             return Err(invalid(format!(
             "{}: the board has no `bench` section; add one (docs/board-format.md) or pass --bench FILE (docs/bench.md)",

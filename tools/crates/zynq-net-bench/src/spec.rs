@@ -1,20 +1,21 @@
 //! The runner's settings, resolved: [`BenchSpec`] is built only from the
-//! model's `bench` section ([`zynq_net_model::bench::Bench`] and its
-//! [`ResolvedBench`], loaded with positions by
+//! model's resolved `bench` section ([`HiBench`], loaded with positions by
 //! [`zynq_net_model::load_bench`]: a board file's section or a standalone
-//! bench file), then adjusted by command-line overrides. It is never read
+//! bench file; its CPU lists and UDP rate typed), then adjusted by
+//! command-line overrides. It is never read
 //! from a user's YAML; serde is only for the plan file (`plan.json`) that
 //! `bench plan` writes and `bench run --plan` reads back.
 //!
 //! A section the input leaves out (no `matrix`, no `rfc2544`) is the
-//! model's default section ([`zynq_net_model::bench::Matrix`]'s and
+//! model's default section ([`zynq_net_model::hi::HiMatrix`]'s and
 //! [`zynq_net_model::bench::Rfc2544`]'s `Default`): one set of defaults for
 //! a board, a bench file and the runner.
 
 use serde::{Deserialize, Serialize};
 
 use zynq_net_model::bench::{Bench, Direction, Matrix, Protocol, Rfc2544};
-use zynq_net_model::resolve::{CpuSet, ResolvedBench};
+use zynq_net_model::hi::HiBench;
+use zynq_net_model::resolve::CpuSet;
 
 use crate::error::BenchError;
 
@@ -156,14 +157,14 @@ fn cpus(s: &CpuSet) -> Vec<usize> {
 }
 
 impl BenchSpec {
-    /// The runner's settings from a validated `bench` section `b` and its
-    /// resolved values `r` (from [`zynq_net_model::LoadedBench`] or a
-    /// resolved board's [`zynq_net_model::hi::HiBench`]); a section left out is the model's
-    /// default section.
-    pub fn from_model(b: &Bench, r: &ResolvedBench) -> BenchSpec {
+    /// The runner's settings from a resolved `bench` section (of a
+    /// [`zynq_net_model::LoadedBench`] or a resolved board); a section left
+    /// out is the model's default section.
+    pub fn from_model(b: &HiBench) -> BenchSpec {
         let m = b.matrix.clone().unwrap_or_default();
         let x = b.rfc2544.clone().unwrap_or_default();
         let list = |s: &Option<CpuSet>| s.as_ref().map(cpus).unwrap_or_default();
+        let irq = b.dut.as_ref().and_then(|d| d.irq_cpus.as_ref()).map(cpus).unwrap_or_default();
         BenchSpec {
             duration: f64::from(m.duration_s),
             omit: m.omit_s,
@@ -173,9 +174,9 @@ impl BenchSpec {
             mtus: m.mtus,
             streams: m.streams,
             tcp_length: m.tcp_length,
-            udp_bitrate: Rate(r.udp_rate.map_or(0.0, |u| u.bits_per_second())),
-            cpus: PerEnd { client: list(&r.pin_cpus), server: list(&r.peer_pin_cpus) },
-            irq_cpus: PerEnd { client: list(&r.irq_cpus), server: Vec::new() },
+            udp_bitrate: Rate(m.udp_rate.map_or(0.0, |u| u.bits_per_second())),
+            cpus: PerEnd { client: list(&m.pin_cpus), server: list(&m.peer_pin_cpus) },
+            irq_cpus: PerEnd { client: irq, server: Vec::new() },
             cpu_bound_percent: m.cpu_bound_pct,
             line_rate: Rate(f64::from(x.line_rate_mbps) * 1e6),
             frame_sizes: x.frame_sizes,
@@ -287,7 +288,7 @@ mod tests {
 
     fn spec_of(yaml: &str) -> BenchSpec {
         let l = zynq_net_model::load_bench_str(Path::new("bench.yml"), yaml).unwrap_or_else(|d| panic!("{d}"));
-        BenchSpec::from_model(&l.bench, &l.resolved)
+        BenchSpec::from_model(&l.bench)
     }
 
     #[test]

@@ -15,14 +15,15 @@
 
 use std::collections::BTreeMap;
 
-use crate::bench::Bench;
+use crate::bench::{Bench, BenchHost, BenchPeer, Direction, Matrix, Protocol, Rfc2544, Tester};
+use crate::cpus::CpuList;
 use crate::model::{
     Board, BoardInfo, Channels, ChecksumOffload, ClockRef, Driver, Fastpath, FixedClock, FixedLink, Irq, Managed, Mdio,
     OnOff, PlDma, PlEthernet, PropName, Qdisc, QdiscKind, Queues, Rings, Sfp, System, ZeroCopyRx,
 };
 use crate::resolve::{
-    cpus, parse_channel_id, resolve_bench, ChannelId, Ipv4Prefix, IrqPattern, IrqPin, Mac, QueueCpuSet, QueueFilter,
-    ResolvedBench, Unresolved,
+    cpus, parse_channel_id, BitRate, ChannelId, CpuSet, Ipv4Prefix, IrqPattern, IrqPin, Mac, QueueCpuSet, QueueFilter,
+    Unresolved,
 };
 
 /// A board after resolution: the only board generators see.
@@ -41,15 +42,168 @@ pub struct HiBoard {
     pub bench: Option<HiBench>,
 }
 
-/// A board's `bench` section: the section as written (for the bench
-/// crate's [`Bench`]-shaped plans and reports) and its typed values
-/// (CPU sets, UDP rate), which the runner reads instead of the strings.
+/// A `bench` section after resolution (of a board, or of a standalone
+/// bench file: [`crate::LoadedBench`]): the section's keys as written,
+/// except that its CPU lists and UDP rate are typed values, so the bench
+/// runner cannot parse a bench string again: the string is gone.
 #[derive(Debug, Clone, PartialEq)]
 pub struct HiBench {
-    /// The validated section.
-    pub section: Bench,
-    /// Its typed values.
-    pub values: ResolvedBench,
+    /// The device under test, when the section names one.
+    pub dut: Option<HiBenchHost>,
+    /// Traffic peers (names and addresses as written).
+    pub peers: Vec<BenchPeer>,
+    /// The iperf3 matrix, when the section has one.
+    pub matrix: Option<HiMatrix>,
+    /// The RFC 2544-style throughput search (no strings: as written).
+    pub rfc2544: Option<Rfc2544>,
+    /// The trafgen tester's settings (no strings: as written).
+    pub tester: Option<Tester>,
+}
+
+/// The device under test, resolved.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HiBenchHost {
+    /// `user@host` for ssh; `None` = run locally.
+    pub ssh: Option<String>,
+    /// Data-plane address of the DUT (handed to iperf3 as written).
+    pub address: String,
+    /// Interface under test (a name from `interfaces` on a board).
+    pub iface: String,
+    /// CPUs that take the NIC's IRQs (`dut.irq_cpus`; rule bench-pin-irq-cpu),
+    /// every CPU below the board's CPU count.
+    pub irq_cpus: Option<CpuSet>,
+}
+
+/// The iperf3 matrix, resolved: [`Matrix`] with its CPU lists as CPU sets
+/// and its UDP rate in bit/s.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HiMatrix {
+    /// Protocols.
+    pub protocols: Vec<Protocol>,
+    /// Directions, seen from the DUT (the iperf3 client).
+    pub directions: Vec<Direction>,
+    /// MTUs in bytes.
+    pub mtus: Vec<u32>,
+    /// Parallel streams (`-P`).
+    pub streams: Vec<u32>,
+    /// Seconds per cell (`-t`).
+    pub duration_s: u32,
+    /// Seconds omitted at the start of each cell (`-O`).
+    pub omit_s: u32,
+    /// CPUs iperf3 is pinned to on the DUT (`matrix.pin_cpus`), every CPU
+    /// below the board's CPU count.
+    pub pin_cpus: Option<CpuSet>,
+    /// CPUs iperf3 is pinned to on the peer (`matrix.peer_pin_cpus`; another
+    /// machine: not bounded by the board).
+    pub peer_pin_cpus: Option<CpuSet>,
+    /// UDP offered rate (`-b`, `matrix.udp_rate`); `None` = unlimited.
+    pub udp_rate: Option<BitRate>,
+    /// TCP buffer length in bytes (`-l`).
+    pub tcp_length: u32,
+    /// Zero-copy send (`-Z`).
+    pub zerocopy: bool,
+    /// A core at least this busy (percent) flags the cell CPU-bound.
+    pub cpu_bound_pct: f64,
+    /// Repeats per cell.
+    pub repeats: u32,
+}
+
+impl Default for HiMatrix {
+    /// The model's default matrix ([`Matrix::default`]), which writes no
+    /// CPU list and no UDP rate.
+    fn default() -> Self {
+        let Matrix {
+            protocols,
+            directions,
+            mtus,
+            streams,
+            duration_s,
+            omit_s,
+            pin_cpus: _,
+            peer_pin_cpus: _,
+            udp_rate: _,
+            tcp_length,
+            zerocopy,
+            cpu_bound_pct,
+            repeats,
+        } = Matrix::default();
+        HiMatrix {
+            protocols,
+            directions,
+            mtus,
+            streams,
+            duration_s,
+            omit_s,
+            pin_cpus: None,
+            peer_pin_cpus: None,
+            udp_rate: None,
+            tcp_length,
+            zerocopy,
+            cpu_bound_pct,
+            repeats,
+        }
+    }
+}
+
+/// Resolves a `bench` section that validation accepted, consuming it, its
+/// pointers under `prefix`; DUT CPU lists are bounded by `nr_cpus` (a
+/// board's CPU count; `None` in a standalone bench file, which names no
+/// board).
+///
+/// # Errors
+/// [`Unresolved`] for a value validation should have refused (a bug).
+pub(crate) fn resolve_bench(bn: Bench, prefix: &str, nr_cpus: Option<u32>) -> Result<HiBench, Unresolved> {
+    let nr = nr_cpus.unwrap_or(u32::MAX);
+    let list = |key: &str, l: Option<CpuList>, nr: u32| match l {
+        Some(l) => cpus(|| format!("{prefix}/{key}"), &l, nr).map(Some),
+        None => Ok(None),
+    };
+    let Bench { dut, peers, matrix, rfc2544, tester } = bn;
+    let dut = match dut {
+        Some(BenchHost { ssh, address, iface, irq_cpus }) => {
+            Some(HiBenchHost { ssh, address, iface, irq_cpus: list("dut/irq_cpus", irq_cpus, nr)? })
+        }
+        None => None,
+    };
+    let matrix = match matrix {
+        Some(Matrix {
+            protocols,
+            directions,
+            mtus,
+            streams,
+            duration_s,
+            omit_s,
+            pin_cpus,
+            peer_pin_cpus,
+            udp_rate,
+            tcp_length,
+            zerocopy,
+            cpu_bound_pct,
+            repeats,
+        }) => Some(HiMatrix {
+            protocols,
+            directions,
+            mtus,
+            streams,
+            duration_s,
+            omit_s,
+            pin_cpus: list("matrix/pin_cpus", pin_cpus, nr)?,
+            peer_pin_cpus: list("matrix/peer_pin_cpus", peer_pin_cpus, u32::MAX)?,
+            udp_rate: match udp_rate {
+                Some(r) => Some(
+                    BitRate::parse(&r)
+                        .ok_or_else(|| Unresolved { ptr: format!("{prefix}/matrix/udp_rate"), what: r })?,
+                ),
+                None => None,
+            },
+            tcp_length,
+            zerocopy,
+            cpu_bound_pct,
+            repeats,
+        }),
+        None => None,
+    };
+    Ok(HiBench { dut, peers, matrix, rfc2544, tester })
 }
 
 /// One network interface and its tuning, resolved.
@@ -239,13 +393,7 @@ impl Board {
                 })
             })
             .collect::<Result<Vec<_>, Unresolved>>()?;
-        let bench = match bench {
-            None => None,
-            Some(section) => {
-                let values = resolve_bench(&section, "/bench", Some(nr))?;
-                Some(HiBench { section, values })
-            }
-        };
+        let bench = bench.map(|b| resolve_bench(b, "/bench", Some(nr))).transpose()?;
         Ok(HiBoard { board, system, fastpath, interfaces, bench })
     }
 }
@@ -343,6 +491,6 @@ mod tests {
         let ids: Vec<(u8, &str)> = ids.iter().map(|c| (c.value(), c.as_written())).collect();
         assert_eq!(ids, [(1, "0x1"), (2, "0x2")]);
         let bench = b.bench.as_ref().expect("zcu102 has a bench section");
-        assert_eq!(bench.values.irq_cpus.as_ref().map(cpus), Some(vec![1]));
+        assert_eq!(bench.dut.as_ref().and_then(|d| d.irq_cpus.as_ref()).map(cpus), Some(vec![1]));
     }
 }

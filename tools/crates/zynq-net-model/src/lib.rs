@@ -171,10 +171,9 @@ fn typed<T: serde::de::DeserializeOwned, R>(
 /// A benchmark description loaded without errors ([`load_bench`]).
 #[derive(Debug, Clone)]
 pub struct LoadedBench {
-    /// The validated `bench` section (of the board, or the bench file).
-    pub bench: bench::Bench,
-    /// Its typed values: what the runner reads instead of its strings.
-    pub resolved: resolve::ResolvedBench,
+    /// The validated `bench` section (of the board, or the bench file),
+    /// resolved: its CPU lists and UDP rate as typed values.
+    pub bench: hi::HiBench,
     /// The board's name when the file is a board file; `None` for a bench file.
     pub board: Option<String>,
     /// The file it came from.
@@ -232,7 +231,7 @@ pub fn load_bench_str(file: &Path, text: &str) -> Result<LoadedBench, Diagnostic
     })?;
     if doc_kind(&value) == schema::DocKind::Board {
         let board = board_from(file, text, value, &map)?;
-        let Some(hi::HiBench { section: bench, values: resolved }) = board.board.bench else {
+        let Some(bench) = board.board.bench else {
             let d = Diagnostic::new(
                 Rule::MissingKey,
                 "",
@@ -246,7 +245,6 @@ pub fn load_bench_str(file: &Path, text: &str) -> Result<LoadedBench, Diagnostic
         };
         return Ok(LoadedBench {
             bench,
-            resolved,
             board: Some(board.board.board.name),
             file: file.to_path_buf(),
             source: text.to_string(),
@@ -272,15 +270,9 @@ pub fn load_bench_str(file: &Path, text: &str) -> Result<LoadedBench, Diagnostic
     if !structural.is_empty() {
         return Err(stopped(file, text, structural));
     }
-    let ((bench, resolved), warnings) = typed(
-        value,
-        &map,
-        fail,
-        "bench file",
-        |b| validate::bench(b, "", None),
-        |b| resolve::resolve_bench(&b, "", None).map(|r| (b, r)),
-    )?;
-    Ok(LoadedBench { bench, resolved, board: None, file: file.to_path_buf(), source: text.to_string(), warnings })
+    let (bench, warnings) =
+        typed(value, &map, fail, "bench file", |b| validate::bench(b, "", None), |b| hi::resolve_bench(b, "", None))?;
+    Ok(LoadedBench { bench, board: None, file: file.to_path_buf(), source: text.to_string(), warnings })
 }
 
 /// Checks a `bench` section that no file holds as is (a file's section or
@@ -506,9 +498,10 @@ mod bench_file_tests {
         )
         .unwrap_or_else(|d| panic!("{d}"));
         let cpus = |s: &Option<crate::resolve::CpuSet>| s.as_ref().map(|s| s.iter().collect::<Vec<_>>());
-        assert_eq!((cpus(&l.resolved.pin_cpus), cpus(&l.resolved.peer_pin_cpus)), (Some(vec![2, 3]), Some(vec![5])));
-        assert_eq!(l.resolved.udp_rate.map(|r| r.bits_per_second()), Some(2.5e9));
-        assert!(l.resolved.irq_cpus.is_none());
+        let m = l.bench.matrix.as_ref().expect("matrix");
+        assert_eq!((cpus(&m.pin_cpus), cpus(&m.peer_pin_cpus)), (Some(vec![2, 3]), Some(vec![5])));
+        assert_eq!(m.udp_rate.map(|r| r.bits_per_second()), Some(2.5e9));
+        assert!(l.bench.dut.is_none());
     }
 
     #[test]

@@ -3,8 +3,8 @@
 //! patterns, MCDMA channel ids and bit rates, each with the one parser
 //! that turns the string into its value. The loader resolves a board that
 //! validation accepted into a [`crate::hi::HiBoard`], which holds these
-//! values where the raw board had the strings, and a `bench` section into
-//! a [`ResolvedBench`]; generators (zynq-net-render, zynq-net-bench) read
+//! values where the raw board had the strings (its `bench` section
+//! included: [`crate::hi::HiBench`]); generators (zynq-net-render, zynq-net-bench) read
 //! the values and never see the board's strings.
 //!
 //! The parsers here are the ones the validator uses for its diagnostics
@@ -15,7 +15,6 @@ use std::collections::BTreeSet;
 use std::fmt;
 use std::net::Ipv4Addr;
 
-use crate::bench::Bench;
 use crate::cpus::{parse_cpu_list, CpuList, CpuListError};
 use crate::model::{MatchField, QueueSel};
 
@@ -259,20 +258,6 @@ pub struct QueueFilter {
     pub queue: u32,
 }
 
-/// The typed values of the `bench` section (of a board, or of a
-/// standalone bench file).
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct ResolvedBench {
-    /// `bench.matrix.pin_cpus`.
-    pub pin_cpus: Option<CpuSet>,
-    /// `bench.matrix.peer_pin_cpus`.
-    pub peer_pin_cpus: Option<CpuSet>,
-    /// `bench.dut.irq_cpus`.
-    pub irq_cpus: Option<CpuSet>,
-    /// `bench.matrix.udp_rate`.
-    pub udp_rate: Option<BitRate>,
-}
-
 /// A value validation accepted but resolution refused: a zynq-net bug
 /// (the loader reports it as rule `internal-error`).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -293,33 +278,6 @@ pub(crate) fn cpus(ptr: impl Fn() -> String, l: &CpuList, nr_cpus: u32) -> Resul
         Some(c) => Err(Unresolved { ptr: ptr(), what: format!("CPU {c} outside the board's {nr_cpus} CPUs") }),
         None => Ok(s),
     }
-}
-
-/// Resolves a `bench` section that validation accepted, its pointers
-/// under `prefix`; DUT CPU lists are bounded by `nr_cpus` (a board's CPU
-/// count; `None` in a standalone bench file, which names no board).
-///
-/// # Errors
-/// [`Unresolved`] for a value validation should have refused (a bug).
-pub(crate) fn resolve_bench(bn: &Bench, prefix: &str, nr_cpus: Option<u32>) -> Result<ResolvedBench, Unresolved> {
-    let nr = nr_cpus.unwrap_or(u32::MAX);
-    let m = bn.matrix.as_ref();
-    let list = |key: &str, l: Option<&CpuList>, nr: u32| match l {
-        Some(l) => cpus(|| format!("{prefix}/{key}"), l, nr).map(Some),
-        None => Ok(None),
-    };
-    Ok(ResolvedBench {
-        pin_cpus: list("matrix/pin_cpus", m.and_then(|m| m.pin_cpus.as_ref()), nr)?,
-        peer_pin_cpus: list("matrix/peer_pin_cpus", m.and_then(|m| m.peer_pin_cpus.as_ref()), u32::MAX)?,
-        irq_cpus: list("dut/irq_cpus", bn.dut.as_ref().and_then(|d| d.irq_cpus.as_ref()), nr)?,
-        udp_rate: match m.and_then(|m| m.udp_rate.as_deref()) {
-            Some(r) => Some(
-                BitRate::parse(r)
-                    .ok_or_else(|| Unresolved { ptr: format!("{prefix}/matrix/udp_rate"), what: r.into() })?,
-            ),
-            None => None,
-        },
-    })
 }
 
 #[cfg(test)]
