@@ -14,6 +14,18 @@
 # limit at all, defeating a hard limit; `timeout abc` fails only at boot).
 seconds_ok() {
     case $1 in '' | *[!0-9]* | 0 | 0*) return 1 ;; esac
+    # at most 6 digits (11 days): a longer number overflows the shell's
+    # arithmetic in the boot's deadline
+    [ "${#1}" -le 6 ]
+}
+
+# not_cached WHAT: with --cached-only (cached_only=1), says WHAT is not in
+# the cache and exits 3, before anything is downloaded or built;
+# otherwise returns.
+not_cached() {
+    [ "${cached_only:-0}" = 1 ] || return 0
+    log "--cached-only: $1"
+    exit 3
 }
 
 # check_gen DIR: dies (the script's die) unless DIR is `zynq-net gen` output
@@ -143,8 +155,12 @@ apt_setup() {
         done
         echo "deb [signed-by=$key] $security bookworm-security main"
     } >"$aptdir/sources.list"
-    # Refresh the lists at most once a day.
-    if [ -z "$(find "$aptdir/lists" -maxdepth 1 -name '*_Packages*' -mtime -1 2>/dev/null | head -n 1)" ]; then
+    # Refresh the lists at most once a day; --cached-only: never (the
+    # cached lists, any age).
+    if [ "${cached_only:-0}" = 1 ]; then
+        [ -n "$(find "$aptdir/lists" -maxdepth 1 -name '*_Packages*' 2>/dev/null | head -n 1)" ] ||
+            not_cached "no $deb_arch package lists in $aptdir/lists"
+    elif [ -z "$(find "$aptdir/lists" -maxdepth 1 -name '*_Packages*' -mtime -1 2>/dev/null | head -n 1)" ]; then
         log "apt-get update ($deb_arch, private lists in $aptdir)"
         if ! apt_run apt-get -qq update >&2; then
             # Offline with a filled cache still works: keep the old lists.
@@ -178,6 +194,7 @@ fetch_pkg() {
     fi
     deb=$(cached_deb "$name" "$ver")
     if [ -z "$deb" ]; then
+        not_cached "$name $ver ($deb_arch) is not in $cache/debs"
         log "downloading $name $ver ($deb_arch)"
         (cd "$cache/debs" && apt_run apt-get -qq download "$name=$ver" >&2) ||
             die "download of $name failed"
@@ -303,7 +320,10 @@ srcapt_setup() {
         echo "deb-src [signed-by=$key] $mirror bookworm-updates main"
         echo "deb-src [signed-by=$key] $security bookworm-security main"
     } >"$aptdir/sources.list"
-    if [ -z "$(find "$aptdir/lists" -maxdepth 1 -name '*_Sources*' -mtime -7 2>/dev/null | head -n 1)" ]; then
+    if [ "${cached_only:-0}" = 1 ]; then
+        [ -n "$(find "$aptdir/lists" -maxdepth 1 -name '*_Sources*' 2>/dev/null | head -n 1)" ] ||
+            not_cached "no source package lists in $aptdir/lists"
+    elif [ -z "$(find "$aptdir/lists" -maxdepth 1 -name '*_Sources*' -mtime -7 2>/dev/null | head -n 1)" ]; then
         log "apt-get update (deb-src, private lists in $aptdir)"
         if ! srcapt_run apt-get -qq update >&2; then
             [ -n "$(find "$aptdir/lists" -maxdepth 1 -name '*_Sources*' | head -n 1)" ] ||
@@ -329,6 +349,7 @@ fetch_src() {
     upver=${upver%-*}
     dir=$cache/src/$name-$upver
     if [ ! -f "$dir/.version" ] || [ "$(cat "$dir/.version")" != "$ver" ]; then
+        not_cached "source $name $ver is not in $cache/src"
         log "apt-get source $name=$ver"
         mkdir -p "$cache/src"
         rm -rf "$dir"

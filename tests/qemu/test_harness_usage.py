@@ -121,3 +121,58 @@ def test_out_zynq_net_and_qemu_are_checked_before_the_build(script, tmp_path):
         assert res.returncode == 2 and want in res.stderr, (args, res.stderr)
     assert (full / "precious.txt").exists()
     assert not (tmp_path / "cache").exists()
+
+
+@pytest.mark.parametrize("script", SCRIPTS)
+def test_timeout_of_more_than_six_digits_is_refused(script, tmp_path):
+    """A 20-digit --timeout overflowed the shell's arithmetic in the boot's
+    deadline (a negative or wrapped deadline) instead of being refused."""
+    res = run([str(ROOT / "scripts" / script), "--timeout", "9" * 20, "--no-boot"], tmp_path)
+    assert res.returncode == 2, res.stderr
+    assert "expected whole seconds >= 1 (at most 6 digits)" in res.stderr, res.stderr
+    ok = run([str(ROOT / "scripts" / script), "--timeout", "999999", "--smp", "0"], tmp_path)
+    assert ok.returncode == 2 and "--timeout" not in ok.stderr and "--smp 0" in ok.stderr, ok.stderr
+
+
+@pytest.mark.parametrize("script", ["qemu-p1020", "qemu-zcu102"])
+def test_lab_subnet_without_lab_is_refused(script, tmp_path):
+    """--lab-subnet without --lab was ignored silently: the user believed
+    the lab ran on another subnet."""
+    res = run([str(ROOT / "scripts" / script), "--lab-subnet", "3", "--no-boot"], tmp_path)
+    assert res.returncode == 2 and "--lab-subnet needs --lab" in res.stderr, res.stderr
+    assert not (tmp_path / "cache").exists()
+
+
+def test_an_option_of_another_machine_names_the_machines_that_take_it(tmp_path):
+    """The Zynq-7000 said "unknown argument: --lab", as for a typo; the
+    option exists, on other machines (their files' `options=` lines)."""
+    res = run([str(ROOT / "scripts/qemu-zynq7000"), "--lab", "x"], tmp_path)
+    assert res.returncode == 2, res.stderr
+    assert "--lab: not an option of qemu-zynq7000 (taken by: p1020 zcu102; see --help)" in res.stderr, res.stderr
+    typo = run([str(ROOT / "scripts/qemu-zynq7000"), "--lba", "x"], tmp_path)
+    assert typo.returncode == 2 and "unknown argument: --lba" in typo.stderr, typo.stderr
+
+
+@pytest.mark.parametrize("script", SCRIPTS)
+def test_a_symlink_to_the_program_finds_its_machines(script, tmp_path):
+    """A symlink to scripts/qemu-board (or a wrapper) in another directory
+    looked for the machine files beside the link and found none."""
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    (bindir / "qb").symlink_to(ROOT / "scripts/qemu-board")
+    (bindir / script).symlink_to(ROOT / "scripts" / script)
+    a = run([str(bindir / "qb"), script.removeprefix("qemu-"), "--help"], tmp_path)
+    b = run([str(bindir / script), "--help"], tmp_path)
+    assert a.returncode == b.returncode == 0 and a.stdout == b.stdout and a.stdout.startswith(f"{script}: "), (a, b)
+
+
+@pytest.mark.parametrize("script", ["qemu-p1020", "qemu-zcu102"])
+def test_cached_only_with_an_empty_cache_downloads_nothing(script, tmp_path):
+    """--cached-only ran apt-get update and `apt-get source` before its
+    exit 3 (minutes on a fresh machine; offline it failed with exit 2,
+    "apt-get update failed"). It now stops at the first thing the cache
+    lacks, the package lists, and says so."""
+    res = run([str(ROOT / "scripts" / script), "--cached-only", "--no-boot"], tmp_path)
+    assert res.returncode == 3, res.stderr
+    assert "--cached-only: no " in res.stderr and "package lists in" in res.stderr, res.stderr
+    assert "apt-get update" not in res.stderr and "apt-get source" not in res.stderr, res.stderr

@@ -41,8 +41,9 @@
 #                     and the patched qemu-system-ppc (unless --qemu or
 #                     --system-qemu)
 #   --userland-only   only build (or find cached) the userland
-#   --cached-only     build nothing: exit 3 when the kernel or the userland
-#                     is not in the cache yet (a CI with a time budget)
+#   --cached-only     download and build nothing: exit 3 when the kernel,
+#                     the userland or a package list is not in the cache
+#                     yet (a CI with a time budget)
 #   --no-boot         build the initramfs too, do not boot
 #   --lab NAME        forwarding lab: the two eTSEC ports are tap devices
 #                     moved into the host network namespaces NAME-client and

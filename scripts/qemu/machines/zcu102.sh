@@ -28,9 +28,9 @@
 #   --smp N         emulated Cortex-A53 cores, 1-4 (default 4)
 #   --fetch-only    only fill the cache
 #   --no-boot       build DTB and initramfs, do not boot
-#   --cached-only   build nothing: exit 3 when the patched QEMU or
-#                   flowtable-load (--lab) is not cached (a CI with a time
-#                   budget)
+#   --cached-only   download and build nothing: exit 3 when the patched
+#                   QEMU, flowtable-load (--lab), the kernel package or a
+#                   package list is not cached (a CI with a time budget)
 #   --lab NAME      forwarding lab: gem2 (eth0) and gem3 (eth1) are tap
 #                   devices moved into the host network namespaces
 #                   NAME-client and NAME-server (10.21N.1.0/24 and

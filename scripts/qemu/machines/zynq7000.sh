@@ -32,8 +32,9 @@
 #                     ZYNQ_MAX_CPUS 2)
 #   --build-only      only build (or find cached) the kernel and userland
 #   --userland-only   only fetch (or find cached) the userland
-#   --cached-only     build nothing: exit 3 when the kernel or the userland
-#                     is not in the cache yet (a CI with a time budget)
+#   --cached-only     download and build nothing: exit 3 when the kernel,
+#                     the userland or a package list is not in the cache
+#                     yet (a CI with a time budget)
 #   --no-boot         build DTB and initramfs too, do not boot
 #
 # Results in OUT: console.log, sections/NAME.txt + NAME.rc, result.env
