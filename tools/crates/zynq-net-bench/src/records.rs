@@ -10,7 +10,7 @@
 //! `F`-byte frame is `F - 46` (14 + 4 + IPv4 20 + UDP 8).
 
 use std::fs::OpenOptions;
-use std::io::Write;
+use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
@@ -302,9 +302,31 @@ pub struct AblateTrial {
     pub record: TrialRecord,
 }
 
-/// Appends one JSON line and flushes it to disk.
+/// Appends one JSON line and flushes it to disk. A torn last line (an
+/// earlier append interrupted mid-write: no final newline; `bench run
+/// --resume` appends after one) is cut off first, so the new record is not
+/// glued onto it: its trial was never recorded whole, and [`read_jsonl`]
+/// leaves it out, so a resumed run measures it again.
+///
+/// # Errors
+/// [`BenchError::Io`] naming `path`; [`BenchError::Invalid`] when the
+/// value does not serialize.
 pub fn append_jsonl<T: Serialize>(path: &Path, value: &T) -> Result<(), BenchError> {
-    let mut f = OpenOptions::new().create(true).append(true).open(path).map_err(|e| BenchError::io(path, e))?;
+    let io = |e| BenchError::io(path, e);
+    let mut f = OpenOptions::new().create(true).read(true).append(true).open(path).map_err(io)?;
+    let len = f.metadata().map_err(io)?.len();
+    if len > 0 {
+        let mut last = [0u8];
+        f.seek(SeekFrom::End(-1)).map_err(io)?;
+        f.read_exact(&mut last).map_err(io)?;
+        if last[0] != b'\n' {
+            let mut all = Vec::new();
+            f.seek(SeekFrom::Start(0)).map_err(io)?;
+            f.read_to_end(&mut all).map_err(io)?;
+            let keep = all.iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1);
+            f.set_len(keep as u64).map_err(io)?;
+        }
+    }
     let mut line = serde_json::to_string(value).map_err(|e| BenchError::Invalid(e.to_string()))?;
     line.push('\n');
     f.write_all(line.as_bytes()).map_err(|e| BenchError::io(path, e))?;
@@ -458,9 +480,9 @@ fn serde_what(e: &serde_json::Error) -> String {
 
 /// Reads a JSON-lines file. A torn last line (an interrupted
 /// [`append_jsonl`], which ends every record with its newline, so a tear
-/// leaves a last line without one) is ignored; any other line that is not
-/// JSON is an error naming the file and its line number (blank lines
-/// counted).
+/// leaves a last line without one) is left out, with a warning on stderr
+/// naming the file and line; any other line that is not JSON is an error
+/// naming the file and its line number (blank lines counted).
 pub fn read_jsonl<T: for<'de> Deserialize<'de>>(path: &Path) -> Result<Vec<T>, BenchError> {
     // Nothing there: no records. Any other failure (no permission) is
     // read_input's error, as it was before inputs were checked.
@@ -474,7 +496,11 @@ pub fn read_jsonl<T: for<'de> Deserialize<'de>>(path: &Path) -> Result<Vec<T>, B
     for (k, (n, l)) in lines.iter().enumerate() {
         match serde_json::from_str(l) {
             Ok(v) => out.push(v),
-            Err(_) if torn && k + 1 == lines.len() => {}
+            Err(_) if torn && k + 1 == lines.len() => eprintln!(
+                "warning: {}:{}: a torn last line (a write interrupted before its newline): its record is left out",
+                path.display(),
+                n + 1
+            ),
             Err(e) => {
                 return Err(BenchError::Invalid(format!(
                     "{}:{}:{}: {}: not a JSON record (one object per line, as the bench commands append them); remove the line",
@@ -552,6 +578,13 @@ mod tests {
         std::fs::write(&p, "{\"a\":1}\n{\"a\":2}\n{\"a\":").unwrap();
         let v: Vec<Value> = read_jsonl(&p).unwrap();
         assert_eq!(v.len(), 2);
+        // An append after the tear (`bench run --resume`) cuts the torn
+        // line off instead of gluing its record onto it.
+        append_jsonl(&p, &serde_json::json!({"a": 3})).unwrap();
+        assert_eq!(std::fs::read_to_string(&p).unwrap(), "{\"a\":1}\n{\"a\":2}\n{\"a\":3}\n");
+        std::fs::write(&p, "{\"a\":").unwrap();
+        append_jsonl(&p, &serde_json::json!({"a": 4})).unwrap();
+        assert_eq!(std::fs::read_to_string(&p).unwrap(), "{\"a\":4}\n", "a file that is one torn line");
         std::fs::remove_dir_all(&d).unwrap();
     }
 

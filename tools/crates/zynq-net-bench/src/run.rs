@@ -785,6 +785,19 @@ mod tests {
         assert_eq!(again[0], kept[0]);
         assert!(again[1].cell == recs[1].cell && again[1].error.is_none() && again[1].started > recs[1].started);
         assert_eq!(read_jsonl::<TrialRecord>(&out.path().join(files::RESULTS)).unwrap().len(), 3);
+        // --resume after a write torn mid-record: the torn trial runs again
+        // and the file stays readable (the tear is cut off, not glued onto).
+        let whole = serde_json::to_string(&recs[0]).unwrap() + "\n";
+        let torn = &serde_json::to_string(&recs[1]).unwrap()[..40];
+        std::fs::write(&results, format!("{whole}{torn}")).unwrap();
+        let again = run_plan(&plan, &targets, out.path(), &resume).unwrap();
+        assert_eq!((again.len(), &again[0]), (2, &kept[0]));
+        assert!(again[1].cell == recs[1].cell && again[1].error.is_none());
+        // (cells compared: serde_json's float text need not read back to the same last bit)
+        let cells = |rs: &[TrialRecord]| rs.iter().map(|r| (r.cell.clone(), r.error.is_none())).collect::<Vec<_>>();
+        let read: Vec<TrialRecord> = read_jsonl(&results).unwrap();
+        assert_eq!(cells(&read), cells(&again), "the file holds the two whole records");
+        assert!(read[1].started > recs[1].started + 0.5, "the torn trial was measured again");
     }
 
     /// The lab's UDP socket buffer (-w) goes to UDP cells only.
