@@ -48,7 +48,7 @@ def test_gen_must_be_gen_output_before_any_download(script, tmp_path):
     plain.mkdir()
     for gen, want in ((plain, f"--gen {plain}: not zynq-net gen output"),
                       (tmp_path / "none", f"--gen {tmp_path / 'none'}: not a directory"),
-                      ("--no-boot", "--gen --no-boot: not a directory")):
+                      ("--no-boot", "--gen needs a directory, not the option --no-boot")):
         res = run([str(ROOT / "scripts" / script), "--gen", str(gen), "--no-boot"], tmp_path)
         assert res.returncode == 2 and want in res.stderr, (gen, res.stderr)
     assert not (tmp_path / "cache").exists(), "refused before the cache was touched"
@@ -176,3 +176,14 @@ def test_cached_only_with_an_empty_cache_downloads_nothing(script, tmp_path):
     assert res.returncode == 3, res.stderr
     assert "--cached-only: no " in res.stderr and "package lists in" in res.stderr, res.stderr
     assert "apt-get update" not in res.stderr and "apt-get source" not in res.stderr, res.stderr
+
+
+@pytest.mark.parametrize("script", SCRIPTS)
+@pytest.mark.parametrize("option", ["--out", "--timeout", "--gen"])
+def test_an_option_is_not_taken_for_a_missing_value(script, option, tmp_path):
+    """`--out --cached-only` took --cached-only as the directory, so the
+    run was not cached-only: it downloaded 348 MB (helper trial)."""
+    res = run([str(ROOT / "scripts" / script), option, "--cached-only", "--no-boot"], tmp_path)
+    assert res.returncode == 2, res.stderr
+    assert f"{option} needs " in res.stderr and "not the option --cached-only" in res.stderr, res.stderr
+    assert not (tmp_path / "cache").exists(), "refused before the cache was touched"

@@ -195,6 +195,10 @@ pub struct Rfc2544 {
     pub resolution_pct: f64,
 }
 
+/// The fastest rate a bench file may ask for, in bit/s: 1.6 Tbit/s, the
+/// fastest Ethernet (IEEE 802.3dj), as `line_rate_mbps`'s maximum.
+pub const MAX_RATE_BPS: f64 = 1.6e12;
+
 /// The tester's frame sizes in bytes, FCS included: 64 (the Ethernet
 /// minimum) to 2048 (trafgen without `--jumbo-support` sends no larger).
 pub const TESTER_FRAME_RANGE: (u32, u32) = (64, 2048);

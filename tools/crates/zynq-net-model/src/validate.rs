@@ -1555,12 +1555,23 @@ pub fn bench(bench: &Bench, prefix: &str, board: Option<&Board>) -> Vec<Diagnost
                 ));
             }
         }
-        if let Some(r) = m.udp_rate.as_deref().filter(|r| BitRate::parse(r).is_none()) {
-            out.push(Diagnostic::new(
-                Rule::BenchUdpRate,
-                format!("{prefix}/matrix/udp_rate"),
-                format!("`{r}` is not a bit rate (expected e.g. 2500M, 1G, 1000000)"),
-            ));
+        if let Some(r) = m.udp_rate.as_deref() {
+            // iperf3 -b takes whole bit/s and reads 0 as unlimited: a rate
+            // that truncates to 0 would flood instead of trickle.
+            let problem = match BitRate::parse(r).map(BitRate::bits_per_second) {
+                None => Some(format!("`{r}` is not a bit rate (expected e.g. 2500M, 1G, 1000000)")),
+                Some(b) if b > 0.0 && b < 1.0 => Some(format!(
+                    "`{r}` is below 1 bit/s, which iperf3 -b reads as 0, unlimited (write 0 for unlimited, \
+                     or a rate with its suffix, e.g. 400M)"
+                )),
+                Some(b) if b > crate::bench::MAX_RATE_BPS => {
+                    Some(format!("`{r}` is above 1.6 Tbit/s, the fastest Ethernet (IEEE 802.3dj)"))
+                }
+                Some(_) => None,
+            };
+            if let Some(message) = problem {
+                out.push(Diagnostic::new(Rule::BenchUdpRate, format!("{prefix}/matrix/udp_rate"), message));
+            }
         }
         repeated(&mut out, &format!("{prefix}/matrix/protocols"), &m.protocols);
         repeated(&mut out, &format!("{prefix}/matrix/directions"), &m.directions);
