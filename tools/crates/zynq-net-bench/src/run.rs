@@ -418,6 +418,19 @@ pub fn run_plan(plan: &Plan, targets: &Targets, out: &Path, opts: &RunOptions) -
     std::fs::create_dir_all(out.join(files::RAW_DIR)).map_err(|e| BenchError::io(out, e))?;
     let results_path = out.join(files::RESULTS);
     let mut done: Vec<TrialRecord> = if opts.resume {
+        // Trials of other settings (another --duration, other cells) would
+        // be mixed into one result set under the same cell ids.
+        let saved = out.join(files::PLAN);
+        if saved.exists() {
+            let old = Plan::load(&saved)?;
+            if (&old.spec, &old.cells) != (&plan.spec, &plan.cells) {
+                return Err(BenchError::Invalid(format!(
+                    "{}: --resume with other settings or cells than this directory was started with (its plan.json); \
+                     resume with the same plan and options, or use a new output directory",
+                    saved.display()
+                )));
+            }
+        }
         read_jsonl(&results_path)?
     } else {
         if results_path.exists() {
@@ -769,8 +782,13 @@ mod tests {
             let raw = std::fs::read_to_string(out.path().join(files::RAW_DIR).join(format!("{id}-r0.json"))).unwrap();
             assert!(iperf::parse(&raw).is_ok(), "{id}");
         }
-        // --resume with everything done runs nothing.
+        // --resume with other settings is refused, leaving the results.
         let resume = RunOptions { resume: true, quiet: true };
+        let longer = Plan::from_spec(Some("loop".into()), &crate::spec::BenchSpec { duration: 3.0, ..spec.clone() });
+        let e = run_plan(&longer, &targets, out.path(), &resume).unwrap_err().to_string();
+        assert!(e.contains("--resume with other settings or cells than this directory was started with"), "{e}");
+        assert_eq!(std::fs::read_to_string(&results).unwrap(), text);
+        // --resume with everything done runs nothing.
         let kept = read_jsonl::<TrialRecord>(&results).unwrap();
         assert_eq!(run_plan(&plan, &targets, out.path(), &resume).unwrap(), kept);
         assert_eq!(std::fs::read_to_string(&results).unwrap(), text);
