@@ -528,6 +528,18 @@ mod tests {
 
     use test_port as port;
 
+    /// Interface names as the kernel takes them (net/core/dev.c
+    /// dev_valid_name: IFNAMSIZ 16 with its NUL, so at most 15 bytes).
+    #[test]
+    fn interface_names_are_one_to_fifteen_bytes_without_separators() {
+        for ok in ["e", "eth0", "enp1s0f0np0-abc", "veth.10_x-y"] {
+            assert!(valid_dev(ok), "{ok}");
+        }
+        for bad in ["", ".", "..", "enp1s0f0np0-abcd", "a/b", "a:b", "a b", "a\"b", "a\tb"] {
+            assert!(!valid_dev(bad), "{bad:?}");
+        }
+    }
+
     /// A sender is short beyond `count / fps x 1.02 + STARTUP_SECONDS`,
     /// not at it; a sender that ran no time has sent at 0 frames/s.
     #[test]
