@@ -306,7 +306,8 @@ pub struct AblateTrial {
 /// earlier append interrupted mid-write: no final newline; `bench run
 /// --resume` appends after one) is cut off first, so the new record is not
 /// glued onto it: its trial was never recorded whole, and [`read_jsonl`]
-/// leaves it out, so a resumed run measures it again.
+/// leaves it out, so a resumed run measures it again. A last line that is
+/// a whole record without its newline gets the newline instead.
 ///
 /// # Errors
 /// [`BenchError::Io`] naming `path`; [`BenchError::Invalid`] when the
@@ -324,7 +325,13 @@ pub fn append_jsonl<T: Serialize>(path: &Path, value: &T) -> Result<(), BenchErr
             f.seek(SeekFrom::Start(0)).map_err(io)?;
             f.read_to_end(&mut all).map_err(io)?;
             let keep = all.iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1);
-            f.set_len(keep as u64).map_err(io)?;
+            if serde_json::from_slice::<Value>(&all[keep..]).is_ok() {
+                // a whole record without its newline (cut just before it,
+                // or edited by hand): kept, as read_jsonl keeps it
+                f.write_all(b"\n").map_err(io)?;
+            } else {
+                f.set_len(keep as u64).map_err(io)?;
+            }
         }
     }
     let mut line = serde_json::to_string(value).map_err(|e| BenchError::Invalid(e.to_string()))?;
@@ -585,6 +592,9 @@ mod tests {
         std::fs::write(&p, "{\"a\":").unwrap();
         append_jsonl(&p, &serde_json::json!({"a": 4})).unwrap();
         assert_eq!(std::fs::read_to_string(&p).unwrap(), "{\"a\":4}\n", "a file that is one torn line");
+        std::fs::write(&p, "{\"a\":1}\n{\"a\":2}").unwrap();
+        append_jsonl(&p, &serde_json::json!({"a": 3})).unwrap();
+        assert_eq!(std::fs::read_to_string(&p).unwrap(), "{\"a\":1}\n{\"a\":2}\n{\"a\":3}\n", "a whole record is kept");
         std::fs::remove_dir_all(&d).unwrap();
     }
 
