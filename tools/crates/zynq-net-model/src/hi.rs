@@ -112,6 +112,14 @@ impl Default for HiMatrix {
     /// The model's default matrix ([`Matrix::default`]), which writes no
     /// CPU list and no UDP rate.
     fn default() -> Self {
+        HiMatrix::with(Matrix::default(), None, None, None)
+    }
+}
+
+impl HiMatrix {
+    /// `m`'s values with its CPU lists and UDP rate replaced by their
+    /// resolved values (`m`'s strings are dropped).
+    fn with(m: Matrix, pin_cpus: Option<CpuSet>, peer_pin_cpus: Option<CpuSet>, udp_rate: Option<BitRate>) -> Self {
         let Matrix {
             protocols,
             directions,
@@ -126,7 +134,7 @@ impl Default for HiMatrix {
             zerocopy,
             cpu_bound_pct,
             repeats,
-        } = Matrix::default();
+        } = m;
         HiMatrix {
             protocols,
             directions,
@@ -134,9 +142,9 @@ impl Default for HiMatrix {
             streams,
             duration_s,
             omit_s,
-            pin_cpus: None,
-            peer_pin_cpus: None,
-            udp_rate: None,
+            pin_cpus,
+            peer_pin_cpus,
+            udp_rate,
             tcp_length,
             zerocopy,
             cpu_bound_pct,
@@ -154,53 +162,30 @@ impl Default for HiMatrix {
 /// [`Unresolved`] for a value validation should have refused (a bug).
 pub(crate) fn resolve_bench(bn: Bench, prefix: &str, nr_cpus: Option<u32>) -> Result<HiBench, Unresolved> {
     let nr = nr_cpus.unwrap_or(u32::MAX);
-    let list = |key: &str, l: Option<CpuList>, nr: u32| match l {
-        Some(l) => cpus(|| format!("{prefix}/{key}"), &l, nr).map(Some),
+    let list = |key: &str, l: Option<&CpuList>, nr: u32| match l {
+        Some(l) => cpus(|| format!("{prefix}/{key}"), l, nr).map(Some),
         None => Ok(None),
     };
     let Bench { dut, peers, matrix, rfc2544, tester } = bn;
     let dut = match dut {
         Some(BenchHost { ssh, address, iface, irq_cpus }) => {
-            Some(HiBenchHost { ssh, address, iface, irq_cpus: list("dut/irq_cpus", irq_cpus, nr)? })
+            Some(HiBenchHost { ssh, address, iface, irq_cpus: list("dut/irq_cpus", irq_cpus.as_ref(), nr)? })
         }
         None => None,
     };
     let matrix = match matrix {
-        Some(Matrix {
-            protocols,
-            directions,
-            mtus,
-            streams,
-            duration_s,
-            omit_s,
-            pin_cpus,
-            peer_pin_cpus,
-            udp_rate,
-            tcp_length,
-            zerocopy,
-            cpu_bound_pct,
-            repeats,
-        }) => Some(HiMatrix {
-            protocols,
-            directions,
-            mtus,
-            streams,
-            duration_s,
-            omit_s,
-            pin_cpus: list("matrix/pin_cpus", pin_cpus, nr)?,
-            peer_pin_cpus: list("matrix/peer_pin_cpus", peer_pin_cpus, u32::MAX)?,
-            udp_rate: match udp_rate {
+        Some(m) => {
+            let pin = list("matrix/pin_cpus", m.pin_cpus.as_ref(), nr)?;
+            let peer = list("matrix/peer_pin_cpus", m.peer_pin_cpus.as_ref(), u32::MAX)?;
+            let rate = match m.udp_rate.as_deref() {
                 Some(r) => Some(
-                    BitRate::parse(&r)
-                        .ok_or_else(|| Unresolved { ptr: format!("{prefix}/matrix/udp_rate"), what: r })?,
+                    BitRate::parse(r)
+                        .ok_or_else(|| Unresolved { ptr: format!("{prefix}/matrix/udp_rate"), what: r.to_string() })?,
                 ),
                 None => None,
-            },
-            tcp_length,
-            zerocopy,
-            cpu_bound_pct,
-            repeats,
-        }),
+            };
+            Some(HiMatrix::with(m, pin, peer, rate))
+        }
         None => None,
     };
     Ok(HiBench { dut, peers, matrix, rfc2544, tester })
