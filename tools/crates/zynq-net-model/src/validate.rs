@@ -2131,6 +2131,21 @@ mod tests {
         assert!(ids(&irqs("[88, 87]")).contains(&Rule::MacIrqCount), "{:?}", irqs("[88, 87]"));
     }
 
+    /// udp_rate on its bounds: `0` is iperf3's unlimited and passes, so do
+    /// exactly 1 bit/s and exactly 1.6 Tbit/s (IEEE 802.3dj's fastest
+    /// Ethernet); 0.4 bit/s (which `-b` truncates to 0, a flood) and
+    /// 1.7 Tbit/s are refused.
+    #[test]
+    fn udp_rate_on_its_bounds() {
+        let with = |v: &str| findings(&zcu102_with("udp_rate: 2500M", &format!("udp_rate: {v}")));
+        for ok in ["\"0\"", "\"1\"", "1.6T", "1600G"] {
+            assert_eq!(with(ok), [], "{ok}");
+        }
+        for bad in ["\"0.4\"", "1.7T"] {
+            assert_eq!(ids(&with(bad)), [crate::Rule::BenchUdpRate], "{bad}");
+        }
+    }
+
     /// An open lower bound refuses the bound itself: a resolution of 0 %
     /// would never end the RFC 2544 search; 0.1 % is accepted.
     #[test]
