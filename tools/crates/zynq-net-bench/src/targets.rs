@@ -261,6 +261,24 @@ mod tests {
         assert!(t.save(d.path()).is_err(), "a directory is not a file");
     }
 
+    /// Every ```` ```json targets ```` example in docs/bench.md loads as a
+    /// targets file (one at least: the docs' example of the format).
+    #[test]
+    fn the_docs_examples_load() {
+        let docs = include_str!("../../../../docs/bench.md");
+        let d = tempfile::tempdir().unwrap();
+        let mut n = 0;
+        for block in docs.split("```json targets\n").skip(1) {
+            let text = block.split("```").next().unwrap();
+            let p = d.path().join(format!("t{n}.json"));
+            std::fs::write(&p, text).unwrap();
+            let t = Targets::load(&p).unwrap_or_else(|e| panic!("docs/bench.md example {n}: {e}"));
+            assert!(t.dut.is_some() && !t.description.is_empty(), "example {n} shows every part");
+            n += 1;
+        }
+        assert!(n >= 1, "docs/bench.md has no ```json targets example");
+    }
+
     #[test]
     fn load_refuses_what_would_fail_later() {
         let d = tempfile::tempdir().unwrap();
