@@ -460,6 +460,14 @@ pub fn read_input_text(path: &Path) -> Result<String, BenchError> {
 pub fn output_dir(dir: &Path) -> Result<(), BenchError> {
     zynq_net_render::write::check_output_dir(dir)
         .map_err(|e| BenchError::Invalid(format!("{}: {}", e.path.display(), e.source)))?;
+    // create_dir_all says only "File exists" for a file in the way
+    if let Some(file) = dir.ancestors().find(|a| a.symlink_metadata().is_ok_and(|m| !m.is_dir() && !a.is_dir())) {
+        return Err(BenchError::Invalid(format!(
+            "{}: exists and is not a directory; the output is a directory of files (RUNDIR): \
+             give a new path or an existing directory",
+            file.display()
+        )));
+    }
     std::fs::create_dir_all(dir).map_err(|e| BenchError::io(dir, e))
 }
 
@@ -680,5 +688,28 @@ mod tests {
         let mut names: Vec<_> = std::fs::read_dir(d.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
         names.sort();
         assert_eq!(names, vec![std::ffi::OsString::from("dir"), std::ffi::OsString::from("report.json")]);
+    }
+
+    /// An output directory is made with its parents; a file in its place,
+    /// or in place of a parent, is named with what RUNDIR must be (before,
+    /// "File exists" alone); a link to a directory is followed.
+    #[test]
+    fn output_dir_names_a_file_in_the_way() {
+        let d = tempfile::tempdir().unwrap();
+        let new = d.path().join("a/b/run");
+        output_dir(&new).unwrap();
+        assert!(new.is_dir());
+        output_dir(&new).unwrap();
+        let file = d.path().join("f");
+        std::fs::write(&file, "x").unwrap();
+        for out in [file.clone(), file.join("sub")] {
+            let e = output_dir(&out).unwrap_err().to_string();
+            assert!(e.starts_with(&format!("{}: exists and is not a directory", file.display())), "{e}");
+        }
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), "x");
+        let link = d.path().join("link");
+        std::os::unix::fs::symlink(&new, &link).unwrap();
+        output_dir(&link.join("inner")).unwrap();
+        assert!(new.join("inner").is_dir());
     }
 }
