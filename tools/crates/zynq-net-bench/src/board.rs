@@ -19,7 +19,7 @@ use crate::targets::{Endpoint, Targets, TARGETS_FORMAT};
 fn host(ssh: &Option<String>) -> Host {
     match ssh {
         Some(dest) => Host::Ssh { dest: dest.clone(), opts: Vec::new() },
-        None => Host::Local,
+        None => Host::Local {},
     }
 }
 

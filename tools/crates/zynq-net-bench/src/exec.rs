@@ -11,10 +11,10 @@ use crate::error::BenchError;
 
 /// A place to run commands.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "lowercase")]
+#[serde(tag = "kind", rename_all = "lowercase", deny_unknown_fields)]
 pub enum Host {
     /// This machine.
-    Local,
+    Local {},
     /// A network namespace on this machine (`ip netns exec NAME`).
     Netns {
         /// Namespace name.
@@ -51,7 +51,7 @@ impl Host {
     /// Short label for reports.
     pub fn label(&self) -> String {
         match self {
-            Host::Local => "local".into(),
+            Host::Local {} => "local".into(),
             Host::Netns { name } => format!("netns:{name}"),
             Host::Ssh { dest, .. } => format!("ssh:{dest}"),
         }
@@ -60,7 +60,7 @@ impl Host {
     /// Builds the process for `argv` on this host.
     pub fn command(&self, argv: &[String]) -> Command {
         match self {
-            Host::Local => {
+            Host::Local {} => {
                 let mut c = Command::new(&argv[0]);
                 c.args(&argv[1..]);
                 c
@@ -91,6 +91,48 @@ impl Host {
             .map_err(|e| BenchError::Command { cmd: argv.join(" "), detail: e.to_string() })
     }
 
+    /// Runs `argv` as [`Host::output`] does, but for at most `limit`: past
+    /// it the process is killed (SIGKILL) and the output so far returned
+    /// with `true`. The process stays in this process group, so a Ctrl-C
+    /// reaches it too (a `timeout` wrapper would take it out: GNU timeout
+    /// makes its own group). On an ssh end this kills the local ssh only.
+    pub fn output_within(&self, argv: &[String], limit: std::time::Duration) -> Result<(Output, bool), BenchError> {
+        use std::io::Read;
+        let mut child = self.spawn(argv)?;
+        let pipe = |r: Option<Box<dyn Read + Send>>| {
+            std::thread::spawn(move || {
+                let mut buf = Vec::new();
+                if let Some(mut r) = r {
+                    let _ = r.read_to_end(&mut buf);
+                }
+                buf
+            })
+        };
+        let out = pipe(child.stdout.take().map(|r| Box::new(r) as Box<dyn Read + Send>));
+        let err = pipe(child.stderr.take().map(|r| Box::new(r) as Box<dyn Read + Send>));
+        let until = std::time::Instant::now() + limit;
+        let mut timed_out = false;
+        let status = loop {
+            match child.try_wait() {
+                Ok(Some(st)) => break st,
+                Ok(None) if std::time::Instant::now() < until => {
+                    std::thread::sleep(std::time::Duration::from_millis(5))
+                }
+                Ok(None) => {
+                    timed_out = true;
+                    let _ = child.kill();
+                    break child
+                        .wait()
+                        .map_err(|e| BenchError::Command { cmd: argv.join(" "), detail: e.to_string() })?;
+                }
+                Err(e) => return Err(BenchError::Command { cmd: argv.join(" "), detail: e.to_string() }),
+            }
+        };
+        let stdout = out.join().unwrap_or_default();
+        let stderr = err.join().unwrap_or_default();
+        Ok((Output { status, stdout, stderr }, timed_out))
+    }
+
     /// Runs `argv`, fails unless it exits 0, returns stdout.
     pub fn run(&self, argv: &[String]) -> Result<String, BenchError> {
         let out = self.output(argv)?;
@@ -118,7 +160,7 @@ impl Host {
     /// reading stdin over ssh (no shell redirection on the remote end).
     pub fn put_file(&self, path: &str, bytes: &[u8]) -> Result<(), BenchError> {
         match self {
-            Host::Local | Host::Netns { .. } => std::fs::write(path, bytes).map_err(|e| BenchError::io(path, e)),
+            Host::Local {} | Host::Netns { .. } => std::fs::write(path, bytes).map_err(|e| BenchError::io(path, e)),
             Host::Ssh { .. } => {
                 use std::io::Write as _;
                 let cmd = vec!["dd".to_string(), format!("of={path}")];
@@ -149,7 +191,7 @@ impl Host {
     pub fn read_file(&self, path: &str) -> Result<String, BenchError> {
         match self {
             // /proc/stat and /proc/interrupts are not per network namespace.
-            Host::Local | Host::Netns { .. } => std::fs::read_to_string(path).map_err(|e| BenchError::io(path, e)),
+            Host::Local {} | Host::Netns { .. } => std::fs::read_to_string(path).map_err(|e| BenchError::io(path, e)),
             Host::Ssh { .. } => self.run(&["cat".to_string(), path.to_string()]),
         }
     }
@@ -227,13 +269,15 @@ mod tests {
         let ssh = |d: &str| Host::Ssh { dest: d.into(), opts: vec![] };
         let ns = Host::Netns { name: "lab-router".into() };
         assert!(
-            Host::Local.same_machine(&ns) && ns.same_machine(&Host::Local) && Host::Local.same_machine(&Host::Local)
+            Host::Local {}.same_machine(&ns)
+                && ns.same_machine(&Host::Local {})
+                && Host::Local {}.same_machine(&Host::Local {})
         );
         assert!(ssh("a").same_machine(&ssh("a")));
         assert!(!ssh("a").same_machine(&ssh("b")));
-        assert!(!ssh("a").same_machine(&Host::Local) && !Host::Local.same_machine(&ssh("a")));
+        assert!(!ssh("a").same_machine(&Host::Local {}) && !Host::Local {}.same_machine(&ssh("a")));
         assert_eq!(
-            (Host::Local.label(), ns.label(), ssh("root@b").label()),
+            (Host::Local {}.label(), ns.label(), ssh("root@b").label()),
             ("local".into(), "netns:lab-router".into(), "ssh:root@b".into())
         );
         let c = ns.command(&argv(&["tc", "qdisc"]));
@@ -247,7 +291,7 @@ mod tests {
 
     #[test]
     fn running_commands_here() {
-        let h = Host::Local;
+        let h = Host::Local {};
         assert_eq!(h.run(&argv(&["sh", "-c", "echo hi"])).unwrap(), "hi\n");
         let e = h.run(&argv(&["sh", "-c", "echo oops >&2; exit 3"])).unwrap_err().to_string();
         assert!(e.starts_with("command `local sh -c echo oops >&2; exit 3` failed: exit status: 3: oops"), "{e}");

@@ -61,7 +61,7 @@ pub fn tracked() -> Vec<u32> {
 /// call reaches one that ignored the first.
 pub fn signal_children(signal: &str) {
     for p in tracked() {
-        let _ = Host::Local.output(&argv(&["kill", &format!("-{signal}"), &p.to_string()]));
+        let _ = Host::Local {}.output(&argv(&["kill", &format!("-{signal}"), &p.to_string()]));
     }
 }
 

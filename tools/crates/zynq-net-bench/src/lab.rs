@@ -137,7 +137,7 @@ fn veth_pair<'a>(a: (&'a str, &'a str), b: (&'a str, &'a str), queues: &'a str) 
 fn ip(args: &[&str]) -> Result<String, BenchError> {
     let mut v = vec!["ip"];
     v.extend_from_slice(args);
-    Host::Local.run(&argv(&v))
+    Host::Local {}.run(&argv(&v))
 }
 
 fn netns_exists(ns: &str) -> bool {

@@ -277,7 +277,7 @@ impl Capture {
     /// Stops the capture (SIGINT: netsniff-ng closes its pcap) and returns the probes in it.
     fn stop(self) -> Result<Vec<Seen>, BenchError> {
         let pid = self.child.id().to_string();
-        let _ = Host::Local.output(&argv(&["kill", "-INT", &pid]));
+        let _ = Host::Local {}.output(&argv(&["kill", "-INT", &pid]));
         let out = self
             .child
             .wait_with_output()

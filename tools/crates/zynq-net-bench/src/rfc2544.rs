@@ -345,7 +345,7 @@ mod tests {
 
     fn ctx() -> Context {
         let e = |a: &str| Endpoint {
-            host: Host::Local,
+            host: Host::Local {},
             address: a.into(),
             ifaces: vec![],
             irq_pattern: None,
@@ -369,6 +369,7 @@ mod tests {
             server_cpus: vec![],
             machines: vec![],
             cpu_bound_percent: 95.0,
+            grace_s: crate::run::GRACE_S,
             notes: vec![],
         }
     }

@@ -63,7 +63,14 @@ pub struct Context {
     pub cpu_bound_percent: f64,
     /// Notes for every trial.
     pub notes: Vec<String>,
+    /// Seconds each end may run past the trial's time (connecting, the
+    /// exchange of results) before `timeout` stops it: [`GRACE_S`]; tests
+    /// shorten it.
+    pub grace_s: u64,
 }
+
+/// [`Context::grace_s`]'s value in a run.
+pub const GRACE_S: u64 = 30;
 
 fn detect_version(h: &Host) -> Result<Version, BenchError> {
     detect_version_with(h, "iperf3")
@@ -153,6 +160,7 @@ impl Context {
             server_cpus,
             machines,
             cpu_bound_percent: spec.cpu_bound_percent,
+            grace_s: GRACE_S,
             notes,
         })
     }
@@ -221,12 +229,22 @@ pub fn trial(ctx: &Context, opts: &ClientOpts, cell: &str, repeat: u32) -> Trial
     }
     // The server is bounded in time so that nothing is left behind on a
     // remote end if this process dies.
-    let limit = server_limit(opts);
+    let limit = server_limit(opts, ctx.grace_s);
     let mut server_cmd = argv(&["timeout", &limit.to_string(), "iperf3", "-s", "-1", "-p"]);
     server_cmd.push(opts.port.to_string());
     let server_cmd = niced(ctx.targets.server.nice, pinned(&ctx.server_cpus, server_cmd));
+    // So is the client: a peer that accepts the connection and never
+    // answers (something else listening at the address) held a trial, and
+    // the run, without end (new-user trial: over 3.5 minutes of a 1 s
+    // trial). Here it is killed at the limit (output_within), staying in
+    // this process group for Ctrl-C; on an ssh end the remote iperf3 is
+    // also under `timeout`, which killing the local ssh would not stop.
+    let wait_s = limit + if matches!(ctx.targets.client.host, Host::Ssh { .. }) { 5 } else { 0 };
     let client_cmd = {
-        let mut c = vec!["iperf3".to_string()];
+        let mut c = match ctx.targets.client.host {
+            Host::Ssh { .. } => argv(&["timeout", &limit.to_string(), "iperf3"]),
+            Host::Local {} | Host::Netns { .. } => argv(&["iperf3"]),
+        };
         c.extend(opts.args(ctx.client_version));
         niced(ctx.targets.client.nice, pinned(&ctx.client_cpus, c))
     };
@@ -270,8 +288,9 @@ pub fn trial(ctx: &Context, opts: &ClientOpts, cell: &str, repeat: u32) -> Trial
     let mut delay = Duration::from_millis(5);
     loop {
         before = before.or_else(|| Some(sample_all(ctx)));
-        match ctx.targets.client.host.output(&client_cmd) {
-            Ok(o) => {
+        // the remote `timeout` first (it ends the remote iperf3), then here
+        match ctx.targets.client.host.output_within(&client_cmd, Duration::from_secs(wait_s)) {
+            Ok((o, killed)) => {
                 let text = String::from_utf8_lossy(&o.stdout).into_owned();
                 // ECONNREFUSED: the one-off server is not listening yet, so
                 // try again. Any other failure to connect (a name that does
@@ -286,7 +305,7 @@ pub fn trial(ctx: &Context, opts: &ClientOpts, cell: &str, repeat: u32) -> Trial
                     before = None;
                     continue;
                 }
-                output = Some((o, text));
+                output = Some((o, text, killed));
             }
             Err(e) => record.error = Some(e.to_string()),
         }
@@ -304,7 +323,22 @@ pub fn trial(ctx: &Context, opts: &ClientOpts, cell: &str, repeat: u32) -> Trial
         }
     }
     let mut raw = None;
-    if let Some((o, text)) = output {
+    // stopped: by the limit here (killed), or by `timeout` on the ssh end
+    let stopped = output.as_ref().and_then(|(o, _, killed)| match (*killed, o.status.code()) {
+        (true, _) => Some(wait_s),
+        (false, Some(TIMED_OUT)) => Some(limit),
+        _ => None,
+    });
+    if let Some(after) = stopped {
+        record.error = Some(format!(
+            "iperf3 client stopped after {after} s (the trial's time and {} s) without a result: \
+             check that {}:{} is the iperf3 server's address and port (something else may have \
+             accepted the connection)",
+            after - (limit - ctx.grace_s),
+            ctx.targets.server.address,
+            opts.port
+        ));
+    } else if let Some((o, text, _)) = output {
         match serde_json::from_str::<Value>(&text) {
             Ok(v) => {
                 match iperf::parse_value(&v) {
@@ -499,11 +533,15 @@ pub fn run_plan(plan: &Plan, targets: &Targets, out: &Path, opts: &RunOptions) -
     Ok(done)
 }
 
+/// coreutils/busybox `timeout`'s exit status when it stopped the command.
+const TIMED_OUT: i32 = 124;
+
 /// Seconds the one-off server may live (`timeout` around `iperf3 -s -1`):
-/// the trial with its omitted start, and 30 s for the client to connect
-/// and the results to be exchanged.
-fn server_limit(opts: &ClientOpts) -> u64 {
-    (opts.seconds + opts.omit as f64 + 30.0).ceil() as u64
+/// the trial with its omitted start, and `grace_s` ([`GRACE_S`]) for the
+/// client to connect and the results to be exchanged. The client has the
+/// same bound.
+fn server_limit(opts: &ClientOpts, grace_s: u64) -> u64 {
+    (opts.seconds + opts.omit as f64).ceil() as u64 + grace_s
 }
 
 /// The wait before the next connection attempt while the one-off iperf3
@@ -545,7 +583,7 @@ mod tests {
         assert!(e.starts_with("ssh:root@zn-bench.invalid: ssh failed (exit 255): "), "{e}");
         assert!(!e.contains("version"), "{e}");
         // A command that is not there is said so.
-        let e = detect_version_with(&Host::Local, "zn-no-such-iperf3").unwrap_err().to_string();
+        let e = detect_version_with(&Host::Local {}, "zn-no-such-iperf3").unwrap_err().to_string();
         assert!(e.contains("zn-no-such-iperf3") && e.contains("not installed"), "{e}");
     }
 
@@ -602,16 +640,17 @@ mod tests {
         let port = free_port();
         let mut targets = local_targets(port);
         targets.client.nice = Some(0);
-        let version = detect_version(&Host::Local).unwrap();
+        let version = detect_version(&Host::Local {}).unwrap();
         let ctx = Context {
             targets,
             client_version: version,
             server_version: version,
             client_cpus: vec![0],
             server_cpus: vec![],
-            machines: vec![("client+server".into(), Host::Local)],
+            machines: vec![("client+server".into(), Host::Local {})],
             // Every core is at least 0% busy: each is listed.
             cpu_bound_percent: 0.0,
+            grace_s: GRACE_S,
             notes: vec!["from the context".into()],
         };
         let opts = ClientOpts {
@@ -670,8 +709,8 @@ mod tests {
             (None, &["from the context".to_string()][..])
         );
         // The one-off server's lifetime: the trial, its omitted start and 30 s.
-        assert_eq!(server_limit(&ClientOpts { seconds: 1.5, omit: 0, ..opts.clone() }), 32);
-        assert_eq!(server_limit(&ClientOpts { seconds: 10.0, omit: 20, ..opts }), 60);
+        assert_eq!(server_limit(&ClientOpts { seconds: 1.5, omit: 0, ..opts.clone() }, GRACE_S), 32);
+        assert_eq!(server_limit(&ClientOpts { seconds: 10.0, omit: 20, ..opts }, GRACE_S), 60);
     }
 
     /// The online CPUs as /sys lists them (`0-1,4`), to hold the runner's
@@ -684,7 +723,7 @@ mod tests {
             let (a, b) = part.split_once('-').unwrap_or((part, part));
             want.extend(a.parse::<usize>().unwrap()..=b.parse::<usize>().unwrap());
         }
-        assert_eq!(online_cpus(&Host::Local).unwrap(), want);
+        assert_eq!(online_cpus(&Host::Local {}).unwrap(), want);
     }
 
     /// A client that never reaches the one-off server (here: it cannot
@@ -696,7 +735,7 @@ mod tests {
         let port = free_port();
         let mut targets = local_targets(port);
         targets.client.host = Host::Netns { name: format!("zn-absent-{}", std::process::id()) };
-        let version = detect_version(&Host::Local).unwrap();
+        let version = detect_version(&Host::Local {}).unwrap();
         let ctx = Context {
             targets,
             client_version: version,
@@ -705,6 +744,7 @@ mod tests {
             server_cpus: vec![],
             machines: vec![],
             cpu_bound_percent: 95.0,
+            grace_s: GRACE_S,
             notes: vec![],
         };
         let opts = ClientOpts {
@@ -728,6 +768,53 @@ mod tests {
         let took = t0.elapsed();
         assert!(took >= Duration::from_secs(3) && took < Duration::from_secs(20), "{took:?}");
         assert!(std::net::TcpListener::bind(("127.0.0.1", port)).is_ok(), "the server still holds port {port}");
+    }
+
+    /// A peer that accepts the connection and never answers (a listener
+    /// that is not iperf3 holds the port, so the one-off server cannot
+    /// bind it): the client is stopped by `timeout` after the trial's time
+    /// and the grace (1 s here, 30 in a run), and the trial fails saying
+    /// so, instead of holding the run without end (new-user trial).
+    #[test]
+    fn a_client_whose_peer_never_answers_is_stopped() {
+        let silent = std::net::TcpListener::bind(("127.0.0.1", 0)).unwrap();
+        let port = silent.local_addr().unwrap().port();
+        let version = detect_version(&Host::Local {}).unwrap();
+        let ctx = Context {
+            targets: local_targets(port),
+            client_version: version,
+            server_version: version,
+            client_cpus: vec![],
+            server_cpus: vec![],
+            machines: vec![],
+            cpu_bound_percent: 95.0,
+            notes: vec![],
+            grace_s: 1,
+        };
+        let opts = ClientOpts {
+            server: "127.0.0.1".into(),
+            port,
+            protocol: iperf::Protocol::Tcp,
+            direction: iperf::Direction::Tx,
+            streams: 1,
+            seconds: 1.0,
+            length: 1000,
+            bitrate: None,
+            mss: None,
+            omit: 0,
+            zerocopy: false,
+            window: None,
+        };
+        let t0 = Instant::now();
+        let t = trial(&ctx, &opts, "silent", 0);
+        let took = t0.elapsed();
+        let e = t.record.error.clone().unwrap_or_default();
+        assert!(e.starts_with("iperf3 client stopped after 2 s (the trial's time and 1 s) without a result"), "{e}");
+        assert!(e.contains(&format!("127.0.0.1:{port}")), "{e}");
+        // a local client is not under `timeout`: a Ctrl-C of the run reaches it
+        assert!(t.record.command.starts_with("iperf3 -c "), "{}", t.record.command);
+        assert!(took >= Duration::from_secs(2) && took < Duration::from_secs(15), "{took:?}");
+        drop(silent);
     }
 
     /// The matrix runner over loopback: files, pinning away from IRQ CPUs,
@@ -832,6 +919,7 @@ mod tests {
             server_cpus: vec![],
             machines: vec![],
             cpu_bound_percent: 95.0,
+            grace_s: GRACE_S,
             notes: vec![],
         };
         let spec = crate::spec::BenchSpec {

@@ -85,7 +85,7 @@ impl Targets {
     /// What the tests and a quick loopback run of the runner use.
     pub fn local(server: &str, port: u16) -> Targets {
         let end = |address: &str| Endpoint {
-            host: crate::exec::Host::Local,
+            host: crate::exec::Host::Local {},
             address: address.into(),
             ifaces: vec![],
             irq_pattern: None,
@@ -116,40 +116,89 @@ impl Targets {
             };
             BenchError::Invalid(format!("{}: {e}{hint}", path.display()))
         })?;
-        if t.format != TARGETS_FORMAT {
-            return Err(BenchError::Invalid(format!(
-                "{}: targets format `{}`, expected `{TARGETS_FORMAT}`",
-                path.display(),
-                t.format
-            )));
-        }
-        if t.server.address.is_empty() {
-            return Err(BenchError::Invalid(format!("{}: server.address is empty", path.display())));
-        }
-        let ends = [("client", &t.client), ("server", &t.server)].into_iter().chain(t.dut.as_ref().map(|d| ("dut", d)));
-        for (role, e) in ends.clone() {
-            if let Host::Ssh { opts, .. } = &e.host {
-                if let Err(bad) = check_ssh_opts(opts) {
-                    return Err(BenchError::Invalid(format!(
-                        "{}: {role}.host.opts: `{bad}` is not an ssh option a targets file may pass \
-                         (allowed: -p PORT, -l USER, -i FILE, -J HOST, -F FILE, -4, -6, -q, -C, and -o with {})",
-                        path.display(),
-                        SSH_OPTIONS.join(", ")
-                    )));
-                }
-            }
-        }
-        for (_, e) in ends {
-            for i in e.ifaces.iter().chain(e.pace_iface.as_ref()) {
-                if !valid_ifname(i) {
-                    return Err(BenchError::Invalid(format!(
-                        "{}: interface name `{i}`: 1-15 characters of [A-Za-z0-9_.-]",
-                        path.display()
-                    )));
-                }
-            }
+        let problems = t.problems();
+        if !problems.is_empty() {
+            let lines: Vec<String> = problems.iter().map(|p| format!("{}: {p}", path.display())).collect();
+            return Err(BenchError::Invalid(lines.join("\n")));
         }
         Ok(t)
+    }
+
+    /// Every rule the targets break, one line each (`FIELD: what, expected`),
+    /// all at once: what would otherwise fail every trial later (port 0, a
+    /// server address iperf3 cannot use), run a command on this machine (an
+    /// ssh option, a `dest` starting with `-`), leave a namespace
+    /// (`../..` as a netns name) or be ignored (`pace_iface` on the server,
+    /// `nice` out of range, an empty `irq_pattern` matching every IRQ).
+    pub fn problems(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        if self.format != TARGETS_FORMAT {
+            out.push(format!("targets format `{}`, expected `{TARGETS_FORMAT}`", self.format));
+        }
+        if self.port == 0 {
+            out.push("port 0: expected the iperf3 server's port, 1-65535 (default 5201)".into());
+        }
+        if self.server.address.is_empty() {
+            out.push(
+                "server.address is missing or empty: expected the address the client connects to, \
+                 an IP address or a host name"
+                    .into(),
+            );
+        }
+        let ends = [("client", &self.client), ("server", &self.server)]
+            .into_iter()
+            .chain(self.dut.as_ref().map(|d| ("dut", d)));
+        for (role, e) in ends {
+            match &e.host {
+                Host::Local {} => {}
+                Host::Netns { name } if !valid_netns(name) => out.push(format!(
+                    "{role}.host.name `{name}`: expected a network namespace's name (`ip netns list`), \
+                     1-64 characters of [A-Za-z0-9_.-], not `.` or `..`"
+                )),
+                Host::Netns { .. } => {}
+                Host::Ssh { dest, opts } => {
+                    if !ssh_value_ok(dest) {
+                        out.push(format!(
+                            "{role}.host.dest `{dest}`: expected user@host or an ssh config alias \
+                             (not empty, no leading `-`, no spaces)"
+                        ));
+                    }
+                    if let Err((word, why)) = check_ssh_opts(opts) {
+                        out.push(format!("{role}.host.opts: `{word}` {why}"));
+                    }
+                }
+            }
+            if !e.address.is_empty() && !valid_address(&e.address) {
+                out.push(format!(
+                    "{role}.address `{}`: expected an IP address or a host name \
+                     (letters, digits, `.`, `-`, `:`, `%`; no leading `-`)",
+                    e.address
+                ));
+            }
+            for i in e.ifaces.iter().chain(e.pace_iface.as_ref()) {
+                if !valid_ifname(i) {
+                    out.push(format!("{role}: interface name `{i}`: 1-15 characters of [A-Za-z0-9_.-]"));
+                }
+            }
+            if let Some(p) = &e.irq_pattern {
+                if p.trim().is_empty() || p.chars().any(char::is_control) {
+                    out.push(format!(
+                        "{role}.irq_pattern `{p}`: expected the NIC's IRQ name as /proc/interrupts shows it \
+                         (e.g. eth0); an empty one matches every IRQ"
+                    ));
+                }
+            }
+            if let Some(n) = e.nice.filter(|n| !(-20..=19).contains(n)) {
+                out.push(format!("{role}.nice {n}: expected -20 to 19, as nice(1) takes"));
+            }
+            if role != "client" && e.pace_iface.is_some() {
+                out.push(format!(
+                    "{role}.pace_iface: only the client paces the offered load (RFC 2544 trials); \
+                     move it to the client or drop it"
+                ));
+            }
+        }
+        out
     }
 
     /// Writes the file.
@@ -201,34 +250,71 @@ fn ssh_value_ok(v: &str) -> bool {
 }
 
 /// Checks a targets file's ssh `opts` against the allow-list
-/// ([`SSH_OPTIONS`] for `-o`; `-p`, `-l`, `-i`, `-J`, `-F` with a value; the
-/// flags `-4`, `-6`, `-q`, `-C`); the first word refused is returned.
-pub fn check_ssh_opts(opts: &[String]) -> Result<(), String> {
+/// ([`SSH_OPTIONS`] for `-o`; `-p PORT`, `-l`, `-i`, `-J`, `-F` with a
+/// value; the flags `-4`, `-6`, `-q`, `-C`).
+///
+/// # Errors
+/// The first word refused and why, as `(word, "is not ...")`.
+pub fn check_ssh_opts(opts: &[String]) -> Result<(), (String, String)> {
+    let not_allowed = || {
+        format!(
+            "is not an ssh option a targets file may pass (allowed: -p PORT, -l USER, -i FILE, -J HOST, -F FILE, \
+             -4, -6, -q, -C, and -o with {})",
+            SSH_OPTIONS.join(", ")
+        )
+    };
+    let allowed_key = |k: &str| SSH_OPTIONS.iter().any(|a| a.eq_ignore_ascii_case(k));
+    let kv = |s: &str| -> Result<(), String> {
+        match s.split_once('=') {
+            Some((k, v)) if allowed_key(k) && ssh_value_ok(v) => Ok(()),
+            None if s.split_once(char::is_whitespace).is_some_and(|(k, _)| allowed_key(k)) => {
+                Err("is not KEY=VALUE: write the option with `=` (e.g. ConnectTimeout=5)".into())
+            }
+            _ => Err(not_allowed()),
+        }
+    };
     let mut it = opts.iter();
     while let Some(o) = it.next() {
-        let kv = |s: &str| -> bool {
-            let (k, v) = s.split_once('=').unwrap_or((s, ""));
-            SSH_OPTIONS.iter().any(|a| a.eq_ignore_ascii_case(k)) && ssh_value_ok(v)
-        };
-        let ok = match o.as_str() {
-            "-4" | "-6" | "-q" | "-C" => true,
-            "-o" => match it.next() {
-                Some(v) if kv(v) => true,
-                Some(v) => return Err(v.clone()),
-                None => false,
+        match o.as_str() {
+            "-4" | "-6" | "-q" | "-C" => {}
+            "-o" | "-p" | "-l" | "-i" | "-J" | "-F" => {
+                let Some(v) = it.next() else {
+                    return Err((o.clone(), "needs a value after it".into()));
+                };
+                let checked = match o.as_str() {
+                    "-o" => kv(v),
+                    "-p" if !v.parse::<u16>().is_ok_and(|p| p > 0) => Err("is not a port: expected 1-65535".into()),
+                    _ if ssh_value_ok(v) => Ok(()),
+                    _ => Err(not_allowed()),
+                };
+                checked.map_err(|why| (v.clone(), why))?;
+            }
+            s => match s.strip_prefix("-o") {
+                Some(rest) => kv(rest).map_err(|why| (o.clone(), why))?,
+                None => return Err((o.clone(), not_allowed())),
             },
-            "-p" | "-l" | "-i" | "-J" | "-F" => match it.next() {
-                Some(v) if ssh_value_ok(v) => true,
-                Some(v) => return Err(v.clone()),
-                None => false,
-            },
-            s => s.strip_prefix("-o").is_some_and(kv),
-        };
-        if !ok {
-            return Err(o.clone());
         }
     }
     Ok(())
+}
+
+/// A network namespace's name as `ip netns` keeps it (a file in
+/// /run/netns): 1-64 characters of `[A-Za-z0-9_.-]`, not `.` or `..`.
+pub fn valid_netns(s: &str) -> bool {
+    !s.is_empty()
+        && s.len() <= 64
+        && s != "."
+        && s != ".."
+        && s.chars().all(|c| c.is_ascii_alphanumeric() || "_.-".contains(c))
+}
+
+/// An address iperf3 and ssh take for an end: an IPv4 or IPv6 address
+/// (with a `%zone`) or a host name; never starting with `-`.
+pub fn valid_address(s: &str) -> bool {
+    s.parse::<std::net::IpAddr>().is_ok()
+        || (!s.starts_with('-')
+            && s.len() <= 253
+            && s.chars().all(|c| c.is_ascii_alphanumeric() || ".-:%_".contains(c)))
 }
 
 /// Interface names as the kernel and the plan format accept them.
@@ -261,6 +347,58 @@ mod tests {
         assert!(t.save(d.path()).is_err(), "a directory is not a file");
     }
 
+    /// What a new-user trial found accepted and failing later (or never):
+    /// each refused when the file is read, every one in one error, a line
+    /// each naming the file and the field; values on their bounds pass.
+    #[test]
+    fn every_bad_value_is_refused_at_once() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("t.json");
+        let bad = r#"{"format": "zynq-net-bench-targets 1", "port": 0,
+ "client": {"host": {"kind": "ssh", "dest": "-oProxyCommand=id"}, "address": "not an address; id", "nice": 20},
+ "server": {"host": {"kind": "netns", "name": ".."}, "address": "192.0.2.1", "irq_pattern": "", "pace_iface": "eth0"},
+ "dut": {"host": {"kind": "ssh", "dest": ""}, "nice": -21}}"#;
+        std::fs::write(&p, bad).unwrap();
+        let e = Targets::load(&p).unwrap_err().to_string();
+        let lines: Vec<&str> = e.lines().collect();
+        let want = [
+            "port 0: expected",
+            "client.host.dest `-oProxyCommand=id`: expected user@host",
+            "client.address `not an address; id`: expected an IP address or a host name",
+            "client.nice 20: expected -20 to 19",
+            "server.host.name `..`: expected a network namespace's name",
+            "server.irq_pattern ``: expected the NIC's IRQ name",
+            "server.pace_iface: only the client paces",
+            "dut.host.dest ``: expected user@host",
+            "dut.nice -21: expected -20 to 19",
+        ];
+        assert_eq!(lines.len(), want.len(), "{e}");
+        for (line, w) in lines.iter().zip(want) {
+            assert!(line.starts_with(&format!("{}: {w}", p.display())), "{line} / {w}");
+        }
+        // on the bounds, and the forms that are good
+        let good = r#"{"format": "zynq-net-bench-targets 1", "port": 65535,
+ "client": {"host": {"kind": "netns", "name": "zn-lab_1.c"}, "address": "fe80::1%eth0", "nice": -20, "pace_iface": "eth0"},
+ "server": {"host": {"kind": "ssh", "dest": "root@p1020rdb"}, "address": "peer.lab-2.example", "nice": 19,
+            "irq_pattern": "eth0"},
+ "dut": {"host": {"kind": "local"}, "address": "192.0.2.1"}}"#;
+        std::fs::write(&p, good).unwrap();
+        Targets::load(&p).unwrap();
+        assert!(valid_netns(&"n".repeat(64)) && !valid_netns(&"n".repeat(65)) && !valid_netns("a/b"));
+        assert!(!valid_address("-x") && valid_address("::1") && !valid_address(&"a".repeat(254)));
+        // unknown keys of a host are refused, as everywhere else in the file
+        std::fs::write(
+            &p,
+            good.replace(r#""kind": "netns", "name": "zn-lab_1.c""#, r#""kind": "netns", "name": "n", "opts": []"#),
+        )
+        .unwrap();
+        let e = Targets::load(&p).unwrap_err().to_string();
+        assert!(e.contains("unknown field `opts`"), "{e}");
+        std::fs::write(&p, good.replace(r#""kind": "local""#, r#""kind": "local", "name": "x""#)).unwrap();
+        let e = Targets::load(&p).unwrap_err().to_string();
+        assert!(e.contains("unknown field `name`"), "{e}");
+    }
+
     /// Every ```` ```json targets ```` example in docs/bench.md loads as a
     /// targets file (one at least: the docs' example of the format).
     #[test]
@@ -290,7 +428,7 @@ mod tests {
         let e = err(&T.replace("targets 1", "targets 0"));
         assert!(e.ends_with("targets format `zynq-net-bench-targets 0`, expected `zynq-net-bench-targets 1`"), "{e}");
         let e = err(&T.replace("\"address\": \"192.0.2.1\"", "\"address\": \"\""));
-        assert!(e.ends_with("server.address is empty"), "{e}");
+        assert!(e.contains(": server.address is missing or empty: expected the address"), "{e}");
         let e = err(&T.replace("[\"eth0\"]", "[\"eth0; reboot\"]"));
         assert!(e.contains("interface name `eth0; reboot`"), "{e}");
         let e = err(&T.replace("\"irq_pattern\": \"eth0\"", "\"pace_iface\": \"a-sixteen-chars0\""));
@@ -335,6 +473,15 @@ mod tests {
             let e = err(&with_opts(bad));
             assert!(e.contains(&format!("client.host.opts: `{named}`")), "{bad}: {e}");
         }
+        let e = err(&with_opts(r#"["-p"]"#));
+        assert!(e.ends_with("client.host.opts: `-p` needs a value after it"), "{e}");
+        let e = err(&with_opts(r#"["-p", "abc"]"#));
+        assert!(e.ends_with("client.host.opts: `abc` is not a port: expected 1-65535"), "{e}");
+        let e = err(&with_opts(r#"["-o", "ConnectTimeout 5"]"#));
+        assert!(
+            e.ends_with("`ConnectTimeout 5` is not KEY=VALUE: write the option with `=` (e.g. ConnectTimeout=5)"),
+            "{e}"
+        );
         assert!(valid_ifname("eth0.100") && valid_ifname("br_lan-1") && valid_ifname(&"a".repeat(15)));
         assert!(!valid_ifname("") && !valid_ifname(&"a".repeat(16)) && !valid_ifname("eth 0") && !valid_ifname("a/b"));
     }

@@ -222,7 +222,7 @@ pub fn lab_ports(name: &str) -> Result<(Port, Port), BenchError> {
 pub fn calibration_ports(name: &str) -> Result<(Port, Port), BenchError> {
     let (a, b) = (format!("{name}-cala"), format!("{name}-calb"));
     remove_calibration_ports(name);
-    let ip = |args: &[&str]| Host::Local.run(&argv(&[&["ip"], args].concat()));
+    let ip = |args: &[&str]| Host::Local {}.run(&argv(&[&["ip"], args].concat()));
     ip(&["netns", "add", &a])?;
     ip(&["netns", "add", &b])?;
     ip(&["link", "add", "eth0", "netns", &a, "type", "veth", "peer", "name", "eth0", "netns", &b])?;
@@ -241,7 +241,7 @@ pub fn calibration_ports(name: &str) -> Result<(Port, Port), BenchError> {
 /// Deletes the calibration namespaces of [`calibration_ports`] (ignores absent ones).
 pub fn remove_calibration_ports(name: &str) {
     for ns in [format!("{name}-cala"), format!("{name}-calb")] {
-        let _ = Host::Local.output(&argv(&["ip", "netns", "del", &ns]));
+        let _ = Host::Local {}.output(&argv(&["ip", "netns", "del", &ns]));
     }
 }
 
@@ -513,7 +513,7 @@ pub fn calibrate(t: &Tester, ways: &[Way], frames: &[u32], count: u64) -> Result
 #[cfg(test)]
 pub(crate) fn test_port(net: u8) -> Port {
     Port {
-        host: Host::Local,
+        host: Host::Local {},
         dev: "eth0".into(),
         mac: "02:00:00:00:00:0a".into(),
         dut_mac: "02:00:00:00:00:0b".into(),

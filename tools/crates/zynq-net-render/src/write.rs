@@ -171,10 +171,18 @@ fn is_system_or_home(path: &Path) -> bool {
 /// [`WriteError`] naming the directory and why, or an unreadable parent.
 pub fn check_output_dir(dest: &Path) -> Result<PathBuf, WriteError> {
     let r = resolve(dest)?;
-    if is_system_or_home(&r.path) {
+    // the files go where a link in the last place points (unlike gen's
+    // output, which is replaced as a whole and may not be a link): a link
+    // to /etc is /etc
+    let target = fs::canonicalize(&r.path).ok().filter(|t| *t != r.path);
+    if let Some(sys) = [Some(&r.path), target.as_ref()].into_iter().flatten().find(|p| is_system_or_home(p)) {
+        let why = if *sys == r.path { String::new() } else { format!(" (where {} points)", r.path.display()) };
         return Err(refused(
-            &r.path,
-            "is a system or home directory: the command writes its files into it; choose a new directory such as ./run",
+            sys,
+            format!(
+                "is a system or home directory{why}: the command writes its files into it; \
+                 choose a new directory such as ./run"
+            ),
         ));
     }
     Ok(r.path)
@@ -520,6 +528,21 @@ mod tests {
             assert!(resolve_output(Path::new(d)).is_err(), "{d} accepted");
         }
         assert!(resolve_output(&t.path().join("missing/../x")).is_err());
+        // a command writing into a directory: a link to /etc is /etc (new-user
+        // trial: `bench run -o etclink` wrote its run into /etc); a link to a
+        // directory of one's own is that directory
+        let etc = t.path().join("etclink");
+        std::os::unix::fs::symlink("/etc", &etc).expect("symlink");
+        let e = check_output_dir(&etc).expect_err("a link to /etc accepted");
+        assert_eq!(e.path, Path::new("/etc"));
+        assert!(
+            e.source
+                .to_string()
+                .starts_with(&format!("is a system or home directory (where {} points)", etc.display())),
+            "{e}"
+        );
+        assert_eq!(check_output_dir(&link).expect("own directory"), link);
+        assert!(check_output_dir(Path::new("/etc")).is_err());
     }
 
     #[test]

@@ -484,7 +484,7 @@ mod tests {
     #[test]
     fn the_dut_end_and_its_applier_command() {
         let end = |a: &str, ifaces: Vec<String>| Endpoint {
-            host: Host::Local,
+            host: Host::Local {},
             address: a.into(),
             ifaces,
             irq_pattern: None,
@@ -511,7 +511,8 @@ mod tests {
         t.dut = Some(end("d", vec!["eth0".into()]));
         assert_eq!(dut_endpoint(&t, "dut").unwrap().address, "d");
         assert!(has_ifaces(&t));
-        let dut = Dut { host: Host::Local, applier: "zynq-net-apply".into(), env: vec![], remote_dir: "/tmp".into() };
+        let dut =
+            Dut { host: Host::Local {}, applier: "zynq-net-apply".into(), env: vec![], remote_dir: "/tmp".into() };
         assert_eq!(dut.applier_cmd(&["status", "p"]), argv(&["zynq-net-apply", "status", "p"]));
         let dut = Dut { applier: "/opt/zynq-net-apply.sh".into(), env: vec!["A=1".into(), "B=2".into()], ..dut };
         assert_eq!(
@@ -699,7 +700,7 @@ mod tests {
         let applier = dir.path().join("apply.sh");
         std::fs::write(&applier, "kill -KILL $$\n").unwrap();
         let dut = Dut {
-            host: Host::Local,
+            host: Host::Local {},
             applier: applier.to_string_lossy().into_owned(),
             env: vec![],
             remote_dir: "/tmp".into(),
