@@ -174,7 +174,8 @@ pub fn run(input: &PlanInput, output: &Path, opts: &RunOptions) -> Result<Outcom
     let (plan, targets) = input.load()?;
     let recs = run::run_plan(&plan, &targets, output, opts)?;
     let failed = recs.iter().filter(|r| r.error.is_some()).count();
-    let bound = recs.iter().filter(|r| !r.cpu_bound.is_empty()).count();
+    // of the trials that ran: a failed one measured no throughput to bound
+    let bound = recs.iter().filter(|r| r.error.is_none() && !r.cpu_bound.is_empty()).count();
     eoutln!(
         "{} trials in {} ({} failed, {} CPU-bound); `zynq-net bench report {}` for the reports",
         recs.len(),
@@ -266,6 +267,11 @@ pub fn rfc2544(input: &PlanInput, output: &Path, o: &Rfc2544Overrides, quiet: bo
             if let Err(e) = records::append_jsonl(&trials_path, &t.record) {
                 save_err.get_or_insert(e);
             }
+            // why a trial failed, as `bench run` says it (it was only in
+            // rfc2544-trials.jsonl: the result read 0 frames/s)
+            if let (false, Some(e)) = (quiet, &t.record.error) {
+                run::say(&pb, format!("{f} B trial {}: FAILED: {e}", t.record.repeat));
+            }
             t
         },
         |fr| {
@@ -273,12 +279,13 @@ pub fn rfc2544(input: &PlanInput, output: &Path, o: &Rfc2544Overrides, quiet: bo
                 run::say(
                     &pb,
                     format!(
-                        "{:>5} B: {:>10.0} frames/s {:>9.1} Mbit/s {:>5.1}% of line rate, {} search trials{}{}",
+                        "{:>5} B: {:>10.0} frames/s {:>9.1} Mbit/s {:>5.1}% of line rate, {} search trial{}{}{}",
                         fr.frame_size,
                         fr.fps,
                         fr.frame_bps / 1e6,
                         fr.line_percent,
                         fr.search_trials,
+                        if fr.search_trials == 1 { "" } else { "s" },
                         if fr.confirmed { "" } else { ", NOT confirmed" },
                         if fr.sender_limited { ", sender-limited" } else { "" }
                     ),

@@ -130,6 +130,20 @@ impl Context {
             |end: &Endpoint, configured: &[usize], irq_conf: &[usize], name: &str| -> Result<Vec<usize>, BenchError> {
                 let irq = irq_cpus(end, irq_conf)?;
                 let online = online_cpus(&end.host)?;
+                // taskset would refuse every trial (new-user trial: 16 of
+                // 16 failed after 48 s on a 2-CPU host with pin_cpus 2-3)
+                let absent: Vec<usize> = configured.iter().copied().filter(|c| !online.contains(c)).collect();
+                if !absent.is_empty() {
+                    let key = if name == "client" { "pin_cpus" } else { "peer_pin_cpus" };
+                    return Err(BenchError::Invalid(format!(
+                        "matrix.{key} `{}`: the {name} ({}) has no CPU {} (online: {}); pin to CPUs of \
+                         the machine iperf3 runs on, or leave {key} out",
+                        cpu_list(configured),
+                        end.host.label(),
+                        cpu_list(&absent),
+                        cpu_list(&online)
+                    )));
+                }
                 let (cpus, warn) = choose_cpus(configured, &irq, &online);
                 if let Some(w) = warn {
                     notes.push(format!("{name}: {w}"));
@@ -445,6 +459,30 @@ pub fn say(pb: &indicatif::ProgressBar, line: String) {
     }
 }
 
+fn json_of<T: Serialize>(v: &T) -> Value {
+    serde_json::to_value(v).unwrap_or(Value::Null)
+}
+
+/// The keys (dotted, from `prefix`) whose values differ between two JSON
+/// objects, down to the first level that is not an object on both sides.
+fn differing_keys(prefix: &str, a: &Value, b: &Value) -> Vec<String> {
+    match (a, b) {
+        (Value::Object(x), Value::Object(y)) => {
+            let mut keys: Vec<&String> = x.keys().chain(y.keys()).collect();
+            keys.sort();
+            keys.dedup();
+            keys.into_iter()
+                .flat_map(|k| {
+                    let name = if prefix.is_empty() { k.clone() } else { format!("{prefix}.{k}") };
+                    differing_keys(&name, x.get(k).unwrap_or(&Value::Null), y.get(k).unwrap_or(&Value::Null))
+                })
+                .collect()
+        }
+        _ if a == b => Vec::new(),
+        _ => vec![if prefix.is_empty() { "the whole".into() } else { prefix.to_string() }],
+    }
+}
+
 /// Runs the matrix of `plan` against `targets`, appending to `out/results.jsonl`.
 pub fn run_plan(plan: &Plan, targets: &Targets, out: &Path, opts: &RunOptions) -> Result<Vec<TrialRecord>, BenchError> {
     let ctx = Context::new(targets, plan)?; // first: unreachable targets leave OUT as it was
@@ -454,14 +492,34 @@ pub fn run_plan(plan: &Plan, targets: &Targets, out: &Path, opts: &RunOptions) -
     let mut done: Vec<TrialRecord> = if opts.resume {
         // Trials of other settings (another --duration, other cells) would
         // be mixed into one result set under the same cell ids.
+        // Nor may other targets: run.json would describe ends that made
+        // none of the earlier trials.
         let saved = out.join(files::PLAN);
         if saved.exists() {
             let old = Plan::load(&saved)?;
-            if (&old.spec, &old.cells) != (&plan.spec, &plan.cells) {
+            let mut differ = differing_keys("", &json_of(&old.spec), &json_of(&plan.spec));
+            if old.cells != plan.cells {
+                differ.push("cells".into());
+            }
+            if !differ.is_empty() {
                 return Err(BenchError::Invalid(format!(
-                    "{}: --resume with other settings or cells than this directory was started with (its plan.json); \
-                     resume with the same plan and options, or use a new output directory",
-                    saved.display()
+                    "{}: --resume with other settings or cells than this directory was started with (its plan.json \
+                     differs in: {}); resume with the same plan and options, or use a new output directory",
+                    saved.display(),
+                    differ.join(", ")
+                )));
+            }
+        }
+        let meta = out.join(files::RUN);
+        if let Ok(text) = std::fs::read_to_string(&meta) {
+            let was = serde_json::from_str::<Value>(&text).ok().map(|v| v["context"]["targets"].clone());
+            let now = json_of(targets);
+            if let Some(was) = was.filter(|w| !w.is_null() && *w != now) {
+                return Err(BenchError::Invalid(format!(
+                    "{}: --resume with other targets than this directory was started with (its run.json differs \
+                     in: {}); resume with the same --targets or --lab, or use a new output directory",
+                    meta.display(),
+                    differing_keys("", &was, &now).join(", ")
                 )));
             }
         }
@@ -770,6 +828,28 @@ mod tests {
         assert!(std::net::TcpListener::bind(("127.0.0.1", port)).is_ok(), "the server still holds port {port}");
     }
 
+    /// Pinning to a CPU the end does not have is refused before any trial,
+    /// naming the setting, the end and its CPUs; pinning to the last
+    /// online CPU is kept.
+    #[test]
+    fn pinning_to_an_absent_cpu_is_refused_up_front() {
+        let cpus = online();
+        let last = *cpus.last().unwrap();
+        let with = |client: Vec<usize>, server: Vec<usize>| {
+            let spec = crate::spec::BenchSpec {
+                cpus: crate::spec::PerEnd { client, server },
+                ..crate::spec::BenchSpec::default()
+            };
+            Context::new(&local_targets(free_port()), &Plan::from_spec(None, &spec))
+        };
+        let e = with(vec![last, last + 1], vec![]).unwrap_err().to_string();
+        let want = format!("matrix.pin_cpus `{last},{}`: the client (local) has no CPU {}", last + 1, last + 1);
+        assert!(e.starts_with(&want), "{e}");
+        let e = with(vec![], vec![last + 2]).unwrap_err().to_string();
+        assert!(e.starts_with(&format!("matrix.peer_pin_cpus `{}`: the server (local)", last + 2)), "{e}");
+        assert_eq!(with(vec![last], vec![last]).unwrap().client_cpus, [last]);
+    }
+
     /// A peer that accepts the connection and never answers (a listener
     /// that is not iperf3 holds the port, so the one-off server cannot
     /// bind it): the client is stopped by `timeout` after the trial's time
@@ -874,6 +954,20 @@ mod tests {
         let longer = Plan::from_spec(Some("loop".into()), &crate::spec::BenchSpec { duration: 3.0, ..spec.clone() });
         let e = run_plan(&longer, &targets, out.path(), &resume).unwrap_err().to_string();
         assert!(e.contains("--resume with other settings or cells than this directory was started with"), "{e}");
+        assert!(e.contains("(its plan.json differs in: duration"), "{e}");
+        assert_eq!(std::fs::read_to_string(&results).unwrap(), text);
+        // So are other targets (the run.json of the first would be
+        // rewritten to describe ends that made none of its trials).
+        let elsewhere = Targets { port: free_port(), ..targets.clone() };
+        let run_json = std::fs::read_to_string(out.path().join(files::RUN)).unwrap();
+        let e = run_plan(&plan, &elsewhere, out.path(), &resume).unwrap_err().to_string();
+        assert!(
+            e.contains(
+                "--resume with other targets than this directory was started with (its run.json differs in: port)"
+            ),
+            "{e}"
+        );
+        assert_eq!(std::fs::read_to_string(out.path().join(files::RUN)).unwrap(), run_json);
         assert_eq!(std::fs::read_to_string(&results).unwrap(), text);
         // --resume with everything done runs nothing.
         let kept = read_jsonl::<TrialRecord>(&results).unwrap();
@@ -903,6 +997,17 @@ mod tests {
         let read: Vec<TrialRecord> = read_jsonl(&results).unwrap();
         assert_eq!(cells(&read), cells(&again), "the file holds the two whole records");
         assert!(read[1].started > recs[1].started + 0.5, "the torn trial was measured again");
+    }
+
+    /// Differing keys are named by their dotted path, one level past the
+    /// last object they share; equal values name nothing.
+    #[test]
+    fn differing_keys_name_the_path() {
+        let a = serde_json::json!({"port": 1, "client": {"address": "a", "ifaces": ["x"]}, "gone": 1});
+        let b = serde_json::json!({"port": 1, "client": {"address": "b", "ifaces": ["x"]}, "new": 2});
+        assert_eq!(super::differing_keys("", &a, &b), ["client.address", "gone", "new"]);
+        assert!(super::differing_keys("", &a, &a).is_empty());
+        assert_eq!(super::differing_keys("", &Value::from(1), &Value::from(2)), ["the whole"]);
     }
 
     /// The lab's UDP socket buffer (-w) goes to UDP cells only.

@@ -258,6 +258,17 @@ fn rfc2544_exits_1_when_no_rate_is_confirmed_and_refuses_bad_input() {
     );
     let trials = jsonl(&x.join(files::RFC2544_TRIALS));
     assert!(trials.len() == 1 && trials[0]["error"].is_string(), "{trials:?}");
+    // Not quiet, the run says why the trial failed (it was only in the
+    // trials file) and counts one search trial in the singular.
+    let loud = tmp.path().join("loud");
+    args.retain(|a| *a != "-q");
+    let o = args.iter().position(|a| *a == "-o").unwrap();
+    args[o + 1] = s(&loud);
+    let (code, _, err) = bench_process(&args);
+    assert_eq!(code, 1, "{err}");
+    let e = jsonl(&loud.join(files::RFC2544_TRIALS))[0]["error"].as_str().unwrap().to_string();
+    assert!(err.contains(&format!("1518 B trial 1: FAILED: {e}")), "{err}");
+    assert!(err.contains("of line rate, 1 search trial, NOT confirmed"), "{err}");
     // Bad input is an error naming the option and the file's key, in the
     // model's words (the same check as a bench file's), every problem at once.
     let e = bench_err(&[
@@ -297,6 +308,24 @@ fn run_says_how_many_trials_failed_and_were_cpu_bound() {
     assert!(recs.len() == 1 && recs[0]["error"].is_null(), "{recs:?}");
     let bound = recs.iter().filter(|x| x["cpu_bound"].as_array().is_some_and(|v| !v.is_empty())).count();
     let want = format!("1 trials in {} (0 failed, {bound} CPU-bound)", r.join(files::RESULTS).display());
+    assert!(err.contains(&want), "`{want}` in\n{err}");
+    // A failed trial is not counted CPU-bound, though its cores were
+    // sampled busy (every core is past a 0.001 % bound); before, a run of 16
+    // failed trials said "(16 failed, 10 CPU-bound)".
+    let zero = tmp.path().join("zero.yml");
+    std::fs::write(
+        &zero,
+        "matrix: { protocols: [udp], directions: [tx], mtus: [1500], duration_s: 1, repeats: 1, cpu_bound_pct: 0.001 }\n",
+    )
+    .unwrap();
+    let unreachable = loopback_targets(tmp.path(), "zn-bench.invalid");
+    let r = tmp.path().join("failed");
+    let (code, _, err) = bench_process(&["run", "-q", "-p", s(&zero), "-t", s(&unreachable), "-o", s(&r)]);
+    assert_eq!(code, 1, "{err}");
+    let recs = jsonl(&r.join(files::RESULTS));
+    assert!(recs.len() == 1 && !recs[0]["error"].is_null(), "{recs:?}");
+    assert!(recs[0]["cpu_bound"].as_array().is_some_and(|v| !v.is_empty()), "sampled busy: {recs:?}");
+    let want = format!("1 trials in {} (1 failed, 0 CPU-bound)", r.join(files::RESULTS).display());
     assert!(err.contains(&want), "`{want}` in\n{err}");
 }
 
