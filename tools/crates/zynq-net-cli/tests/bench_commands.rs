@@ -168,7 +168,13 @@ fn rfc2544_writes_its_result_trials_and_plan_and_compare_reads_two_of_them() {
     assert_eq!(code, 0, "confirmed: exit 0\n{err}");
     // Without -q, a line per frame size on stderr.
     let line = err.lines().find(|l| l.trim_start().starts_with("1518 B:")).unwrap_or_else(|| panic!("{err}"));
-    assert!(line.contains(" frames/s ") && line.contains("1 search trials") && !line.contains("NOT"), "{line}");
+    assert!(
+        line.contains(" frames/s ")
+            && line.contains("1 search trial")
+            && !line.contains("1 search trials")
+            && !line.contains("NOT"),
+        "{line}"
+    );
     assert!(err.contains(&format!("RFC 2544-style result in {}", a.join(files::RFC2544).display())), "{err}");
     let (code, _, err) = bench_process(&rfc2544_args(s(&b), s(&t), s(&slow), "5M"));
     assert_eq!(code, 0, "{err}");
