@@ -692,6 +692,16 @@ pub fn lab_up(o: &LabOptions, targets_out: Option<&Path>) -> Result<Outcome, Ben
                 p.display()
             )));
         }
+        // an earlier targets file is replaced; anything else (a board or
+        // bench file given by mistake) is kept (new-user trial: a bench.yml
+        // was overwritten with JSON)
+        if p.exists() && crate::targets::Targets::load(p).is_err() {
+            return Err(BenchError::Invalid(format!(
+                "--targets-out {}: exists and is not a targets file; only a targets file is replaced: \
+                 name a new file",
+                p.display()
+            )));
+        }
     }
     let st = lab::up(o)?;
     if let Some(p) = targets_out {

@@ -653,6 +653,13 @@ fn lab_up_checks_first_and_leaves_nothing_behind() {
     );
     let e = up_err(&["--targets-out", "/tmp"]);
     assert!(e.contains("--targets-out /tmp: expected a file path"), "{e}");
+    // a file that is not a targets file is kept, not replaced by one
+    let kept = std::env::temp_dir().join(format!("zn-bench-{name}.yml"));
+    std::fs::write(&kept, "matrix: { repeats: 1 }\n").unwrap();
+    let e = up_err(&["--targets-out", kept.to_str().unwrap()]);
+    assert_eq!(std::fs::read_to_string(&kept).unwrap(), "matrix: { repeats: 1 }\n");
+    std::fs::remove_file(&kept).unwrap();
+    assert!(e.contains("exists and is not a targets file; only a targets file is replaced"), "{e}");
     assert!(!ns("router").exists(), "nothing created before the checks");
     let e = format!("{:#}", run_lab(&["status", "--name", &name]).unwrap_err());
     assert!(e.contains(&format!("no lab `{name}` is up")), "{e}");
