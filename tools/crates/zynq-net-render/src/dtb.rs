@@ -471,16 +471,8 @@ mod tests {
         assert_eq!(soc_unit_address(Soc::Generic, "gem3"), None);
     }
 
-    /// What `duplicate_reg` reports for the node `/b1/ethernet@1000` (reg
-    /// `<0x1000 0x100>`) beside one `other` node, in a tree compiled by
-    /// the real dtc.
-    fn duplicates_beside(other: &str) -> Vec<String> {
-        let dts = format!(
-            "/dts-v1/;\n/ {{ #address-cells = <1>; #size-cells = <1>;\n\
-             b1 {{ #address-cells = <1>; #size-cells = <1>; compatible = \"simple-bus\"; ranges;\n\
-             ethernet@1000 {{ compatible = \"cdns,gem\"; reg = <0x1000 0x100>; }};\n{other}\n}};\n\
-             b2 {{ #address-cells = <1>; #size-cells = <1>; compatible = \"simple-bus\"; ranges; }};\n}};\n"
-        );
+    /// `dts` compiled by the real dtc.
+    fn dtc(dts: &str) -> Vec<u8> {
         let tmp = tempfile::tempdir().expect("tmp");
         let (src, dtb) = (tmp.path().join("t.dts"), tmp.path().join("t.dtb"));
         std::fs::write(&src, dts).expect("write dts");
@@ -491,7 +483,59 @@ mod tests {
             .output()
             .expect("dtc (device-tree-compiler) runs");
         assert!(o.status.success(), "dtc: {}", String::from_utf8_lossy(&o.stderr));
-        let bytes = std::fs::read(&dtb).expect("dtb");
+        std::fs::read(&dtb).expect("dtb")
+    }
+
+    /// What the open checks read of a GEM node: its clocks split by the
+    /// provider's `#clock-cells` (1, as zynqmp-clk-ccf.dtsi's
+    /// `zynqmp_clk`; and 0, a fixed clock) and named by `clock-names`, and
+    /// its PHY: a DP83867 by compatible (`ethernet-phy-id2000.a231` beside
+    /// the generic c22 string, as the K26 SOM's carrier PHY is written) and
+    /// a PHY that is not one (only the generic string, as most boards'
+    /// PHYs), whose delays nothing then asks for.
+    #[test]
+    fn open_node_reads_clocks_and_the_phy() {
+        use zynq_net_model::drivers::OpenNode;
+        let with_phy = |compat: &str| {
+            format!(
+                "/dts-v1/;\n/ {{ #address-cells = <1>; #size-cells = <1>;\n\
+                 clk: clock-controller {{ #clock-cells = <1>; phandle = <5>; }};\n\
+                 fixed: fixed-clock {{ #clock-cells = <0>; phandle = <6>; }};\n\
+                 ethernet@1000 {{ compatible = \"cdns,gem\"; reg = <0x1000 0x100>; phy-handle = <7>;\n\
+                 clocks = <5 31>, <6>, <5 45>; clock-names = \"pclk\", \"hclk\", \"tx_clk\";\n\
+                 mdio {{ #address-cells = <1>; #size-cells = <0>;\n\
+                 ethernet-phy@c {{ reg = <0xc>; phandle = <7>; {compat} }}; }}; }};\n}};\n"
+            )
+        };
+        let facts = |dts: &str| {
+            let bytes = dtc(dts);
+            let fdt = fdt::Fdt::new(&bytes).expect("a valid DTB");
+            let t = Tree { fdt: &fdt, nodes: all_paths(&fdt) };
+            let n = OpenAt { t: &t, node: t.get("/ethernet@1000").expect("the node").node };
+            (n.clocks(), n.phy().expect("a PHY behind phy-handle"))
+        };
+        let (clocks, phy) =
+            facts(&with_phy("compatible = \"ethernet-phy-id2000.a231\", \"ethernet-phy-ieee802.3-c22\";"));
+        let named = |v: &[(&str, &str)]| v.iter().map(|(a, b)| (a.to_string(), b.to_string())).collect::<Vec<_>>();
+        assert_eq!(clocks, named(&[("pclk", "5:[31]"), ("hclk", "6:[]"), ("tx_clk", "5:[45]")]));
+        assert!(phy.dp83867 && !phy.converter && !phy.rx_delay, "{phy:?}");
+        let (_, phy) = facts(&with_phy("compatible = \"ethernet-phy-ieee802.3-c22\";"));
+        assert!(!phy.dp83867, "a generic PHY taken for a DP83867: {phy:?}");
+        let (_, phy) = facts(&with_phy("ti,fifo-depth = <1>;"));
+        assert!(phy.dp83867, "a DP83867-only property marks it: {phy:?}");
+    }
+
+    /// What `duplicate_reg` reports for the node `/b1/ethernet@1000` (reg
+    /// `<0x1000 0x100>`) beside one `other` node, in a tree compiled by
+    /// the real dtc.
+    fn duplicates_beside(other: &str) -> Vec<String> {
+        let dts = format!(
+            "/dts-v1/;\n/ {{ #address-cells = <1>; #size-cells = <1>;\n\
+             b1 {{ #address-cells = <1>; #size-cells = <1>; compatible = \"simple-bus\"; ranges;\n\
+             ethernet@1000 {{ compatible = \"cdns,gem\"; reg = <0x1000 0x100>; }};\n{other}\n}};\n\
+             b2 {{ #address-cells = <1>; #size-cells = <1>; compatible = \"simple-bus\"; ranges; }};\n}};\n"
+        );
+        let bytes = dtc(&dts);
         let fdt = fdt::Fdt::new(&bytes).expect("a valid DTB");
         let t = Tree { fdt: &fdt, nodes: all_paths(&fdt) };
         let mut out = Vec::new();

@@ -430,14 +430,23 @@ mod tests {
     use super::*;
 
     /// `of-node` is written for a `dt.path` of up to 255 bytes (the
-    /// applier's `is_dtpath` limit), exactly 255 included; 256 is left out.
+    /// applier's `is_dtpath` limit), exactly 255 included; 256 is left out,
+    /// and so is a path with a `.` or `..` component (the schema's pattern
+    /// lets them through; the applier's `is_dtpath` refuses them).
     #[test]
     fn ident_of_node_up_to_255_bytes() {
         let text = crate::testutil::repo_text("meta-zynq-net/boards/zcu102.yml");
-        for (len, written) in [(255, true), (256, false)] {
-            let seg = |n: usize| format!("/{}", "a".repeat(n - 1));
-            let path = format!("{}{}{}{}", seg(64), seg(64), seg(64), seg(len - 192));
-            assert_eq!(path.len(), len);
+        let seg = |n: usize| format!("/{}", "a".repeat(n - 1));
+        let long = |len: usize| format!("{}{}{}{}", seg(64), seg(64), seg(64), seg(len - 192));
+        for (path, written) in [
+            (long(255), true),
+            (long(256), false),
+            ("/axi/../ethernet@a0000000".to_string(), false),
+            ("/axi/./ethernet@a0000000".to_string(), false),
+            ("/axi/ethernet@a0000000".to_string(), true),
+        ] {
+            let len = path.len();
+            assert!(len == 255 || len == 256 || path.starts_with("/axi/"));
             let board = text.replacen(
                 "      label: xxv_ethernet_0\n",
                 &format!("      label: xxv_ethernet_0\n      path: {path}\n"),
