@@ -784,17 +784,10 @@ mod tests {
         assert_eq!(online_cpus(&Host::Local {}).unwrap(), want);
     }
 
-    /// A client that never reaches the one-off server (here: it cannot
-    /// even start, in a namespace that does not exist): the trial is a
-    /// failure and the waiting server is stopped 3 s later, not left
-    /// waiting for ever (the port is free again).
-    #[test]
-    fn a_server_no_client_reached_is_stopped() {
-        let port = free_port();
-        let mut targets = local_targets(port);
-        targets.client.host = Host::Netns { name: format!("zn-absent-{}", std::process::id()) };
-        let version = detect_version(&Host::Local {}).unwrap();
-        let ctx = Context {
+    /// A context of `targets` with nothing pinned or sampled, 95 % CPU
+    /// bound, a run's grace.
+    fn bare_context(targets: Targets, version: Version) -> Context {
+        Context {
             targets,
             client_version: version,
             server_version: version,
@@ -804,8 +797,12 @@ mod tests {
             cpu_bound_percent: 95.0,
             grace_s: GRACE_S,
             notes: vec![],
-        };
-        let opts = ClientOpts {
+        }
+    }
+
+    /// One TCP stream for 1 s to 127.0.0.1:`port`.
+    fn tcp_1s(port: u16) -> ClientOpts {
+        ClientOpts {
             server: "127.0.0.1".into(),
             port,
             protocol: iperf::Protocol::Tcp,
@@ -818,7 +815,21 @@ mod tests {
             omit: 0,
             zerocopy: false,
             window: None,
-        };
+        }
+    }
+
+    /// A client that never reaches the one-off server (here: it cannot
+    /// even start, in a namespace that does not exist): the trial is a
+    /// failure and the waiting server is stopped 3 s later, not left
+    /// waiting for ever (the port is free again).
+    #[test]
+    fn a_server_no_client_reached_is_stopped() {
+        let port = free_port();
+        let mut targets = local_targets(port);
+        targets.client.host = Host::Netns { name: format!("zn-absent-{}", std::process::id()) };
+        let version = detect_version(&Host::Local {}).unwrap();
+        let ctx = bare_context(targets, version);
+        let opts = tcp_1s(port);
         let t0 = Instant::now();
         let t = trial(&ctx, &opts, "lost", 0);
         assert!(t.record.error.is_some() && t.record.summary.is_none(), "{:?}", t.record);
@@ -860,33 +871,9 @@ mod tests {
         let silent = std::net::TcpListener::bind(("127.0.0.1", 0)).unwrap();
         let port = silent.local_addr().unwrap().port();
         let version = detect_version(&Host::Local {}).unwrap();
-        let ctx = Context {
-            targets: local_targets(port),
-            client_version: version,
-            server_version: version,
-            client_cpus: vec![],
-            server_cpus: vec![],
-            machines: vec![],
-            cpu_bound_percent: 95.0,
-            notes: vec![],
-            grace_s: 1,
-        };
-        let opts = ClientOpts {
-            server: "127.0.0.1".into(),
-            port,
-            protocol: iperf::Protocol::Tcp,
-            direction: iperf::Direction::Tx,
-            streams: 1,
-            seconds: 1.0,
-            length: 1000,
-            bitrate: None,
-            mss: None,
-            omit: 0,
-            zerocopy: false,
-            window: None,
-        };
+        let ctx = Context { grace_s: 1, ..bare_context(local_targets(port), version) };
         let t0 = Instant::now();
-        let t = trial(&ctx, &opts, "silent", 0);
+        let t = trial(&ctx, &tcp_1s(port), "silent", 0);
         let took = t0.elapsed();
         let e = t.record.error.clone().unwrap_or_default();
         assert!(e.starts_with("iperf3 client stopped after 2 s (the trial's time and 1 s) without a result"), "{e}");
