@@ -433,6 +433,28 @@ mod tests {
         assert_eq!(applier_journal(&moved).get("rings"), Some(&vec![7]));
     }
 
+    /// The ablation groups' names are the ones docs/bench.md gives (`--groups
+    /// NAME`, in report order) and each says in its own words what it
+    /// holds (the ablation report's legend): the bench crate's commands
+    /// print them, which render's own tests would otherwise never read.
+    #[test]
+    fn ablation_groups_are_named_as_documented() {
+        let doc = crate::testutil::repo_text("docs/bench.md");
+        let para = doc.split("**The plan and its groups.**").nth(1).expect("the groups paragraph");
+        let para = para.split("\n\n").next().expect("its end");
+        let mut at = 0;
+        for g in AblationGroup::TUNING {
+            let pos = para[at..].find(&format!("`{}`", g.name())).map(|p| p + at);
+            at = pos.unwrap_or_else(|| panic!("`{}` not in docs/bench.md's groups, in order:\n{para}", g.name()));
+        }
+        assert_eq!(AblationGroup::Base.name(), "base");
+        let abouts: std::collections::BTreeSet<&str> =
+            AblationGroup::TUNING.iter().chain([&AblationGroup::Base]).map(|g| g.about()).collect();
+        assert_eq!(abouts.len(), AblationGroup::TUNING.len() + 1, "one legend per group: {abouts:?}");
+        assert!(abouts.iter().all(|a| a.len() > 8), "{abouts:?}");
+        assert!(AblationGroup::Base.about().starts_with("wait, ident, mac, mtu"));
+    }
+
     /// docs/plan-format.md's verb table has one row per verb of this table
     /// (and `board`), in the same order.
     #[test]
