@@ -155,10 +155,7 @@ impl Context {
         let client_cpus = pick(&targets.client, &spec.cpus.client, &spec.irq_cpus.client, "client")?;
         let server_cpus = pick(&targets.server, &spec.cpus.server, &spec.irq_cpus.server, "server")?;
         let mut machines: Vec<(String, Host)> = Vec::new();
-        let ends = [("client", &targets.client), ("server", &targets.server)]
-            .into_iter()
-            .chain(targets.dut.as_ref().map(|d| ("dut", d)));
-        for (role, e) in ends {
+        for (role, e) in targets.ends() {
             if let Some(m) = machines.iter_mut().find(|(_, h)| h.same_machine(&e.host)) {
                 m.0.push('+');
                 m.0.push_str(role);

@@ -124,6 +124,11 @@ impl Targets {
         Ok(t)
     }
 
+    /// The ends with their roles: `client`, `server` and, when given, `dut`.
+    pub fn ends(&self) -> impl Iterator<Item = (&'static str, &Endpoint)> {
+        [("client", &self.client), ("server", &self.server)].into_iter().chain(self.dut.as_ref().map(|d| ("dut", d)))
+    }
+
     /// Every rule the targets break, one line each (`FIELD: what, expected`),
     /// all at once: what would otherwise fail every trial later (port 0, a
     /// server address iperf3 cannot use), run a command on this machine (an
@@ -145,10 +150,7 @@ impl Targets {
                     .into(),
             );
         }
-        let ends = [("client", &self.client), ("server", &self.server)]
-            .into_iter()
-            .chain(self.dut.as_ref().map(|d| ("dut", d)));
-        for (role, e) in ends {
+        for (role, e) in self.ends() {
             match &e.host {
                 Host::Local {} => {}
                 Host::Netns { name } if !valid_netns(name) => out.push(format!(
